@@ -1,0 +1,26 @@
+import os
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "lib"))
+sys.path.insert(0, HERE)
+
+import mpyrun  # noqa: E402
+
+TESTDATA = os.path.join(os.path.dirname(HERE), "..", "shared", "testdata")
+
+
+@pytest.fixture(scope="session")
+def mpy():
+    """Runner for scenarios under the MicroPython unix port (see mpyrun)."""
+    return mpyrun.Runner()
+
+
+@pytest.fixture(scope="session")
+def testdata():
+    path = os.path.normpath(TESTDATA)
+    if not os.path.isdir(path):
+        pytest.skip("shared test data not found at %s" % path)
+    return path

@@ -1,0 +1,46 @@
+# The few real differences between MicroPython and CPython, in one place.
+# Everything else in lib/ is written to the common subset of both.
+import sys
+import gc
+
+MICROPYTHON = sys.implementation.name == "micropython"
+
+try:
+    from micropython import const
+except ImportError:
+    def const(x):
+        return x
+
+if MICROPYTHON:
+    import time
+    ticks_ms = time.ticks_ms
+    ticks_diff = time.ticks_diff
+    sleep_ms = time.sleep_ms
+
+    def collect():
+        gc.collect()
+else:
+    import time
+
+    def ticks_ms():
+        return int(time.monotonic() * 1000)
+
+    def ticks_diff(a, b):
+        return a - b
+
+    def sleep_ms(ms):
+        time.sleep(ms / 1000)
+
+    def collect():
+        pass
+
+
+def is_timeout(exc):
+    """True when an OSError means a socket timeout (ETIMEDOUT on esp32,
+    EAGAIN on the unix port, socket.timeout on CPython)."""
+    if not isinstance(exc, OSError):
+        return False
+    if type(exc).__name__ in ("timeout", "TimeoutError"):
+        return True
+    code = exc.args[0] if exc.args else None
+    return code in (11, 110, 116)  # EAGAIN, ETIMEDOUT (linux/lwip numbers)

@@ -11,47 +11,27 @@ gc.mem_alloc() with a low gc.threshold, and `heapmon.report()` prints
 live data plus at most one threshold of garbage: an upper bound of the
 working set, reported next to the hard cap given by -X heapsize.
 """
+import atexit
 import os
 import shutil
+import tempfile
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools"))
+from mpybuild import compile_tree  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 LIB = os.path.join(ROOT, "lib")
 SCEN = os.path.join(HERE, "scenarios")
-BUILD = os.path.join(ROOT, "build", "mpy-host")
+BUILD_ROOT = os.path.join(ROOT, "build")
 BIN = os.path.dirname(sys.executable)
 
 
 def tool(name):
     path = os.path.join(BIN, name)
     return path if os.path.exists(path) else shutil.which(name)
-
-
-def compile_tree(src, dst, march=None):
-    """Compile every .py under src to .mpy under dst; return [(file, error)]."""
-    mpy_cross = tool("mpy-cross")
-    errors = []
-    for dirpath, _, files in os.walk(src):
-        rel = os.path.relpath(dirpath, src)
-        for f in sorted(files):
-            if not f.endswith(".py"):
-                continue
-            out_dir = os.path.join(dst, rel)
-            os.makedirs(out_dir, exist_ok=True)
-            cmd = [mpy_cross]
-            if march:
-                cmd.append("-march=" + march)
-            # -s keeps tracebacks short and paths stable across machines
-            cmd += ["-s", os.path.join(rel, f) if rel != "." else f,
-                    "-o", os.path.join(out_dir, f[:-3] + ".mpy"),
-                    os.path.join(dirpath, f)]
-            r = subprocess.run(cmd, capture_output=True, text=True)
-            if r.returncode:
-                errors.append((os.path.relpath(os.path.join(dirpath, f), ROOT),
-                               (r.stderr or r.stdout).strip()))
-    return errors
 
 
 class Result:
@@ -76,14 +56,17 @@ class Result:
 class Runner:
     def __init__(self):
         self.micropython = tool("micropython")
-        shutil.rmtree(BUILD, ignore_errors=True)
-        errors = compile_tree(LIB, os.path.join(BUILD, "lib"))
-        errors += compile_tree(SCEN, os.path.join(BUILD, "scen"))
+        # one folder per test session: parallel sessions must not share it
+        os.makedirs(BUILD_ROOT, exist_ok=True)
+        self.build = tempfile.mkdtemp(prefix="mpy-host-", dir=BUILD_ROOT)
+        atexit.register(shutil.rmtree, self.build, True)
+        errors = compile_tree(LIB, os.path.join(self.build, "lib"))
+        errors += compile_tree(SCEN, os.path.join(self.build, "scen"))
         if errors:
             raise RuntimeError("mpy-cross failed: %r" % errors)
 
     def path(self):
-        return os.path.join(BUILD, "lib") + ":" + os.path.join(BUILD, "scen")
+        return os.path.join(self.build, "lib") + ":" + os.path.join(self.build, "scen")
 
     def cmd(self, scenario, heap="64K", args=()):
         return [self.micropython, "-X", "heapsize=" + str(heap), "-m", scenario] + [

@@ -1,0 +1,87 @@
+"""Settings per use-type. Each field resolves, first hit wins: the per-call
+overrides, then ai.<use>.<field>, then ai.general.<field>, then the provider's
+default from the catalogue. Fields tied to one provider (model, key,
+base_url, tools) are taken from ai.general only while ai.general names the
+same provider (or none), so a chat on Gemini never borrows Groq's key."""
+import store
+from ai import catalog
+
+THINKING = ("minimal", "low", "medium", "high", "max")
+BOUND = ("model", "key", "base_url", "tools")
+DEFAULT_TIMEOUT = 60
+DEFAULT_MAX_REPLY = 16000
+
+
+class ConfigError(Exception):
+    pass
+
+
+def _setting(use, field, provider):
+    """(value, setting name) from ai.<use> then ai.general, or (None, None)."""
+    name = "ai.%s.%s" % (use, field)
+    v = store.get(name)
+    if v is not None and v != "":
+        return v, name
+    if use != "general":
+        gp = store.get("ai.general.provider")
+        if field not in BOUND or not gp or gp == provider:
+            name = "ai.general." + field
+            v = store.get(name)
+            if v is not None and v != "":
+                return v, name
+    return None, None
+
+
+def _number(v, name, kind):
+    try:
+        return kind(v)
+    except (TypeError, ValueError):
+        raise ConfigError("%s must be a number, not %r" % (name, v))
+
+
+def resolve(overrides=None):
+    """The full configuration for one request, or ConfigError with the
+    setting to make."""
+    o = overrides or {}
+    use = o.get("use") or "chat"
+    pid = o.get("provider")
+    if not pid:
+        pid, _ = _setting(use, "provider", None)
+    if not pid:
+        raise ConfigError("no AI provider set for '%s' (set ai.%s.provider or "
+                          "ai.general.provider, or run: ai config %s)" % (use, use, use))
+    entry = catalog.find(pid)
+    if entry is None:
+        raise ConfigError("unknown provider '%s' (known: %s)" % (pid, ", ".join(catalog.ids())))
+    cfg = {"provider": pid, "name": entry["name"], "style": entry["style"],
+           "use": use, "local": entry.get("local", False)}
+    sources = {}
+    for field in ("model", "key", "base_url", "max_tokens", "temperature",
+                  "system", "timeout", "thinking", "tools"):
+        if o.get(field) is not None and not (field == "tools" and not isinstance(o[field], str)):
+            v, src = o[field], "overrides"
+        else:
+            v, src = _setting(use, field, pid)
+        cfg[field] = v
+        sources[field] = src or ("ai.%s.%s" % (use, field))
+    cfg["sources"] = sources
+    cfg["model"] = cfg["model"] or entry["model"]
+    cfg["base_url"] = (cfg["base_url"] or entry["base_url"]).rstrip("/")
+    cfg["tools_level"] = cfg.pop("tools") or entry["tools"]
+    if cfg["tools_level"] not in ("native", "text-fallback", "none"):
+        raise ConfigError("%s must be native, text-fallback or none" % sources["tools"])
+    if entry["key"] and not cfg["key"]:
+        raise ConfigError("%s: no API key (set ai.%s.key or run: ai config %s)" % (pid, use, use))
+    if cfg["max_tokens"] is not None:
+        cfg["max_tokens"] = _number(cfg["max_tokens"], sources["max_tokens"], int)
+    if cfg["temperature"] is not None:
+        cfg["temperature"] = _number(cfg["temperature"], sources["temperature"], float)
+    cfg["timeout"] = _number(cfg["timeout"] or DEFAULT_TIMEOUT, sources["timeout"], int)
+    t = cfg["thinking"]
+    if t in ("", "off", "none"):
+        t = None
+    if t is not None and t not in THINKING:
+        raise ConfigError("%s must be one of %s, not %r" % (sources["thinking"], "|".join(THINKING), t))
+    cfg["thinking"] = t
+    cfg["max_reply"] = o.get("max_reply") or DEFAULT_MAX_REPLY
+    return cfg

@@ -6,15 +6,21 @@
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+NODE_STAMP := tools/node/node_modules/.installed
 
 .PHONY: test sim bench mpy clean
 
-$(STAMP): tools/requirements.txt
+$(STAMP): tools/requirements.txt tools/requirements-peers.txt
 	python3 -m venv $(VENV)
-	$(PY) -m pip install --disable-pip-version-check -q -r tools/requirements.txt
+	$(PY) -m pip install --disable-pip-version-check -q -r tools/requirements.txt -r tools/requirements-peers.txt
 	touch $(STAMP)
 
-test: $(STAMP)
+# MCP test peers (Node): exact versions from the committed lock file.
+$(NODE_STAMP): tools/node/package.json tools/node/package-lock.json
+	cd tools/node && npm ci --no-audit --no-fund
+	touch $(NODE_STAMP)
+
+test: $(STAMP) $(NODE_STAMP)
 	$(PY) -m pytest host_tests $(PYTEST_ARGS)
 
 sim: $(STAMP)

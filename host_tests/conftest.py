@@ -9,6 +9,8 @@ sys.path.insert(0, HERE)
 
 import mpyrun  # noqa: E402
 
+pytest_plugins = ["peers"]
+
 TESTDATA = os.path.join(os.path.dirname(HERE), "..", "shared", "testdata")
 
 

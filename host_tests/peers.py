@@ -1,0 +1,460 @@
+"""Real MCP test peers for pytest: start, wait, kill (CPython test machinery).
+
+Peers run as separate processes on 127.0.0.1 (nobody here wrote them):
+- the official Python SDK server, host_tests/peers/sdk_server.py, under
+  .venv/bin/python -I (PyPI `mcp` pinned in tools/requirements-peers.txt;
+  its import name `mcp` would collide with our lib/mcp, hence the process);
+- the reference "everything" server (npm, pinned in tools/node/);
+- the official conformance suite (npm, tools/node/), run per scenario.
+
+Fixtures (registered by conftest.py through `pytest_plugins = ["peers"]`):
+  sdk_server(json=False, stateless=False, token=None) -> "http://127.0.0.1:P/mcp"
+      session-cached per combination; sdk_server.proc(...) gives the cached
+      Peer itself (a test that kills it gets it restarted on the next call).
+  sdk_process(json=False, stateless=False, token=None) -> Peer
+      a private server for fault tests, killed at the end of the test.
+  everything_server -> "http://127.0.0.1:P/mcp" (session)
+  conformance(scenario, command, timeout=120) -> (returncode, output)
+Peer: .url .port .pid .startup_s .alive .kill() .stop() .restart() .log()
+Everything fails fast with a clear message when a tool is missing.
+"""
+import atexit
+import os
+import re
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+PEERS_DIR = os.path.join(HERE, "peers")
+NODE_DIR = os.path.join(ROOT, "tools", "node")
+NODE_MODULES = os.path.join(NODE_DIR, "node_modules")
+EVERYTHING_JS = os.path.join(NODE_MODULES, "@modelcontextprotocol", "server-everything",
+                             "dist", "index.js")
+CONFORMANCE_BIN = os.path.join(NODE_MODULES, ".bin", "conformance")
+SDK_SCRIPT = os.path.join(PEERS_DIR, "sdk_server.py")
+STANDIN = os.path.join(PEERS_DIR, "standin_client.py")
+VENV_PY = os.path.join(ROOT, ".venv", "bin", "python")
+NODE_MIN = 20
+START_TIMEOUT = 20.0
+INSTALL_HINT = "run `make test` once (or `cd tools/node && npm ci`)"
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_LIVE = []  # every Peer ever started: killed at exit whatever happens
+STARTUPS = []  # (name, seconds) of every successful start, for the summary
+
+
+class PeerError(Exception):
+    pass
+
+
+def python_exe():
+    """CPython with the SDK installed: the venv's, else the running one."""
+    return VENV_PY if os.path.exists(VENV_PY) else sys.executable
+
+
+def node_exe():
+    """Path of a usable `node` (>= NODE_MIN); PEERS_NODE overrides PATH."""
+    node = os.environ.get("PEERS_NODE") or shutil.which("node")
+    if not node:
+        raise PeerError("node not found on PATH (need Node >= %d for the MCP test peers)"
+                        % NODE_MIN)
+    try:
+        out = subprocess.run([node, "--version"], capture_output=True, text=True,
+                             timeout=10).stdout.strip()
+        major = int(out.lstrip("v").split(".")[0])
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        raise PeerError("cannot run %s --version" % node)
+    if major < NODE_MIN:
+        raise PeerError("%s is %s; the MCP test peers need Node >= %d" % (node, out, NODE_MIN))
+    return node
+
+
+def node_env(node):
+    """Environment with the chosen node first on PATH (for the suite's children)."""
+    env = dict(os.environ)
+    env["PATH"] = os.path.dirname(node) + os.pathsep + env.get("PATH", "")
+    env["NO_COLOR"] = "1"
+    return env
+
+
+def require_file(path, what):
+    if not os.path.exists(path):
+        raise PeerError("%s missing: %s; %s" % (what, path, INSTALL_HINT))
+
+
+def require_sdk():
+    py = python_exe()
+    r = subprocess.run([py, "-I", "-c", "import mcp.server.mcpserver"],
+                       capture_output=True, text=True, timeout=60)
+    if r.returncode != 0:
+        raise PeerError("Python MCP SDK not importable by %s (pip install -r "
+                        "tools/requirements-peers.txt): %s" % (py, r.stderr.strip()[-300:]))
+    return py
+
+
+def free_port():
+    """A port that was free a moment ago (bind 0, release); callers retry on clash."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+    finally:
+        s.close()
+
+
+def _accepts(port):
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+        return True
+    except OSError:
+        return False
+
+
+class Peer:
+    """One server process on 127.0.0.1:port; argv may contain "{port}"."""
+
+    def __init__(self, name, argv, env=None, cwd=None, path="/mcp", port=None):
+        self.name = name
+        self.argv_t = list(argv)
+        self.env = env
+        self.cwd = cwd
+        self.path = path
+        self.port = port
+        self.proc = None
+        self.startup_s = None
+        self._logf = None
+
+    @property
+    def url(self):
+        return "http://127.0.0.1:%d%s" % (self.port, self.path)
+
+    @property
+    def pid(self):
+        return self.proc.pid if self.proc else None
+
+    @property
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def log(self, limit=4000):
+        """Tail of the server's combined stdout/stderr."""
+        if self._logf is None:
+            return ""
+        self._logf.flush()
+        self._logf.seek(0, 2)
+        size = self._logf.tell()
+        self._logf.seek(max(0, size - limit))
+        return self._logf.read().decode("utf-8", "replace")
+
+    def start(self, timeout=START_TIMEOUT, tries=3):
+        """Start and wait until the port accepts connections (bounded)."""
+        keep_port = self.port is not None
+        last = ""
+        for _ in range(tries):
+            if not keep_port:
+                self.port = free_port()
+            try:
+                self._spawn_and_wait(timeout)
+                return self
+            except PeerError as e:
+                last = str(e)
+                clash = "in use" in last.lower() or "eaddrinuse" in last.lower()
+                if not clash:
+                    raise
+                time.sleep(0.2)
+        raise PeerError("%s: could not bind a port after %d tries: %s" % (self.name, tries, last))
+
+    def _spawn_and_wait(self, timeout):
+        if self.alive:
+            raise PeerError("%s already running (pid %d)" % (self.name, self.pid))
+        if self._logf:
+            self._logf.close()
+        self._logf = tempfile.TemporaryFile()
+        argv = [a.replace("{port}", str(self.port)) for a in self.argv_t]
+        env = dict(self.env if self.env is not None else os.environ)
+        env["PORT"] = str(self.port)
+        t0 = time.monotonic()
+        try:
+            # own process group: kill() takes any children down too
+            self.proc = subprocess.Popen(argv, cwd=self.cwd, env=env, stdin=subprocess.DEVNULL,
+                                         stdout=self._logf, stderr=subprocess.STDOUT,
+                                         start_new_session=True)
+        except OSError as e:
+            raise PeerError("%s: cannot start %s: %s" % (self.name, argv[0], e))
+        if self not in _LIVE:
+            _LIVE.append(self)
+        deadline = t0 + timeout
+        while True:
+            if self.proc.poll() is not None:
+                rc = self.proc.returncode
+                self.proc = None
+                raise PeerError("%s exited with %s before accepting connections on port %d.\n"
+                                "command: %s\noutput:\n%s" % (self.name, rc, self.port,
+                                                              " ".join(argv), self.log()))
+            if _accepts(self.port) and self.proc.poll() is None:
+                self.startup_s = time.monotonic() - t0
+                STARTUPS.append((self.name, self.startup_s))
+                return
+            if time.monotonic() > deadline:
+                self.kill()
+                raise PeerError("%s did not accept connections on port %d within %.0f s.\n"
+                                "command: %s\noutput:\n%s" % (self.name, self.port, timeout,
+                                                              " ".join(argv), self.log()))
+            time.sleep(0.05)
+
+    def kill(self):
+        """SIGKILL the process group now (a crash, as far as clients can tell)."""
+        if self.proc is None:
+            return
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            pass
+        self.proc = None
+
+    def stop(self):
+        """SIGTERM, then SIGKILL after 3 s."""
+        if self.proc is None:
+            return
+        try:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            self.proc.wait(3)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        self.kill()
+
+    def restart(self, timeout=START_TIMEOUT):
+        """Kill and start again on the SAME port, so .url stays valid."""
+        self.kill()
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self._spawn_and_wait(timeout)
+                return self
+            except PeerError as e:
+                msg = str(e).lower()
+                if ("in use" not in msg and "eaddrinuse" not in msg) or \
+                        time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+
+    def close(self):
+        self.stop()
+        if self._logf:
+            self._logf.close()
+            self._logf = None
+        if self in _LIVE:
+            _LIVE.remove(self)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        return "<Peer %s %s pid=%s>" % (self.name, self.url if self.port else "-", self.pid)
+
+
+@atexit.register
+def _kill_all():
+    for p in list(_LIVE):
+        p.kill()
+
+
+def sdk_peer(json=False, stateless=False, token=None):
+    """A not-yet-started Peer for the Python SDK server with these options."""
+    argv = [python_exe(), "-I", SDK_SCRIPT, "--port", "{port}"]
+    if json:
+        argv.append("--json")
+    if stateless:
+        argv.append("--stateless")
+    if token:
+        argv += ["--token", token]
+    # cwd without lib/: the SDK's `mcp` must not meet ours
+    name = "sdk-server%s%s%s" % (" json" if json else "", " stateless" if stateless else "",
+                                 " token" if token else "")
+    return Peer(name, argv, cwd=PEERS_DIR)
+
+
+def start_sdk(json=False, stateless=False, token=None, timeout=START_TIMEOUT):
+    require_sdk()
+    return sdk_peer(json, stateless, token).start(timeout)
+
+
+def start_everything(timeout=START_TIMEOUT):
+    """Reference server: `PORT=p node .../dist/index.js streamableHttp`
+    (node directly so the pid is the server; it binds all interfaces)."""
+    node = node_exe()
+    require_file(EVERYTHING_JS, "@modelcontextprotocol/server-everything")
+    return Peer("everything-server", [node, EVERYTHING_JS, "streamableHttp"],
+                env=node_env(node), cwd=NODE_DIR).start(timeout)
+
+
+def run_conformance(scenario, command, timeout=120, suite=None, expected_failures=None,
+                    extra=()):
+    """Run the conformance suite against a client command -> (returncode, output).
+
+    command: str or argv list; the suite appends the server URL as the last
+    argument and sets MCP_CONFORMANCE_SCENARIO. (The suite splits the string
+    on spaces and runs it through a shell: a list is shell-quoted here.)
+    Output is stdout+stderr with ANSI colours removed.
+    """
+    node = node_exe()
+    require_file(CONFORMANCE_BIN, "@modelcontextprotocol/conformance")
+    if not isinstance(command, str):
+        command = " ".join(shlex.quote(a) for a in command)
+    argv = [node, CONFORMANCE_BIN, "client", "--command", command]
+    if suite:
+        argv += ["--suite", suite]
+    else:
+        argv += ["--scenario", scenario]
+    argv += ["--timeout", str(int(max(1, timeout - 5) * 1000))]
+    if expected_failures:
+        argv += ["--expected-failures", expected_failures]
+    argv += list(extra)
+    with tempfile.TemporaryDirectory() as cwd, tempfile.TemporaryFile() as out:
+        p = subprocess.Popen(argv, cwd=cwd, env=node_env(node), stdin=subprocess.DEVNULL,
+                             stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            rc = p.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+            out.seek(0)
+            raise PeerError("conformance %s timed out after %ss:\n%s"
+                            % (suite or scenario, timeout, out.read()[-4000:].decode("utf-8", "replace")))
+        finally:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)  # stray client processes
+            except OSError:
+                pass
+        out.seek(0)
+        text = _ANSI.sub("", out.read().decode("utf-8", "replace"))
+    return rc, text
+
+
+def standin_command(*flags):
+    """Command line of the raw http.client stand-in client (for runner tests)."""
+    return [python_exe(), "-I", STANDIN] + list(flags)
+
+
+# ----------------------------------------------------------------- fixtures
+
+def pytest_terminal_summary(terminalreporter):
+    if STARTUPS:
+        terminalreporter.write_line("MCP peer startup: " + ", ".join(
+            "%s %.2fs" % (n, t) for n, t in STARTUPS))
+
+
+def _fail(e):
+    pytest.fail(str(e), pytrace=False)
+
+
+class SdkServers:
+    """Session cache of SDK servers, one per (json, stateless, token)."""
+
+    def __init__(self):
+        self.peers = {}
+        self.checked = False
+
+    def proc(self, json=False, stateless=False, token=None):
+        key = (bool(json), bool(stateless), token)
+        p = self.peers.get(key)
+        try:
+            if not self.checked:
+                require_sdk()
+                self.checked = True
+            if p is None:
+                p = sdk_peer(*key)
+                p.start()
+                self.peers[key] = p
+            elif not p.alive:  # a test killed it: bring it back
+                p.restart()
+        except PeerError as e:
+            _fail(e)
+        return p
+
+    def __call__(self, json=False, stateless=False, token=None):
+        return self.proc(json, stateless, token).url
+
+    def close(self):
+        for p in self.peers.values():
+            p.close()
+        self.peers.clear()
+
+
+@pytest.fixture(scope="session")
+def sdk_server():
+    servers = SdkServers()
+    yield servers
+    servers.close()
+
+
+@pytest.fixture
+def sdk_process():
+    """Factory of private SDK servers (for kill/restart tests), closed after the test."""
+    made = []
+
+    def make(json=False, stateless=False, token=None):
+        try:
+            p = start_sdk(json, stateless, token)
+        except PeerError as e:
+            _fail(e)
+        made.append(p)
+        return p
+
+    yield make
+    for p in made:
+        p.close()
+
+
+@pytest.fixture(scope="session")
+def everything_process():
+    try:
+        p = start_everything()
+    except PeerError as e:
+        _fail(e)
+    yield p
+    p.close()
+
+
+@pytest.fixture(scope="session")
+def everything_server(everything_process):
+    if not everything_process.alive:  # a test killed it: bring it back
+        try:
+            everything_process.restart()
+        except PeerError as e:
+            _fail(e)
+    return everything_process.url
+
+
+@pytest.fixture(scope="session")
+def conformance():
+    """conformance(scenario, command, timeout=120, **kw) -> (returncode, output)."""
+    try:
+        node_exe()
+        require_file(CONFORMANCE_BIN, "@modelcontextprotocol/conformance")
+    except PeerError as e:
+        _fail(e)
+
+    def run(scenario, command, timeout=120, **kw):
+        try:
+            return run_conformance(scenario, command, timeout, **kw)
+        except PeerError as e:
+            _fail(e)
+
+    return run

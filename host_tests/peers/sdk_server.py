@@ -1,0 +1,122 @@
+"""MCP test peer: the official Python SDK (PyPI `mcp`, 2.x MCPServer API)
+serving Streamable HTTP on 127.0.0.1:PORT/mcp, for host tests of lib/mcp.
+
+Run it as its own process with the venv's CPython and isolation so that our
+lib/ (which has its own `mcp` package) is never on sys.path:
+
+    .venv/bin/python -I host_tests/peers/sdk_server.py --port P
+        [--json] [--stateless] [--token T]
+
+--json       replies are application/json instead of text/event-stream
+--stateless  no Mcp-Session-Id, every request stands alone
+--token T    require `Authorization: Bearer T`; otherwise 401 with
+             WWW-Authenticate (the SDK's own TokenVerifier + AuthSettings)
+
+Tools: add, echo, get_weather, fail (raises -> isError), slow_count
+(progress notifications + log messages before the answer).
+This script is CPython-only test machinery; it is not part of lib/.
+"""
+import argparse
+import asyncio
+import os
+import sys
+import threading
+import time
+
+# Refuse to run with our lib/ shadowing the SDK: the error would be baffling.
+for _p in sys.path:
+    if os.path.isfile(os.path.join(_p or ".", "compat.py")):
+        sys.exit("sdk_server: project lib/ is on sys.path (%s); run with python -I" % _p)
+
+from mcp.server.auth.provider import AccessToken  # noqa: E402
+from mcp.server.auth.settings import AuthSettings  # noqa: E402
+from mcp.server.mcpserver import Context, MCPServer  # noqa: E402
+from mcp.server.mcpserver.exceptions import ToolError  # noqa: E402
+
+WEATHER = {
+    "rochdale": "Rochdale: 12 C, drizzle",
+    "london": "London: 15 C, overcast",
+    "lisbon": "Lisbon: 24 C, sunny",
+}
+
+
+class StaticToken:
+    """TokenVerifier (SDK protocol) that accepts exactly one bearer token."""
+
+    def __init__(self, token):
+        self.token = token
+
+    async def verify_token(self, token):
+        if token != self.token:
+            return None
+        return AccessToken(token=token, client_id="peers-test", scopes=[])
+
+
+def build(port, token):
+    kw = {"log_level": "WARNING"}
+    if token:
+        base = "http://127.0.0.1:%d" % port
+        kw["token_verifier"] = StaticToken(token)
+        kw["auth"] = AuthSettings(issuer_url=base, resource_server_url=base + "/mcp",
+                                  validate_token_resource=False)
+    app = MCPServer("peers-sdk-server", version="1.0.0", **kw)
+
+    @app.tool()
+    def add(a: int, b: int) -> int:
+        """Add two integers."""
+        return a + b
+
+    @app.tool()
+    def echo(text: str) -> str:
+        """Return the text unchanged."""
+        return text
+
+    @app.tool()
+    def get_weather(city: str) -> str:
+        """Current weather for a city (canned, deterministic)."""
+        return WEATHER.get(city.strip().lower(), "%s: 18 C, clear" % city.strip())
+
+    @app.tool()
+    def fail(reason: str) -> str:
+        """Always fails with the given reason (tool error, isError=true)."""
+        # ToolError: the SDK passes its text to the client; any other
+        # exception is reported only as "Error executing tool fail".
+        raise ToolError(reason)
+
+    @app.tool()
+    async def slow_count(n: int, ctx: Context) -> str:
+        """Count to n, sending a progress notification and a log message per step."""
+        n = max(0, min(n, 50))
+        for i in range(1, n + 1):
+            await ctx.info("counting %d of %d" % (i, n))
+            await ctx.report_progress(i, n, "step %d" % i)
+            await asyncio.sleep(0.02)
+        return "counted to %d" % n
+
+    return app
+
+
+def watch_parent():
+    # Exit when the test process that started us is gone (no orphans).
+    parent = os.getppid()
+    while True:
+        time.sleep(0.5)
+        if os.getppid() != parent:
+            os._exit(3)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--port", type=int, required=True)
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--stateless", action="store_true")
+    ap.add_argument("--token")
+    a = ap.parse_args()
+    threading.Thread(target=watch_parent, daemon=True).start()
+    app = build(a.port, a.token)
+    app.run("streamable-http", host="127.0.0.1", port=a.port, streamable_http_path="/mcp",
+            json_response=a.json, stateless_http=a.stateless)
+
+
+if __name__ == "__main__":
+    main()

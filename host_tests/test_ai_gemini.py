@@ -1,0 +1,429 @@
+"""lib/ai/styles/gemini.py: unit tests of the translation, then against the
+FakeGemini server the way lib/ai drives a style (request -> encoded_len +
+dump through httpc -> read_reply / read_stream / error_info / models), then
+end to end through ai.ask / ai.fetch_models, then under the MicroPython unix
+port at a 64K heap (scenarios ai_gemini_*.py).
+"""
+import io
+import json
+
+import pytest
+
+import httpc
+import jsonstream
+from ai.styles import StyleError
+from ai.styles import gemini as style
+from fakes import Blocked, Calls, Drop, Fail, FakeGemini, Raw, Text, Think
+
+MODEL = "gemini-2.5-flash"
+MODEL3 = "gemini-3-pro-preview"
+KEY = "AIza-test"
+WEATHER = {"name": "get_weather", "description": "Weather for a city",
+           "parameters": {"type": "object", "$schema": "http://json-schema.org/x",
+                          "additionalProperties": False,
+                          "properties": {"city": {"type": "string",
+                                                  "minLength": 1}},
+                          "required": ["city"]}}
+CLOCK = {"name": "get_time", "description": "Current time",
+         "parameters": {"type": "object", "properties": {}}}
+
+
+def make_cfg(base="http://127.0.0.1:9/v1beta", **kw):
+    cfg = {"provider": "gemini", "name": "Google Gemini", "style": "gemini",
+           "base_url": base, "key": KEY, "model": MODEL, "max_tokens": None,
+           "temperature": None, "system": None, "timeout": 10, "thinking": None,
+           "tools_level": "native", "use": "chat", "max_reply": 16000}
+    cfg.update(kw)
+    return cfg
+
+
+def body_json(body):
+    """Serialize a request value tree as the driver does (a counting pass,
+    then dump) and once more, and parse it with CPython's json."""
+    out = []
+    jsonstream.dump(body, out.append)
+    data = b"".join(bytes(p) for p in out)
+    assert jsonstream.encoded_len(body) == len(data)
+    assert jsonstream.dumps(body).encode() == data     # re-iterable tree
+    return json.loads(data)
+
+
+class Body:
+    """A reply body with readinto that hands out at most `step` bytes."""
+
+    def __init__(self, data, step=7):
+        self.data = data if isinstance(data, bytes) else json.dumps(data).encode()
+        self.pos = 0
+        self.step = step
+
+    def readinto(self, buf):
+        n = min(len(buf), self.step, len(self.data) - self.pos)
+        buf[:n] = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return n
+
+
+class Events:
+    """Stand-in for httpc.SSE in unit tests: a list of data payloads (None
+    = the connection dies there)."""
+
+    class Ev:
+        def __init__(self, data):
+            self.body = Body(data.encode() if isinstance(data, str) else data, 5)
+            self.empty = not self.body.data
+
+        def readinto(self, buf):
+            return self.body.readinto(buf)
+
+    def __init__(self, datas):
+        self.datas = list(datas)
+
+    def next(self):
+        if not self.datas:
+            return None
+        d = self.datas.pop(0)
+        if d is None:
+            raise httpc.HTTPError("connection reset by 127.0.0.1 while reading the body")
+        return self.Ev(d if isinstance(d, (str, bytes)) else json.dumps(d))
+
+
+def cand(parts, finish=None):
+    c = {"content": {"role": "model", "parts": parts}, "index": 0}
+    if finish:
+        c["finishReason"] = finish
+    return {"candidates": [c]}
+
+
+# ---------------------------------------------------------------- request
+
+def test_request_urls_headers_and_body():
+    cfg = make_cfg(max_tokens=300, temperature=0.2, system="Be brief.")
+    url, h, body = style.request(cfg, [{"role": "user", "content": "hi"}], None, False)
+    assert url == "http://127.0.0.1:9/v1beta/models/gemini-2.5-flash:generateContent"
+    assert h["x-goog-api-key"] == KEY and h["content-type"] == "application/json"
+    assert "accept" not in h
+    b = body_json(body)
+    assert b == {"contents": [{"role": "user", "parts": [{"text": "hi"}]}],
+                 "systemInstruction": {"parts": [{"text": "Be brief."}]},
+                 "generationConfig": {"maxOutputTokens": 300, "temperature": 0.2}}
+    url, h, body = style.request(make_cfg(model="models/gemini-2.5-pro"),
+                                 [{"role": "user", "content": "x"}], None, True)
+    assert url.endswith("/models/gemini-2.5-pro:streamGenerateContent?alt=sse")
+    assert h["accept"] == "text/event-stream"
+    assert set(body_json(body)) == {"contents"}     # nothing unset is sent
+
+
+class Flash:
+    """A re-iterable history (like one streamed from flash) that counts
+    passes: the style must translate lazily, never copy it."""
+
+    def __init__(self, msgs):
+        self.msgs = msgs
+        self.passes = 0
+
+    def __iter__(self):
+        self.passes += 1
+        for m in self.msgs:
+            yield dict(m)      # a fresh object per pass, as a file reader would
+
+
+def test_history_translation_tools_results_and_system():
+    hist = Flash([
+        {"role": "system", "content": "From history."},
+        {"role": "user", "content": "Weather and time?"},
+        {"role": "assistant", "content": "Checking.", "tool_calls": [
+            {"id": "call_1", "name": "get_weather", "args": '{"city": "Rochdale"}'},
+            {"id": "call_2", "name": "get_time", "args": "not json{"}]},
+        {"role": "tool", "tool_call_id": "call_1", "name": "get_weather",
+         "content": "12 C"},
+        {"role": "tool", "tool_call_id": "call_2", "content": "no clock",
+         "is_error": True},
+        {"role": "system", "content": "Late note."},
+        {"role": "user", "content": "Thanks"},
+    ])
+    url, h, body = style.request(make_cfg(system="Cfg first."), hist,
+                                 [WEATHER, CLOCK], False)
+    b = body_json(body)
+    assert hist.passes <= 4     # system scan + count + dump + dumps in body_json
+    assert b["systemInstruction"] == {"parts": [{"text": "Cfg first."},
+                                                {"text": "From history."}]}
+    c = b["contents"]
+    assert [x["role"] for x in c] == ["user", "model", "user", "user", "user"]
+    assert c[1]["parts"] == [
+        {"text": "Checking."},
+        {"functionCall": {"name": "get_weather", "args": {"city": "Rochdale"}}},
+        {"functionCall": {"name": "get_time", "args": {"text": "not json{"}}}]
+    # one user content, a functionResponse per call, response an object, no
+    # foreign ids sent, the name recovered from the call when missing
+    assert c[2]["parts"] == [
+        {"functionResponse": {"name": "get_weather", "response": {"output": "12 C"}}},
+        {"functionResponse": {"name": "get_time", "response": {"error": "no clock"}}}]
+    assert c[3]["parts"] == [{"text": "[system] Late note."}]
+    decls = b["tools"][0]["functionDeclarations"]
+    assert decls[0] == {"name": "get_weather", "description": "Weather for a city",
+                        "parameters": {"type": "object", "required": ["city"],
+                                       "properties": {"city": {"type": "string",
+                                                               "minLength": 1}}}}
+    assert decls[1] == {"name": "get_time", "description": "Current time"}
+    # the caller's tool definitions are untouched
+    assert "$schema" in WEATHER["parameters"]
+
+
+def test_no_tools_unless_native():
+    for level in ("none", "text-fallback"):
+        _, _, body = style.request(make_cfg(tools_level=level),
+                                   [{"role": "user", "content": "x"}], [WEATHER], False)
+        assert "tools" not in body_json(body)
+
+
+@pytest.mark.parametrize("model,word,want", [
+    ("gemini-2.5-flash", "minimal", {"thinkingBudget": 0}),
+    ("gemini-2.5-flash", "low", {"thinkingBudget": 1024}),
+    ("gemini-2.5-flash-lite", "max", {"thinkingBudget": 24576}),
+    ("gemini-2.5-pro", "minimal", {"thinkingBudget": 128}),
+    ("gemini-2.5-pro", "max", {"thinkingBudget": 32768}),
+    ("gemini-3-pro-preview", "minimal", {"thinkingLevel": "low"}),
+    ("gemini-3-pro-preview", "medium", {"thinkingLevel": "high"}),
+    ("gemini-3.1-pro-preview", "medium", {"thinkingLevel": "medium"}),
+    ("gemini-3-flash-preview", "minimal", {"thinkingLevel": "minimal"}),
+    ("gemini-3.5-flash", "max", {"thinkingLevel": "high"}),
+    ("gemini-flash-latest", "low", {"thinkingLevel": "low"}),
+    ("gemini-2.0-flash", "high", None),
+    ("gemma-3-27b-it", "high", None),
+    ("gemini-2.5-flash", None, None),
+])
+def test_thinking_vocabulary(model, word, want):
+    _, _, body = style.request(make_cfg(model=model, thinking=word),
+                               [{"role": "user", "content": "x"}], None, False)
+    got = body_json(body).get("generationConfig", {}).get("thinkingConfig")
+    assert got == want
+
+
+def test_clean_schema_keeps_only_gemini_schema_fields():
+    s = {"type": "object", "$schema": "x", "additionalProperties": {"type": "string"},
+         "properties": {
+             # property NAMES that look like keywords are kept
+             "const": {"type": ["integer", "null"], "exclusiveMinimum": 0,
+                       "multipleOf": 2},
+             "additionalProperties": {"const": "fixed"},
+             "mode": {"enum": ["a", "b"], "format": "uri"},
+             "level": {"enum": [1, 2, 3], "type": "integer", "format": "int32"},
+             "tags": {"type": "array", "uniqueItems": True,
+                      "items": {"type": "object", "patternProperties": {"x": {}},
+                                "properties": {"k": {"oneOf": [{"type": "string"},
+                                                               {"type": "number"}]}}}},
+             "when": {"allOf": [{"type": "string"}], "format": "date-time",
+                      "$ref": "#/defs/x"}},
+         "propertyNames": {"pattern": "^a"}, "$defs": {"x": {}}}
+    before = json.dumps(s, sort_keys=True)
+    assert style.clean_schema(s) == {
+        "type": "object",
+        "properties": {
+            "const": {"type": "integer", "nullable": True},
+            "additionalProperties": {"enum": ["fixed"]},
+            "mode": {"enum": ["a", "b"]},
+            "level": {"type": "integer", "format": "int32"},
+            "tags": {"type": "array", "items": {
+                "type": "object", "properties": {"k": {"anyOf": [
+                    {"type": "string"}, {"type": "number"}]}}}},
+            "when": {"format": "date-time"}}}
+    assert json.dumps(s, sort_keys=True) == before
+    # deep nesting is iterative
+    deep = {"type": "object"}
+    cur = deep
+    for _ in range(500):
+        cur["properties"] = {"a": {"type": "object"}}
+        cur = cur["properties"]["a"]
+    assert style.clean_schema(deep)["properties"]["a"]["type"] == "object"
+
+
+def test_echo_rebuilds_model_content_with_signatures():
+    turn = {"role": "assistant", "content": "Let me look.",
+            "tool_calls": [{"id": "abc1", "name": "get_weather", "args": '{"city":"A"}'},
+                           {"id": "abc2", "name": "get_weather", "args": '{"city":"B"}'}],
+            "_echo": {"style": "gemini", "thoughts": [["Hmm.", "SIG-T"]],
+                      "text_sig": "SIG-X", "call_sigs": ["SIG-1", None], "ids": True}}
+    hist = [{"role": "user", "content": "q"}, turn,
+            {"role": "tool", "tool_call_id": "abc1", "name": "get_weather", "content": "1"},
+            {"role": "tool", "tool_call_id": "abc2", "name": "get_weather", "content": "2"}]
+    b = body_json(style.request(make_cfg(model=MODEL3), hist, None, False)[2])
+    assert b["contents"][1]["parts"] == [
+        {"text": "Hmm.", "thought": True, "thoughtSignature": "SIG-T"},
+        {"text": "Let me look.", "thoughtSignature": "SIG-X"},
+        {"functionCall": {"name": "get_weather", "args": {"city": "A"}, "id": "abc1"},
+         "thoughtSignature": "SIG-1"},
+        {"functionCall": {"name": "get_weather", "args": {"city": "B"}, "id": "abc2"}}]
+    assert [p["functionResponse"]["id"] for p in b["contents"][2]["parts"]] == [
+        "abc1", "abc2"]
+    # another style's echo is ignored; gemini-3 then gets Google's documented
+    # placeholder signature on the first call (history made elsewhere)
+    turn["_echo"] = {"style": "anthropic", "blocks": "[]"}
+    b = body_json(style.request(make_cfg(model=MODEL3), hist, None, False)[2])
+    parts = b["contents"][1]["parts"]
+    assert parts[1]["thoughtSignature"] == style.SKIP_SIG
+    assert "thoughtSignature" not in parts[2] and "id" not in parts[1]["functionCall"]
+    assert "id" not in b["contents"][2]["parts"][0]["functionResponse"]
+    b = body_json(style.request(make_cfg(model=MODEL), hist, None, False)[2])
+    assert not any("thoughtSignature" in p for p in b["contents"][1]["parts"])
+
+
+# ---------------------------------------------------------------- replies
+
+def test_read_reply_text_thought_and_signature():
+    data = cand([{"text": "Thinking hard.", "thought": True},
+                 {"text": "Hello ", "thoughtSignature": "SIGNED"},
+                 {"text": "world"}], "STOP")
+    data["usageMetadata"] = {"promptTokenCount": 3}
+    r = style.read_reply(make_cfg(), Body(json.dumps(data).encode(), 3))
+    assert r.text == "Hello world" and r.calls is None and r.finish == "stop"
+    # unsigned thought text is dropped; the text signature is kept
+    assert r.turn == {"role": "assistant", "content": "Hello world",
+                      "_echo": {"style": "gemini", "text_sig": "SIGNED"}}
+    json.dumps(r.turn)          # history is persisted as JSON lines
+
+
+def test_read_reply_calls_ids_and_signature():
+    data = cand([{"functionCall": {"name": "get_weather", "args": {"city": "Rochdale",
+                                                                   "n": [1, 2.5]}},
+                  "thoughtSignature": "S1"},
+                 {"functionCall": {"name": "get_time"}}], "STOP")
+    r = style.read_reply(make_cfg(), Body(data))
+    assert r.finish == "tool_calls" and r.text == ""
+    assert [c["name"] for c in r.calls] == ["get_weather", "get_time"]
+    assert json.loads(r.calls[0]["args"]) == {"city": "Rochdale", "n": [1, 2.5]}
+    assert r.calls[1]["args"] == "{}"
+    ids = [c["id"] for c in r.calls]
+    assert len(set(ids)) == 2 and all(i.startswith("gemini-") for i in ids)
+    assert r.turn["_echo"] == {"style": "gemini", "call_sigs": ["S1", None]}
+    data = cand([{"functionCall": {"name": "f", "args": {}, "id": "x9"}}], "STOP")
+    r = style.read_reply(make_cfg(), Body(data))
+    assert r.calls == [{"id": "x9", "name": "f", "args": "{}"}]
+    assert r.turn["_echo"] == {"style": "gemini", "ids": True}
+
+
+@pytest.mark.parametrize("data,finish", [
+    (cand([{"text": "cut"}], "MAX_TOKENS"), "length"),
+    ({"candidates": [{"finishReason": "SAFETY", "index": 0}]}, "filter"),
+    (cand([], "MALFORMED_FUNCTION_CALL"), "MALFORMED_FUNCTION_CALL"),
+    ({"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"}}, "blocked:PROHIBITED_CONTENT"),
+])
+def test_finish_mapping(data, finish):
+    assert style.read_reply(make_cfg(), Body(data)).finish == finish
+
+
+def test_reply_bounds():
+    big = cand([{"text": "x" * 5000}], "STOP")
+    with pytest.raises(StyleError) as e:
+        style.read_reply(make_cfg(max_reply=4000), Body(big, 512))
+    assert "longer than 4000" in str(e.value)
+    # a 150 KB signature passes, under MAX_OPAQUE
+    sig = "A" * 150000
+    r = style.read_reply(make_cfg(), Body(cand([{"text": "ok", "thoughtSignature": sig}],
+                                               "STOP"), 4096))
+    assert r.turn["_echo"]["text_sig"] == sig
+    with pytest.raises(StyleError):
+        style.read_reply(make_cfg(), Body(cand([{"text": "", "thoughtSignature": "B" * (
+            style.MAX_OPAQUE + 1)}], "STOP"), 8192))
+
+
+def test_read_stream_unit():
+    got = []
+    evs = Events([
+        cand([{"text": "Plan: weather.", "thought": True}]),
+        "",                                                    # an empty event
+        cand([{"text": "Hel", "thoughtSignature": "TS"}]),
+        cand([{"text": "lo"}]),
+        cand([{"text": " there"}], "STOP"),
+        {"usageMetadata": {"totalTokenCount": 9}},
+    ])
+    r = style.read_stream(make_cfg(), evs, got.append)
+    assert got == ["Hel", "lo", " there"] and r.text == "Hello there"
+    assert r.turn["_echo"] == {"style": "gemini", "text_sig": "TS"}
+    # a signed thought run streamed as text parts then an empty signed part
+    evs = Events([cand([{"text": "a ", "thought": True}]),
+                  cand([{"text": "b", "thought": True}]),
+                  cand([{"text": "", "thought": True, "thoughtSignature": "RUN"}]),
+                  cand([{"functionCall": {"name": "f", "args": {"a": 1}},
+                         "thoughtSignature": "C"}], "STOP")])
+    r = style.read_stream(make_cfg(), evs, got.append)
+    assert r.turn["_echo"] == {"style": "gemini", "thoughts": [["a b", "RUN"]],
+                               "call_sigs": ["C"]}
+    assert r.finish == "tool_calls"
+
+
+def test_read_stream_failures():
+    with pytest.raises(StyleError) as e:
+        style.read_stream(make_cfg(), Events([cand([{"text": "a"}])]), print)
+    assert str(e.value) == "stream ended early"
+    with pytest.raises(StyleError) as e:
+        style.read_stream(make_cfg(), Events([cand([{"text": "a"}]), None]), print)
+    assert str(e.value).startswith("stream ended early (connection reset")
+    # the connection dying after the finish event loses nothing
+    r = style.read_stream(make_cfg(), Events([cand([{"text": "a"}], "STOP"), None]),
+                          lambda p: None)
+    assert r.text == "a"
+    with pytest.raises(StyleError) as e:
+        style.read_stream(make_cfg(), Events([
+            cand([{"text": "a"}]),
+            {"error": {"code": 503, "message": "The model is overloaded.\nmore",
+                       "status": "UNAVAILABLE"}}]), print)
+    assert str(e.value) == "The model is overloaded."
+    with pytest.raises(StyleError):     # a 200 body that is an error
+        style.read_reply(make_cfg(), Body({"error": {"code": 500, "status": "INTERNAL"}}))
+
+
+# ---------------------------------------------------------------- errors
+
+@pytest.mark.parametrize("status,body,want", [
+    (400, {"error": {"code": 400, "message": "API key not valid. Please pass a valid "
+                     "API key.", "status": "INVALID_ARGUMENT", "details": [
+                         {"@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                          "reason": "API_KEY_INVALID"}]}},
+     ("API key not valid. Please pass a valid API key.", None, "key")),
+    (429, {"error": {"code": 429, "message": "You exceeded your current quota.\n* "
+                     "Quota exceeded for metric: x", "status": "RESOURCE_EXHAUSTED",
+                     "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo",
+                                  "retryDelay": "31.5s"}]}},
+     ("You exceeded your current quota.", 31.5, None)),
+    (404, {"error": {"code": 404, "message": "models/x is not found",
+                     "status": "NOT_FOUND"}}, ("models/x is not found", None, "model")),
+    (400, {"error": {"code": 400, "message": "User location is not supported for the "
+                     "API use.", "status": "FAILED_PRECONDITION"}},
+     ("User location is not supported for the API use.", None, "blocked")),
+    (503, {"error": {"code": 503, "status": "UNAVAILABLE"}}, ("UNAVAILABLE", None, None)),
+    (502, b"<html><body>\n<h1>502   Bad Gateway</h1></body></html>",
+     ("<html><body> <h1>502 Bad Gateway</h1></body></html>", None, None)),
+    (500, b"", ("internal server error", None, None)),
+    (500, b'{"error": {"message": "cut \xc3', ('{"error": {"message": "cut', None, None)),
+    (400, b"\xff\xfe garbage", ("bad request", None, None)),
+])
+def test_error_info_shapes(status, body, want):
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    assert style.error_info(status, Body(data, 11), {}) == want
+
+
+def test_error_info_bounds_long_messages():
+    msg, _, _ = style.error_info(400, Body({"error": {"message": "m" * 5000}}), {})
+    assert msg == "m" * style.MAX_ERROR
+    msg, _, _ = style.error_info(500, Body(b"x" * 100000, 4096), {})
+    assert msg == "x" * 160
+
+
+# ---------------------------------------------------------------- models
+
+def test_models_request_and_page_unit():
+    url, h = style.models_request(make_cfg(), None)
+    assert url == "http://127.0.0.1:9/v1beta/models?pageSize=1000" and h == {
+        "x-goog-api-key": KEY}
+    url, _ = style.models_request(make_cfg(), "a+b/c==")
+    assert url.endswith("&pageToken=a%2Bb%2Fc%3D%3D")
+    page = {"models": [
+        {"name": "models/gemini-2.5-flash", "supportedGenerationMethods": [
+            "generateContent", "countTokens"]},
+        {"supportedGenerationMethods": ["embedContent"], "name": "models/text-embed"},
+        {"name": "models/no-methods-listed"},
+        {"displayName": "nameless"}], "nextPageToken": "T2"}
+    got = []
+    assert style.read_models(make_cfg(), Body(page), got.append) == "T2"
+    assert got == ["gemini-2.5-flash", "no-methods-listed"]
+    assert style.read_models(make_cfg(), Body({"models": []}), got.append) is None

@@ -1,0 +1,793 @@
+"""Google Gemini style (the `gemini` style of lib/ai).
+
+Wire format spoken here (Gemini API v1beta; /v1 bases work the same):
+
+  POST {base}/models/{model}:generateContent
+  POST {base}/models/{model}:streamGenerateContent?alt=sse
+       headers x-goog-api-key: <key>, content-type: application/json
+       (+ accept: text/event-stream when streaming)
+  {"contents": [{"role": "user"|"model", "parts": [part, ...]}],
+   "systemInstruction": {"parts": [{"text"}]},
+   "tools": [{"functionDeclarations": [{"name","description","parameters"}]}],
+   "generationConfig": {"maxOutputTokens", "temperature",
+       "thinkingConfig": {"thinkingBudget": N} | {"thinkingLevel": word}}}
+
+  Parts: {"text"}, {"text", "thought": true} (thinking summary),
+  {"functionCall": {"name", "args": {object}, "id"?}},
+  {"functionResponse": {"name", "id"?, "response": {"output"|"error": text}}};
+  any part may carry "thoughtSignature" (opaque, echoed byte for byte).
+
+  History -> contents: user -> user text part; assistant -> model content
+  (thought parts that carried a signature, one text part, then one
+  functionCall part per call); consecutive tool results -> ONE user content
+  with a functionResponse part per call (`response` must be an object).
+  System messages opening the history join cfg["system"] (cfg first) in
+  systemInstruction; a later one is sent as user text "[system] ...".
+  Parameters schemas are copied keeping only the fields of Gemini's Schema
+  object (SCHEMA_KEYS: the service answers 400 to any other, e.g. $schema,
+  additionalProperties, propertyNames, patternProperties, exclusiveMinimum,
+  multipleOf, uniqueItems, allOf, $ref); const "x" -> enum ["x"]; oneOf ->
+  anyOf; enum with non-string values dropped; array-valued type -> first
+  non-null type + nullable; string formats other than enum/date-time
+  dropped; an object schema without properties is omitted (the service
+  refuses an empty OBJECT).
+
+  Thinking word -> gemini-2.5*: thinkingBudget (BUDGET tables);
+  gemini-3 and later (and unversioned gemini-*-latest aliases):
+  thinkingLevel (LEVEL table; Pro models have no "minimal"); other models
+  (gemma, gemini-2.0, 1.5): nothing. Never both fields.
+
+  Reply: {"candidates": [{"content": {"role": "model", "parts": [...]},
+  "finishReason"}], "promptFeedback": {"blockReason"}, "usageMetadata"}.
+  Text = the non-thought text parts joined. finishReason STOP -> "stop"
+  ("tool_calls" when there are calls), MAX_TOKENS -> "length", SAFETY /
+  RECITATION / BLOCKLIST / PROHIBITED_CONTENT / SPII / IMAGE_SAFETY ->
+  "filter", others raw; no candidates + promptFeedback.blockReason X ->
+  "blocked:X".
+
+  Stream: `data: <partial GenerateContentResponse>` events (CRLF seen), no
+  event names, no [DONE]; text arrives in pieces, calls whole, the last
+  event has finishReason. A data event {"error": {...}} is a mid-stream
+  failure. No finishReason (nor blockReason) before the end -> "stream
+  ended early".
+
+  Errors: {"error": {"code", "message", "status", "details": [{"@type",
+  "reason"?, "retryDelay"?}]}}; 400 with reason API_KEY_INVALID, 401, 403
+  -> kind "key"; 404 -> kind "model"; FAILED_PRECONDITION (e.g. region not
+  supported) -> kind "blocked"; RetryInfo.retryDelay "2s" -> retry hint.
+
+  Models: GET {base}/models?pageSize=N[&pageToken=T] -> {"models": [{"name":
+  "models/...", "supportedGenerationMethods": [...]}], "nextPageToken"};
+  ids are reported without "models/", only models that list
+  generateContent (or list no methods at all).
+
+Echo (history["_echo"]) = {"style": "gemini", and only what is present:
+  "thoughts": [[text, signature], ...]  thought runs closed by a signature,
+  "text_sig": signature of the text part,
+  "call_sigs": [signature or None per call],
+  "ids": true when the calls carry the service's own ids}.
+  Text and calls are not copied into the echo: the model content is rebuilt
+  from content/tool_calls + these fields, signatures unchanged. Thought
+  text without a signature is dropped (the service reads nothing from
+  it). Calls without service ids get ids "gemini-<tag>-<n>" that are never
+  sent (the service pairs results with calls by name and order). For
+  gemini-3+ models, a model turn with calls but no signature at all (e.g.
+  history from another provider) gets Google's documented placeholder
+  signature on its first call, else the service answers 400.
+
+Memory: replies are parsed with jsonstream.select; text, thought text and
+signatures arrive as Stream pieces collected under bounds (cfg["max_reply"]
+characters for text and for thought text, MAX_OPAQUE for signatures);
+functionCall objects are materialized one at a time (bounded by
+jsonstream's max_value, MAX_ARGS); nothing else is kept.
+"""
+import jsonstream
+from jsonstream import Array, Raw, Stream
+from compat import ticks_ms
+from ai.styles import Reply, StyleError, TextBuffer, assistant_turn
+
+STYLE = "gemini"
+DEFAULT_MAX_REPLY = 16000
+MAX_OPAQUE = 262144       # all signatures of one reply (they can pass 128 KB)
+MAX_ARGS = 16384          # one functionCall object as materialized
+MAX_CALLS = 64
+MAX_ERROR = 300           # characters of an error message kept
+PAGE = 1000               # models per page (the service's maximum)
+SKIP_SIG = "skip_thought_signature_validator"
+# the fields of Gemini's Schema object; anything else is a 400 ("Unknown
+# name ... Cannot find field"), e.g. $schema, additionalProperties, $ref
+SCHEMA_KEYS = ("type", "format", "title", "description", "nullable", "enum",
+               "maxItems", "minItems", "properties", "required",
+               "minProperties", "maxProperties", "minLength", "maxLength",
+               "pattern", "example", "anyOf", "propertyOrdering", "default",
+               "items", "minimum", "maximum")
+FORMATS = ("enum", "date-time", "int32", "int64", "float", "double")
+# gemini-2.5: thinking word -> thinkingBudget (flash may switch it off: 0)
+BUDGET = {"minimal": 0, "low": 1024, "medium": 8192, "high": 16384, "max": 24576}
+BUDGET_PRO = {"minimal": 128, "low": 1024, "medium": 8192, "high": 16384, "max": 32768}
+# gemini-3+: thinking word -> thinkingLevel
+LEVEL = {"minimal": "minimal", "low": "low", "medium": "medium", "high": "high",
+         "max": "high"}
+FINISH = {"STOP": "stop", "MAX_TOKENS": "length", "SAFETY": "filter",
+          "RECITATION": "filter", "BLOCKLIST": "filter",
+          "PROHIBITED_CONTENT": "filter", "SPII": "filter",
+          "IMAGE_SAFETY": "filter"}
+HTTP_TEXT = {400: "bad request", 401: "unauthorized", 403: "permission denied",
+             404: "not found", 429: "too many requests",
+             500: "internal server error", 502: "bad gateway",
+             503: "service unavailable", 504: "gateway timeout"}
+
+
+# ---------------------------------------------------------------- request
+
+def _model(cfg):
+    m = cfg["model"]
+    return m[7:] if m.startswith("models/") else m
+
+
+def _headers(cfg):
+    h = {}
+    if cfg.get("key"):
+        h["x-goog-api-key"] = cfg["key"]
+    return h
+
+
+def request(cfg, history, tools, stream):
+    """(url, headers, body value tree) for one generateContent request."""
+    headers = _headers(cfg)
+    headers["content-type"] = "application/json"
+    url = cfg["base_url"] + "/models/" + _model(cfg)
+    if stream:
+        url += ":streamGenerateContent?alt=sse"
+        headers["accept"] = "text/event-stream"
+    else:
+        url += ":generateContent"
+    three = _generation(cfg) == 3
+    body = {"contents": Array(lambda: _contents(history, three))}
+    system = _system(cfg, history)
+    if system:
+        body["systemInstruction"] = {"parts": [{"text": s} for s in system]}
+    if tools and cfg.get("tools_level", "native") == "native":
+        body["tools"] = [{"functionDeclarations": Array(
+            lambda: (_declaration(t) for t in tools))}]
+    gen = {}
+    if cfg.get("max_tokens"):
+        gen["maxOutputTokens"] = cfg["max_tokens"]
+    if cfg.get("temperature") is not None:
+        gen["temperature"] = cfg["temperature"]
+    think = _thinking(cfg)
+    if think:
+        gen["thinkingConfig"] = think
+    if gen:
+        body["generationConfig"] = gen
+    return url, headers, body
+
+
+def _generation(cfg):
+    """3 for gemini-3 and later (and unversioned gemini-*-latest aliases),
+    2.5 for gemini-2.5*, else None (no thinking knob)."""
+    m = _model(cfg).lower()
+    if not m.startswith("gemini-"):
+        return None
+    m = m[7:]
+    n = 0
+    while n < len(m) and m[n] in "0123456789":
+        n += 1
+    if n == 0:
+        return 3 if m.endswith("latest") else None
+    major = int(m[:n])
+    if major >= 3:
+        return 3
+    if m.startswith("2.5"):
+        return 2.5
+    return None
+
+
+def _thinking(cfg):
+    word = cfg.get("thinking")
+    if not word:
+        return None
+    gen = _generation(cfg)
+    m = _model(cfg).lower()
+    if gen == 2.5:
+        table = BUDGET_PRO if "-pro" in m else BUDGET
+        return {"thinkingBudget": table.get(word, BUDGET["medium"])}
+    if gen == 3:
+        level = LEVEL.get(word, "high")
+        if "-pro" in m:
+            if level == "minimal":
+                level = "low"
+            elif level == "medium" and "gemini-3-pro" in m:
+                level = "high"          # 3.0 Pro knows only low and high
+        return {"thinkingLevel": level}
+    return None
+
+
+def _str(v):
+    return v if isinstance(v, str) else str(v)
+
+
+def _system(cfg, history):
+    """cfg["system"] then the system messages that open the history (a list
+    of the existing strings, nothing copied)."""
+    out = []
+    if cfg.get("system"):
+        out.append(_str(cfg["system"]))
+    for m in history:
+        if m.get("role") != "system":
+            break
+        if m.get("content"):
+            out.append(_str(m["content"]))
+    return out
+
+
+def _declaration(t):
+    d = {"name": t["name"]}
+    if t.get("description"):
+        d["description"] = t["description"]
+    p = t.get("parameters")
+    if isinstance(p, dict) and (p.get("properties") or p.get("type") not in (None, "object")):
+        d["parameters"] = clean_schema(p)
+    return d
+
+
+def clean_schema(schema):
+    """A copy of a JSON Schema holding only what Gemini's Schema object
+    knows (see the top of this module). Iterative; the input is not
+    changed; property names are never taken for keywords."""
+    if not isinstance(schema, dict):
+        return {}
+    root = {}
+    stack = [(schema, root)]
+    while stack:
+        src, dst = stack.pop()
+        for k in src:
+            v = src[k]
+            if k == "const":
+                if isinstance(v, str) and "enum" not in src:
+                    dst["enum"] = [v]
+            elif k == "oneOf":
+                if "anyOf" not in src and isinstance(v, list):
+                    _schemas(v, dst, "anyOf", stack)
+            elif k not in SCHEMA_KEYS:
+                pass
+            elif k == "enum":
+                if isinstance(v, list) and all(isinstance(e, str) for e in v):
+                    dst[k] = v
+            elif k == "format":
+                if v in FORMATS:
+                    dst[k] = v
+            elif k == "type":
+                if isinstance(v, list):
+                    types = [x for x in v if x != "null"]
+                    if len(types) < len(v):
+                        dst["nullable"] = True
+                    v = types[0] if types else "null"
+                if isinstance(v, str):
+                    dst[k] = v
+            elif k == "properties":
+                if isinstance(v, dict):
+                    m = dst[k] = {}
+                    for name in v:
+                        sub = v[name]
+                        c = m[name] = {}
+                        if isinstance(sub, dict):
+                            stack.append((sub, c))
+            elif k == "items":
+                if isinstance(v, list):     # tuple form: the first schema
+                    v = v[0] if v else {}
+                if isinstance(v, dict):
+                    c = dst[k] = {}
+                    stack.append((v, c))
+            elif k == "anyOf":
+                if isinstance(v, list):
+                    _schemas(v, dst, k, stack)
+            else:
+                dst[k] = v
+    return root
+
+
+def _schemas(v, dst, k, stack):
+    lst = dst[k] = []
+    for sub in v:
+        c = {}
+        lst.append(c)
+        if isinstance(sub, dict):
+            stack.append((sub, c))
+
+
+def _args(args):
+    """functionCall.args for a call's args text: the text itself (Raw) when
+    it is one JSON object; another JSON value as {"value": v}; invalid JSON
+    (a model of another provider) as {"text": args}."""
+    if isinstance(args, dict):
+        return args
+    if not isinstance(args, str):
+        return {}
+    s = args.strip()
+    if not s:
+        return {}
+    try:
+        jsonstream.select(s, {})
+    except (ValueError, MemoryError):
+        return {"text": args}
+    return Raw(s) if s[0] == "{" else {"value": Raw(s)}
+
+
+def _echo(m):
+    e = m.get("_echo")
+    if isinstance(e, dict) and e.get("style") == STYLE:
+        return e
+    return None
+
+
+def _model_parts(m, three):
+    e = _echo(m)
+    parts = []
+    if e:
+        for t in e.get("thoughts") or ():
+            parts.append({"text": t[0], "thought": True, "thoughtSignature": t[1]})
+    text = m.get("content") or ""
+    tsig = e.get("text_sig") if e else None
+    if text or tsig:
+        p = {"text": _str(text)}
+        if tsig:
+            p["thoughtSignature"] = tsig
+        parts.append(p)
+    calls = m.get("tool_calls") or ()
+    sigs = (e.get("call_sigs") if e else None) or ()
+    ids = e.get("ids") if e else False
+    # gemini-3 refuses calls whose turn lost its signature: Google's
+    # documented placeholder for histories made elsewhere
+    placeholder = three and calls and not any(sigs)
+    i = 0
+    for c in calls:
+        fc = {"name": c.get("name") or "", "args": _args(c.get("args"))}
+        if ids and c.get("id"):
+            fc["id"] = c["id"]
+        p = {"functionCall": fc}
+        sig = sigs[i] if i < len(sigs) else None
+        if placeholder and i == 0:
+            sig = SKIP_SIG
+        if sig:
+            p["thoughtSignature"] = sig
+        parts.append(p)
+        i += 1
+    return parts
+
+
+def _results(tools, names, real):
+    """ONE user content with a functionResponse part per tool result."""
+    parts = []
+    for t in tools:
+        cid = t.get("tool_call_id")
+        name = t.get("name") or names.get(cid) or "tool"
+        text = t.get("content")
+        text = "" if text is None else _str(text)
+        fr = {"name": name,
+              "response": {"error": text} if t.get("is_error") else {"output": text}}
+        if real and cid:
+            fr["id"] = cid
+        parts.append({"functionResponse": fr})
+    return {"role": "user", "parts": parts}
+
+
+def _contents(history, three):
+    """Yields wire contents; consecutive tool results are grouped."""
+    pending = []     # tool messages of the current round (references)
+    names = {}       # call id -> name of the last model turn
+    real = False     # the last model turn's ids came from the service
+    lead = True
+    for m in history:
+        r = m.get("role")
+        if r == "tool":
+            pending.append(m)
+            continue
+        if pending:
+            yield _results(pending, names, real)
+            pending = []
+        if r == "system" and lead:
+            continue            # went to systemInstruction
+        lead = False
+        if r == "assistant":
+            parts = _model_parts(m, three)
+            names = {}
+            for c in m.get("tool_calls") or ():
+                names[c.get("id")] = c.get("name")
+            e = _echo(m)
+            real = bool(e and e.get("ids"))
+            if parts:
+                yield {"role": "model", "parts": parts}
+        else:
+            text = _str(m.get("content") or "")
+            if r == "system":
+                text = "[system] " + text
+            yield {"role": "user", "parts": [{"text": text}]}
+    if pending:
+        yield _results(pending, names, real)
+
+
+# ---------------------------------------------------------------- replies
+
+class _Reader:
+    """Assembles one reply (whole or streamed) from select() callbacks.
+
+    A part is only known to be thought text once the whole part object is
+    read ("thought": true may follow "text"), so each part's text waits in
+    `pend` until the part ends: at the next part, or at the end of the
+    document / stream event. Then it goes to the reply text (and the sink)
+    or to the current thought run."""
+
+    def __init__(self, cfg, sink=None):
+        self.limit = cfg.get("max_reply") or DEFAULT_MAX_REPLY
+        self.sink = sink
+        self.text = TextBuffer(self.limit)
+        self.idx = None          # index of the open part
+        self.pend = []
+        self.plen = 0
+        self.thought = False
+        self.sig = None          # signature pieces of the open part
+        self.fc = None           # functionCall of the open part
+        self.opaque = 0          # signature characters so far
+        self.run = []            # thought text of the current run
+        self.runlen = 0
+        self.thoughts = []
+        self.text_sig = None
+        self.calls = []
+        self.call_sigs = []
+        self.ids = False
+        self.tag = "%x" % (ticks_ms() & 0xffffff)
+        self.finish = None
+        self.block = None
+        self.err = None          # mid-body error message pieces
+        self.err_status = None
+        P = "candidates[0].content.parts[*]."
+        self.rules = {
+            P + "text": Stream(self._text),
+            P + "thought": self._thought,
+            P + "thoughtSignature": Stream(self._sig),
+            P + "functionCall": self._call,
+            "candidates[0].finishReason": self._finish,
+            "promptFeedback.blockReason": self._block,
+            "error.message": Stream(self._errmsg),
+            "error.status": self._errstatus,
+        }
+
+    # -- select handlers
+    def _open(self, path):
+        k = path[4]
+        if k != self.idx:
+            self.flush()
+            self.idx = k
+
+    def _text(self, path, piece):
+        self._open(path)
+        if not piece or not isinstance(piece, str):
+            return
+        self.plen += len(piece)
+        if self.plen > self.limit:
+            raise StyleError("reply longer than %d characters" % self.limit)
+        self.pend.append(piece)
+
+    def _thought(self, path, value):
+        self._open(path)
+        self.thought = value is True
+
+    def _sig(self, path, piece):
+        self._open(path)
+        if not piece or not isinstance(piece, str):
+            return
+        self.opaque += len(piece)
+        if self.opaque > MAX_OPAQUE:
+            raise StyleError("thought signature longer than %d bytes" % MAX_OPAQUE)
+        if self.sig is None:
+            self.sig = []
+        self.sig.append(piece)
+
+    def _call(self, path, value):
+        self._open(path)
+        if isinstance(value, dict):
+            self.fc = value
+
+    def _finish(self, path, value):
+        if isinstance(value, str):
+            self.finish = value
+
+    def _block(self, path, value):
+        if isinstance(value, str):
+            self.block = value
+
+    def _errmsg(self, path, piece):
+        if self.err is None:
+            self.err = []
+        if isinstance(piece, str) and sum(len(p) for p in self.err) < MAX_ERROR:
+            self.err.append(piece)
+
+    def _errstatus(self, path, value):
+        self.err_status = value
+        if self.err is None:
+            self.err = []
+
+    # -- assembly
+    def flush(self):
+        """Close the open part."""
+        if self.idx is None:
+            return
+        sig = "".join(self.sig) if self.sig else None
+        if self.fc is not None:
+            self._add_call(self.fc, sig)
+            self.run = []
+            self.runlen = 0
+        elif self.thought:
+            self.runlen += self.plen
+            if self.runlen > self.limit:
+                raise StyleError("thinking longer than %d characters" % self.limit)
+            self.run.extend(self.pend)
+            if sig:
+                self.thoughts.append(["".join(self.run), sig])
+                self.run = []
+                self.runlen = 0
+        elif self.pend or sig:
+            self.run = []       # an unsigned thought run: dropped
+            self.runlen = 0
+            for p in self.pend:
+                self.text.add(p)
+                if self.sink:
+                    self.sink(p)
+            if sig:
+                self.text_sig = sig
+        self.idx = None
+        self.pend = []
+        self.plen = 0
+        self.thought = False
+        self.sig = None
+        self.fc = None
+
+    def _add_call(self, fc, sig):
+        if len(self.calls) >= MAX_CALLS:
+            raise StyleError("more than %d tool calls" % MAX_CALLS)
+        args = fc.get("args")
+        args = "{}" if args is None else jsonstream.dumps(args)
+        cid = fc.get("id")
+        if isinstance(cid, str) and cid:
+            self.ids = True
+        else:
+            cid = "gemini-%s-%d" % (self.tag, len(self.calls))
+        self.calls.append({"id": cid, "name": _str(fc.get("name") or ""),
+                           "args": args})
+        self.call_sigs.append(sig)
+
+    def error(self):
+        """The mid-body error message, or None."""
+        if self.err is None:
+            return None
+        msg = "".join(self.err).strip()
+        return _first_line(msg) or _str(self.err_status or "error")
+
+    def done(self):
+        return self.finish is not None or self.block is not None
+
+    def reply(self):
+        self.flush()
+        text = self.text.text()
+        calls = self.calls or None
+        f = self.finish
+        if f is None and self.block:
+            finish = "blocked:" + _str(self.block)
+        elif calls and f in (None, "STOP"):
+            finish = "tool_calls"
+        elif f in FINISH:
+            finish = FINISH[f]
+        else:
+            finish = f or "stop"
+        echo = {}
+        if self.thoughts:
+            echo["thoughts"] = self.thoughts
+        if self.text_sig:
+            echo["text_sig"] = self.text_sig
+        if calls and any(self.call_sigs):
+            echo["call_sigs"] = self.call_sigs
+        if self.ids:
+            echo["ids"] = True
+        if echo:
+            echo["style"] = STYLE
+        return Reply(text, calls, finish, assistant_turn(text, calls, echo or None))
+
+
+def _first_line(msg):
+    i = msg.find("\n")
+    if i >= 0:
+        msg = msg[:i].strip()
+    return msg[:MAX_ERROR]
+
+
+def read_reply(cfg, body):
+    """The Reply of a whole generateContent body (object with readinto)."""
+    r = _Reader(cfg)
+    jsonstream.select(body, r.rules, max_value=MAX_ARGS)
+    msg = r.error()
+    if msg:
+        raise StyleError(msg)
+    return r.reply()
+
+
+def read_stream(cfg, events, sink):
+    """The Reply of a streamGenerateContent?alt=sse reply; sink(piece) gets
+    reply text as it arrives (never thought text)."""
+    r = _Reader(cfg, sink)
+    while True:
+        try:
+            ev = events.next()
+            if ev is None:
+                break
+            if ev.empty:
+                continue
+            jsonstream.select(ev, r.rules, max_value=MAX_ARGS)
+        except OSError as e:
+            # the connection died (httpc.HTTPError): a reply whose finish
+            # already arrived is complete, anything else is cut off
+            if r.done():
+                break
+            raise StyleError("stream ended early (%s)" % e)
+        r.flush()               # parts are numbered afresh in every event
+        msg = r.error()
+        if msg:
+            raise StyleError(msg)
+    if not r.done():
+        raise StyleError("stream ended early")
+    return r.reply()
+
+
+# ---------------------------------------------------------------- errors
+
+class _Head:
+    """Passes readinto through and keeps the first bytes, to quote a body
+    that is not JSON."""
+
+    def __init__(self, body, n=160):
+        self.body = body
+        self.head = bytearray()
+        self.n = n
+
+    def readinto(self, buf):
+        got = self.body.readinto(buf)
+        if got and len(self.head) < self.n:
+            self.head.extend(bytes(buf[:min(got, self.n - len(self.head))]))
+        return got
+
+    def more(self):
+        """Read on until the head is full (a body that is not JSON)."""
+        buf = bytearray(64)
+        try:
+            while len(self.head) < self.n and self.readinto(buf):
+                pass
+        except Exception:
+            pass
+
+
+def _snippet(raw):
+    """Printable text of the first bytes of a body (cut UTF-8 tolerated)."""
+    for cut in range(4):
+        try:
+            s = bytes(raw[:len(raw) - cut]).decode()
+            break
+        except UnicodeError:
+            s = ""
+    return " ".join(s.split())[:MAX_ERROR]
+
+
+def _delay(v):
+    """RetryInfo.retryDelay ("2s", "1.5s", "30.123s") -> seconds or None."""
+    if not isinstance(v, str) or not v.endswith("s"):
+        return None
+    try:
+        return float(v[:-1])
+    except ValueError:
+        return None
+
+
+def error_info(status, body, headers):
+    """(message, retry_after_seconds or None, kind) of an error reply; kind
+    is None | "key" | "model" | "blocked". Never raises on a bad body."""
+    st = {"msg": [], "status": None, "reasons": [], "retry": None, "n": 0}
+
+    def on_msg(path, piece):
+        if isinstance(piece, str) and st["n"] < MAX_ERROR:
+            st["msg"].append(piece[:MAX_ERROR - st["n"]])
+            st["n"] += len(piece)
+
+    def on_status(path, v):
+        st["status"] = v
+
+    def on_reason(path, v):
+        if isinstance(v, str) and len(st["reasons"]) < 8:
+            st["reasons"].append(v)
+
+    def on_delay(path, v):
+        st["retry"] = _delay(v)
+
+    rules = {"error.message": Stream(on_msg), "error.status": on_status,
+             "error.details[*].reason": on_reason,
+             "error.details[*].retryDelay": on_delay}
+    head = _Head(body)
+    msg = ""
+    try:
+        jsonstream.select(head, rules)
+        msg = _first_line("".join(st["msg"]).strip())
+    except Exception:  # garbage, a cut body, a reset: quote what came
+        msg = _first_line("".join(st["msg"]).strip())
+        if not msg:
+            head.more()
+            msg = _snippet(head.head)
+    if not msg:
+        msg = _str(st["status"] or HTTP_TEXT.get(status, ""))
+    s = st["status"]
+    kind = None
+    if "API_KEY_INVALID" in st["reasons"] or status in (401, 403) or \
+            s in ("UNAUTHENTICATED", "PERMISSION_DENIED"):
+        kind = "key"
+    elif status == 404 or s == "NOT_FOUND":
+        kind = "model"
+    elif s == "FAILED_PRECONDITION":
+        kind = "blocked"
+    return msg, st["retry"], kind
+
+
+# ---------------------------------------------------------------- models
+
+def _quote(s):
+    """Percent-encode a page token for a query string."""
+    out = []
+    for ch in s:
+        if ch.isalpha() and ord(ch) < 128 or ch.isdigit() or ch in "-_.~":
+            out.append(ch)
+        else:
+            for b in ch.encode():
+                out.append("%%%02X" % b)
+    return "".join(out)
+
+
+def models_request(cfg, page_token):
+    """(url, headers) of one page of the model list."""
+    url = cfg["base_url"] + "/models?pageSize=%d" % (cfg.get("page_size") or PAGE)
+    if page_token:
+        url += "&pageToken=" + _quote(page_token)
+    return url, _headers(cfg)
+
+
+def read_models(cfg, body, add):
+    """Calls add(id) per chat-capable model of one page; returns the next
+    page token or None."""
+    st = {"idx": None, "name": None, "methods": None, "token": None}
+
+    def close():
+        name, methods = st["name"], st["methods"]
+        if isinstance(name, str) and name and (
+                not isinstance(methods, list) or "generateContent" in methods):
+            add(name[7:] if name.startswith("models/") else name)
+        st["idx"] = st["name"] = st["methods"] = None
+
+    def at(path):
+        if path[1] != st["idx"]:
+            if st["idx"] is not None:
+                close()
+            st["idx"] = path[1]
+
+    def on_name(path, v):
+        at(path)
+        st["name"] = v
+
+    def on_methods(path, v):
+        at(path)
+        st["methods"] = v
+
+    def on_token(path, v):
+        st["token"] = v
+
+    jsonstream.select(body, {"models[*].name": on_name,
+                             "models[*].supportedGenerationMethods": on_methods,
+                             "nextPageToken": on_token})
+    if st["idx"] is not None:
+        close()
+    t = st["token"]
+    return t if isinstance(t, str) and t else None

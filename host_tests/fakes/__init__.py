@@ -1,0 +1,15 @@
+"""Loopback fake LLM provider servers for host tests (CPython only).
+
+    from fakes import FakeOpenAI, FakeAnthropic, FakeGemini, FakeTextOnly
+    from fakes import Text, Calls, Fail, Think, Blocked, Raw, Drop
+"""
+
+from .base import Blocked, Calls, Drop, Fail, Raw, Request, Text, Think, make_signature
+from .openai import FakeOpenAI
+from .anthropic import FakeAnthropic
+from .gemini import FakeGemini
+from .textonly import FakeTextOnly
+
+__all__ = ["FakeOpenAI", "FakeAnthropic", "FakeGemini", "FakeTextOnly", "Text",
+           "Calls", "Fail", "Think", "Blocked", "Raw", "Drop", "Request",
+           "make_signature"]

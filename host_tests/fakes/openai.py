@@ -1,0 +1,423 @@
+"""Fake OpenAI chat-completions server (flavors openai, groq, ollama, kimi).
+
+Wire format (PROVIDERS.md section 1):
+  POST {base}/chat/completions, Authorization: Bearer <key> (ollama: ignored)
+  GET  {base}/models -> {"object":"list","data":[{"id","object","created","owned_by"}]}
+  GET  /api/tags (ollama) -> {"models":[{"name","model","size",...}]}
+  whole reply: {"choices":[{"message":{"role","content","tool_calls"},
+                "finish_reason"}],"usage":{...}}
+  stream: `data: {chunk}` events, delta.content / delta.tool_calls[index]
+  fragments (only the first fragment of an index has id/type/name), usage
+  chunk with choices [] when stream_options.include_usage, `data: [DONE]`.
+  Flavor quirks: groq whole calls + x_groq.usage + 400 tool_use_failed;
+  ollama whole calls, delta.reasoning, separate finish chunk with delta {};
+  kimi reasoning_content (required on echoed tool-call turns of thinking
+  models), ids "functions.<name>:<n>", usage in choices[0].usage, no `code`.
+Errors: {"error":{"message","type","param","code"}} with 400 for everything
+the real service refuses (tool sequence, tool shapes, max_tokens on
+reasoning models, ...).
+"""
+
+import re
+import time
+
+from .base import (ALNUM, Calls, FakeServer, Reject, Stream, Text, Whole,
+                   bearer, finish_word, new_id, parsed_args, pieces, raw_args,
+                   tokens)
+
+NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+FLAVORS = ("openai", "groq", "ollama", "kimi")
+
+# status -> (type, code, default message); kimi drops code/param
+FAILS = {
+    400: ("invalid_request_error", None, "Invalid request."),
+    401: ("invalid_request_error", "invalid_api_key", "Incorrect API key provided."),
+    403: ("permission_error", None, "You are not allowed to access this resource."),
+    404: ("invalid_request_error", "model_not_found",
+          "The model `x` does not exist or you do not have access to it."),
+    408: ("timeout", None, "Request timed out."),
+    409: ("invalid_request_error", "conflict", "Conflict."),
+    429: ("tokens", "rate_limit_exceeded",
+          "Rate limit reached for requests. Please try again in 1s."),
+    500: ("server_error", None,
+          "The server had an error while processing your request. Sorry about that!"),
+    502: ("server_error", None, "Bad gateway."),
+    503: ("server_error", None,
+          "The engine is currently overloaded, please try again later."),
+}
+
+
+def content_text(content):
+    """Text of a message content (string or list of text parts)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return ""
+
+
+class FakeOpenAI(FakeServer):
+    MODELS = {
+        "openai": ("gpt-4o-mini", "gpt-4.1", "o3-mini", "gpt-5-mini"),
+        "groq": ("llama-3.3-70b-versatile", "openai/gpt-oss-20b", "qwen/qwen3-32b"),
+        "ollama": ("llama3.2:latest", "qwen3:8b", "gpt-oss:20b"),
+        "kimi": ("kimi-k2-0905-preview", "kimi-k2-thinking", "kimi-k2.5"),
+    }
+
+    def __init__(self, flavor="openai", key="sk-test", models=None):
+        if flavor not in FLAVORS:
+            raise ValueError("flavor must be one of %s" % (FLAVORS,))
+        self.flavor = flavor
+        self.DEFAULT_MODELS = self.MODELS[flavor]
+        FakeServer.__init__(self, key, models)
+
+    # ------------------------------------------------------------ errors
+    def err(self, status, message, type_=None, code=None, param=None, headers=None):
+        if type_ is None:
+            type_ = FAILS.get(status, FAILS[500])[0]
+        e = {"message": message, "type": type_}
+        if self.flavor != "kimi":
+            e["param"] = param
+            e["code"] = code
+        return Reject(status, {"error": e}, headers)
+
+    def bad(self, message, param=None, code=None):
+        return self.err(400, message, "invalid_request_error", code, param)
+
+    def fail_body(self, f):
+        type_, code, msg = FAILS.get(f.status, FAILS[500])
+        if f.status == 429 and f.kind == "quota":
+            type_ = code = "insufficient_quota"
+            msg = ("You exceeded your current quota, please check your plan "
+                   "and billing details.")
+        if self.flavor == "kimi":
+            type_ = {401: "invalid_authentication_error",
+                     404: "resource_not_found_error",
+                     429: "rate_limit_reached_error"}.get(f.status, type_)
+        r = self.err(f.status, f.message or msg, type_, code)
+        return r.status, r.body
+
+    # ------------------------------------------------------------ routing
+    def route(self, req):
+        p = req.path.rstrip("/")
+        if req.method == "GET" and p == self.PREFIX + "/models":
+            self.check_auth(req)
+            return Whole(200, {"object": "list", "data": [
+                {"id": m, "object": "model", "created": 1700000000 + i,
+                 "owned_by": "library" if self.flavor == "ollama" else "system"}
+                for i, m in enumerate(self.model_ids)]})
+        if req.method == "GET" and p == "/api/tags" and self.flavor == "ollama":
+            return Whole(200, {"models": [
+                {"name": m, "model": m, "modified_at": "2026-01-01T00:00:00Z",
+                 "size": 2000000000 + i, "digest": "%064x" % (i + 1),
+                 "details": {"format": "gguf", "family": m.split(":")[0]}}
+                for i, m in enumerate(self.model_ids)]})
+        if req.method == "POST" and p == self.PREFIX + "/chat/completions":
+            return self.chat(req)
+        raise self.err(404, "Invalid URL (%s %s)" % (req.method, req.path),
+                       "invalid_request_error")
+
+    def check_auth(self, req):
+        if self.flavor == "ollama":
+            return
+        key = bearer(req)
+        if key == self.key:
+            return
+        if self.flavor == "kimi":
+            raise self.err(401, "Invalid Authentication", "invalid_authentication_error")
+        if self.flavor == "groq":
+            raise self.err(401, "Invalid API Key", "invalid_request_error",
+                           "invalid_api_key")
+        if not key:
+            raise self.err(401, "You didn't provide an API key. You need to provide "
+                           "your API key in an Authorization header using Bearer "
+                           "auth (i.e. Authorization: Bearer YOUR_KEY).",
+                           "invalid_request_error")
+        shown = key[:3] + "*" * 4 + key[-2:] if len(key) > 8 else "*" * 4
+        raise self.err(401, "Incorrect API key provided: %s." % shown,
+                       "invalid_request_error", "invalid_api_key")
+
+    def known_model(self, model):
+        if model in self.model_ids:
+            return True
+        return self.flavor == "ollama" and model + ":latest" in self.model_ids
+
+    # ------------------------------------------------------------ validation
+    def validate(self, req):
+        b = req.json
+        if not isinstance(b, dict):
+            raise self.bad("We could not parse the JSON body of your request. "
+                           "The OpenAI API expects a JSON payload.")
+        model = b.get("model")
+        if not isinstance(model, str) or not model:
+            raise self.bad("you must provide a model parameter", "model")
+        if not self.known_model(model):
+            if self.flavor == "ollama":
+                raise self.err(404, 'model "%s" not found, try pulling it first'
+                               % model, "api_error")
+            if self.flavor == "kimi":
+                raise self.err(404, "Not found the model %s or Permission denied"
+                               % model, "resource_not_found_error")
+            raise self.err(404, "The model `%s` does not exist or you do not have "
+                           "access to it." % model, "invalid_request_error",
+                           "model_not_found")
+        msgs = b.get("messages")
+        if not isinstance(msgs, list) or not msgs:
+            raise self.bad("[] is too short - 'messages'", "messages")
+        if "stream_options" in b and not b.get("stream"):
+            raise self.bad("The 'stream_options' parameter is only allowed when "
+                           "'stream' is enabled.", "stream_options", "invalid_value")
+        if "max_tokens" in b and (model[:1] == "o" or model.startswith("gpt-5")):
+            raise self.bad("Unsupported parameter: 'max_tokens' is not supported "
+                           "with this model. Use 'max_completion_tokens' instead.",
+                           "max_tokens", "unsupported_parameter")
+        self.check_tools(b)
+        self.check_messages(msgs, model)
+
+    def check_tools(self, b):
+        tools = b.get("tools")
+        if tools is not None:
+            if not isinstance(tools, list):
+                raise self.bad("Invalid type for 'tools': expected an array.", "tools",
+                               "invalid_type")
+            for i, t in enumerate(tools):
+                at = "tools[%d]" % i
+                if not isinstance(t, dict) or "type" not in t:
+                    raise self.bad("Missing required parameter: '%s.type'." % at,
+                                   at + ".type", "missing_required_parameter")
+                if t["type"] != "function":
+                    raise self.bad("Invalid value: '%s'. Supported values are: "
+                                   "'function' and 'custom'." % t["type"],
+                                   at + ".type", "invalid_value")
+                fn = t.get("function")
+                if not isinstance(fn, dict):
+                    raise self.bad("Missing required parameter: '%s.function'." % at,
+                                   at + ".function", "missing_required_parameter")
+                name = fn.get("name")
+                if not isinstance(name, str):
+                    raise self.bad("Missing required parameter: '%s.function.name'."
+                                   % at, at + ".function.name",
+                                   "missing_required_parameter")
+                if not NAME_RE.match(name):
+                    raise self.bad("Invalid '%s.function.name': string does not match "
+                                   "pattern. Expected a string that matches the "
+                                   "pattern '^[a-zA-Z0-9_-]{1,64}$'." % at,
+                                   at + ".function.name", "invalid_value")
+                if "parameters" in fn and not isinstance(fn["parameters"], dict):
+                    raise self.bad("Invalid type for '%s.function.parameters': "
+                                   "expected an object." % at,
+                                   at + ".function.parameters", "invalid_type")
+        if "tool_choice" in b and not tools:
+            raise self.bad("Invalid value for 'tool_choice': 'tool_choice' is only "
+                           "allowed when 'tools' are specified.", "tool_choice")
+
+    def check_messages(self, msgs, model):
+        pending = None      # ids of the last assistant tool_calls not answered yet
+        pending_at = 0
+        for i, m in enumerate(msgs):
+            at = "messages.[%d]" % i
+            if not isinstance(m, dict) or m.get("role") not in (
+                    "system", "developer", "user", "assistant", "tool"):
+                raise self.bad("Invalid value for '%s.role'." % at, at + ".role",
+                               "invalid_value")
+            role = m["role"]
+            if role == "tool":
+                if "content" not in m:
+                    raise self.bad("Missing required parameter: '%s.content'." % at,
+                                   at + ".content", "missing_required_parameter")
+                if pending is None or m.get("tool_call_id") not in pending:
+                    raise self.bad("Invalid parameter: messages with role 'tool' must "
+                                   "be a response to a preceeding message with "
+                                   "'tool_calls'.", at + ".role")
+                pending.remove(m["tool_call_id"])
+                continue
+            if pending:
+                raise self.bad("An assistant message with 'tool_calls' must be "
+                               "followed by tool messages responding to each "
+                               "'tool_call_id'. The following tool_call_ids did not "
+                               "have response messages: %s" % ", ".join(pending),
+                               "messages.[%d].role" % pending_at)
+            pending = None
+            if role != "assistant":
+                if "content" not in m:
+                    raise self.bad("Missing required parameter: '%s.content'." % at,
+                                   at + ".content", "missing_required_parameter")
+                continue
+            calls = m.get("tool_calls")
+            if not calls:
+                if m.get("content") is None:
+                    raise self.bad("Invalid value for '%s.content': expected a string, "
+                                   "got null." % at, at + ".content")
+                continue
+            pending, pending_at = [], i
+            for j, c in enumerate(calls):
+                cat = "%s.tool_calls[%d]" % (at, j)
+                fn = c.get("function") if isinstance(c, dict) else None
+                if not isinstance(fn, dict) or not c.get("id") or \
+                        c.get("type") != "function" or "name" not in fn:
+                    raise self.bad("Missing required parameter: '%s.function'." % cat,
+                                   cat, "missing_required_parameter")
+                if not isinstance(fn.get("arguments"), str):
+                    raise self.bad("Invalid type for '%s.function.arguments': "
+                                   "expected a string." % cat,
+                                   cat + ".function.arguments", "invalid_type")
+                pending.append(c["id"])
+            if self.flavor == "kimi" and "thinking" in model and \
+                    m.get("reasoning_content") is None:
+                raise self.bad("thinking is enabled but reasoning_content is missing "
+                               "in assistant tool call message at index %d" % i)
+        if pending:
+            raise self.bad("An assistant message with 'tool_calls' must be followed "
+                           "by tool messages responding to each 'tool_call_id'. The "
+                           "following tool_call_ids did not have response messages: "
+                           "%s" % ", ".join(pending), "messages.[%d].role" % pending_at)
+
+    # ------------------------------------------------------------ replies
+    def default_reply(self, msgs):
+        tail = []
+        for m in reversed(msgs):
+            if m.get("role") != "tool":
+                break
+            tail.insert(0, content_text(m.get("content")))
+        if tail:
+            return Text("tool said: " + "; ".join(tail))
+        for m in reversed(msgs):
+            if m.get("role") == "user":
+                return Text("echo: " + content_text(m.get("content")))
+        return Text("echo: ")
+
+    def convert(self, script, req):
+        """Hook for FakeTextOnly: turn a script into what this server sends."""
+        return script
+
+    def chat(self, req):
+        self.check_auth(req)
+        self.validate(req)
+        b = req.json
+        stream = bool(b.get("stream"))
+        ctx = {"model": b["model"], "req": req, "id": new_id("chatcmpl-", 24, ALNUM),
+               "created": int(time.time()),
+               "usage": bool((b.get("stream_options") or {}).get("include_usage")),
+               "ncalls": sum(len(m.get("tool_calls") or ()) for m in b["messages"])}
+        return self.answer(
+            req, stream,
+            lambda s: self.whole(self.convert(s, req), ctx),
+            lambda s: self.stream(self.convert(s, req), ctx),
+            self.fail_body,
+            lambda f: self.stream_fail(f, ctx),
+            lambda: self.default_reply(b["messages"]))
+
+    def call_list(self, script, ctx):
+        if self.flavor == "groq":
+            for name, args in script.calls:
+                if not parsed_args(args)[0]:
+                    raise Reject(400, {"error": {
+                        "message": "Failed to call a function. Please adjust your "
+                                   "prompt. See 'failed_generation' for more details.",
+                        "type": "invalid_request_error", "code": "tool_use_failed",
+                        "failed_generation": "<function=%s>%s</function>"
+                                             % (name, args)}})
+        out = []
+        for i, (name, args) in enumerate(script.calls):
+            if self.flavor == "kimi":
+                cid = "functions.%s:%d" % (name, ctx["ncalls"] + i)
+            elif self.flavor == "ollama":
+                cid = new_id("call_", 8, ALNUM.lower())
+            else:
+                cid = new_id("call_", 24, ALNUM)
+            out.append({"id": cid, "type": "function",
+                        "function": {"name": name, "arguments": raw_args(args)}})
+        return out
+
+    def usage(self, ctx, text):
+        p = tokens(ctx["req"].raw.decode("utf-8", "replace"))
+        c = tokens(text)
+        return {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
+
+    def finish(self, script):
+        if isinstance(script, Calls) and script.finish is None:
+            return "tool_calls"
+        return finish_word(script.finish, ("stop", "length", "content_filter"))
+
+    def think_field(self):
+        return {"kimi": "reasoning_content", "ollama": "reasoning",
+                "groq": "reasoning"}.get(self.flavor)
+
+    def whole(self, script, ctx):
+        text = script.text
+        msg = {"role": "assistant", "content": text}
+        if isinstance(script, Calls):
+            msg["tool_calls"] = self.call_list(script, ctx)
+        else:
+            msg["refusal"] = None
+        if script.think and self.think_field():
+            msg[self.think_field()] = script.think.text
+        usage = self.usage(ctx, text or "")
+        body = {"id": ctx["id"], "object": "chat.completion", "created": ctx["created"],
+                "model": ctx["model"],
+                "choices": [{"index": 0, "message": msg, "logprobs": None,
+                             "finish_reason": self.finish(script)}],
+                "usage": usage, "system_fingerprint": "fp_fake"}
+        if self.flavor == "groq":
+            body["x_groq"] = {"id": new_id("req_", 26, ALNUM.lower())}
+        return Whole(200, body, {"x-request-id": new_id("req_", 32)})
+
+    def chunk(self, ctx, delta, finish=None, **extra):
+        c = {"id": ctx["id"], "object": "chat.completion.chunk",
+             "created": ctx["created"], "model": ctx["model"],
+             "system_fingerprint": "fp_fake",
+             "choices": [{"index": 0, "delta": delta, "logprobs": None,
+                          "finish_reason": finish}]}
+        c.update(extra)
+        return (None, c)
+
+    def text_events(self, ctx, text, think=None):
+        ev = []
+        if self.flavor != "ollama":
+            ev.append(self.chunk(ctx, {"role": "assistant", "content": ""}))
+        if think and self.think_field():
+            for p in pieces(think.text, self.delta_size):
+                ev.append(self.chunk(ctx, {self.think_field(): p}))
+        if text:
+            for p in pieces(text, self.delta_size):
+                d = {"content": p}
+                if self.flavor == "ollama" and len(ev) == 0:
+                    d["role"] = "assistant"
+                ev.append(self.chunk(ctx, d))
+        return ev
+
+    def stream(self, script, ctx):
+        ev = self.text_events(ctx, script.text, script.think)
+        if isinstance(script, Calls):
+            calls = self.call_list(script, ctx)
+            if self.flavor in ("groq", "ollama"):
+                frags = [dict(c, index=i) for i, c in enumerate(calls)]
+                ev.append(self.chunk(ctx, {"tool_calls": frags}))
+            else:
+                for i, c in enumerate(calls):
+                    fn = c["function"]
+                    ev.append(self.chunk(ctx, {"tool_calls": [
+                        {"index": i, "id": c["id"], "type": "function",
+                         "function": {"name": fn["name"], "arguments": ""}}]}))
+                    for p in pieces(fn["arguments"], 7):
+                        ev.append(self.chunk(ctx, {"tool_calls": [
+                            {"index": i, "function": {"arguments": p}}]}))
+        usage = self.usage(ctx, script.text or "")
+        extra = {}
+        if self.flavor == "groq":
+            extra["x_groq"] = {"id": new_id("req_", 26, ALNUM.lower()), "usage": usage}
+        last = self.chunk(ctx, {}, self.finish(script), **extra)
+        if self.flavor == "kimi":
+            last[1]["choices"][0]["usage"] = usage
+        ev.append(last)
+        if ctx["usage"] and self.flavor in ("openai", "ollama"):
+            ev.append(self.chunk(ctx, {}, usage=usage))
+            ev[-1][1]["choices"] = []
+        ev.append((None, "[DONE]"))
+        return Stream(ev, {"x-request-id": new_id("req_", 32)})
+
+    def stream_fail(self, f, ctx):
+        ev = self.text_events(ctx, "Partial answer")[:3]
+        status, body = self.fail_body(f)
+        ev.append((None, body))
+        return Stream(ev)

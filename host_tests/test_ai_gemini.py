@@ -427,3 +427,262 @@ def test_models_request_and_page_unit():
     assert style.read_models(make_cfg(), Body(page), got.append) == "T2"
     assert got == ["gemini-2.5-flash", "no-methods-listed"]
     assert style.read_models(make_cfg(), Body({"models": []}), got.append) is None
+
+
+# ---------------------------------------------------------------- against FakeGemini
+
+@pytest.fixture
+def srv():
+    with FakeGemini() as s:
+        yield s
+
+
+def send(cfg, history, tools=None, stream=False):
+    url, headers, body = style.request(cfg, history, tools, stream)
+    size = jsonstream.encoded_len(body)
+    return httpc.request("POST", url, headers,
+                         (size, lambda w: jsonstream.dump(body, w)),
+                         keep=("retry-after",), timeout=10)
+
+
+def exchange(cfg, history, tools=None, stream=False):
+    """One round as the driver does it: a Reply, or AssertionError naming
+    the error the fake answered."""
+    pieces = []
+    with send(cfg, history, tools, stream) as r:
+        if r.status != 200:
+            raise AssertionError("HTTP %d %r" % (r.status, style.error_info(
+                r.status, r, r.headers)))
+        if stream:
+            reply = style.read_stream(cfg, httpc.SSE(r), pieces.append)
+            assert "".join(pieces) == reply.text
+            return reply, pieces
+        return style.read_reply(cfg, r), None
+
+
+def error_of(cfg, history, tools=None, stream=False):
+    with send(cfg, history, tools, stream) as r:
+        assert r.status != 200
+        return r.status, style.error_info(r.status, r, r.headers)
+
+
+def user(text):
+    return [{"role": "user", "content": text}]
+
+
+@pytest.mark.parametrize("chunked", [False, True])
+def test_fake_plain_reply(srv, chunked):
+    srv.options(chunked=chunked, chunk_size=7 if chunked else None)
+    srv.queue(Text("Hello from the fake."))
+    cfg = make_cfg(srv.base_url, system="Be kind.", max_tokens=100, temperature=0.3)
+    r, _ = exchange(cfg, user("hi"))
+    assert r.text == "Hello from the fake." and r.finish == "stop" and r.calls is None
+    req = srv.last
+    assert req.path == "/v1beta/models/gemini-2.5-flash:generateContent"
+    assert req.headers["x-goog-api-key"] == KEY
+    assert req.json["systemInstruction"] == {"parts": [{"text": "Be kind."}]}
+    assert req.json["generationConfig"] == {"maxOutputTokens": 100, "temperature": 0.3}
+    # the default answer echoes; a /v1 base works the same
+    r, _ = exchange(make_cfg(srv.base_url.replace("/v1beta", "/v1")), user("ping"))
+    assert r.text == "echo: ping"
+
+
+def run_tool_round(srv, cfg, script, stream, tools=(WEATHER, CLOCK)):
+    """Calls round then the follow-up with the results: returns (reply1,
+    history, follow-up reply)."""
+    srv.queue(script)
+    hist = user("Weather in Rochdale and the time?")
+    r, _ = exchange(cfg, hist, list(tools), stream)
+    assert r.finish == "tool_calls"
+    hist.append(r.turn)
+    json.loads(json.dumps(hist))          # the history survives JSON lines
+    for c in r.calls:
+        hist.append({"role": "tool", "tool_call_id": c["id"], "name": c["name"],
+                     "content": "%s -> %s" % (c["name"], c["args"])})
+    r2, _ = exchange(cfg, hist, list(tools), stream)
+    return r, hist, r2
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("ids", [False, True])
+def test_fake_parallel_calls_follow_up_with_signature(srv, stream, ids):
+    think = Think("Two tools needed.")
+    cfg = make_cfg(srv.base_url, model=MODEL3, thinking="high")
+    script = Calls([("get_weather", {"city": "Rochdale"}), ("get_time", {})],
+                   think=think, ids=ids)
+    r, hist, r2 = run_tool_round(srv, cfg, script, stream)
+    assert [c["name"] for c in r.calls] == ["get_weather", "get_time"]
+    assert json.loads(r.calls[0]["args"]) == {"city": "Rochdale"}
+    assert r.calls[1]["args"] == "{}"
+    echo = r.turn["_echo"]
+    assert echo["call_sigs"] == [think.signature, None]
+    assert echo.get("ids", False) is ids
+    if ids:
+        assert all(not c["id"].startswith("gemini-") for c in r.calls)
+    # the follow-up passed the fake's strict checks and carried the results
+    assert r2.text.startswith("tool said: get_weather -> ")
+    sent = srv.last.json["contents"]
+    assert sent[1]["parts"][0]["thoughtSignature"] == think.signature
+    assert srv.requests[0].json["generationConfig"]["thinkingConfig"] == {
+        "thinkingLevel": "high"}
+    if ids:
+        assert [p["functionResponse"]["id"] for p in sent[2]["parts"]] == [
+            c["id"] for c in r.calls]
+    # prove the echo: without it the fake answers 400 like the real service
+    del hist[1]["_echo"]
+    cfg2 = make_cfg(srv.base_url, model=MODEL)    # no placeholder signature
+    status, (msg, _, _) = error_of(cfg2, hist, [WEATHER, CLOCK])
+    assert status == 400 and "missing a thought_signature" in msg
+    # and a missing tool result is a 400 as well
+    hist[1]["_echo"] = echo
+    status, (msg, _, _) = error_of(cfg, hist[:-1], [WEATHER, CLOCK])
+    assert status == 400 and "number of function response parts" in msg
+
+
+def test_fake_text_with_thinking_echo_and_next_round(srv):
+    think = Think("Pondering.")
+    srv.queue(Text("The answer is 4.", think=think))
+    cfg = make_cfg(srv.base_url, thinking="low")
+    hist = user("2+2?")
+    r, _ = exchange(cfg, hist)
+    assert r.text == "The answer is 4."          # thought text never in the reply
+    assert r.turn["_echo"] == {"style": "gemini", "text_sig": think.signature}
+    assert srv.last.json["generationConfig"]["thinkingConfig"] == {"thinkingBudget": 1024}
+    hist += [r.turn, {"role": "user", "content": "and 3+3?"}]
+    r2, _ = exchange(cfg, hist)                  # the signature is accepted back
+    assert r2.text == "echo: and 3+3?"
+    assert srv.last.json["contents"][1]["parts"] == [
+        {"text": "The answer is 4.", "thoughtSignature": think.signature}]
+
+
+def test_fake_schema_cleaning_accepted(srv):
+    tool = {"name": "search", "description": "Search",
+            "parameters": {"type": "object", "$schema": "x",
+                           "additionalProperties": False,
+                           "properties": {"q": {"type": ["string", "null"],
+                                                "const": "x", "format": "uri"},
+                                          "n": {"type": "integer", "exclusiveMinimum": 0,
+                                                "enum": [1, 2]},
+                                          "opts": {"oneOf": [{"type": "string"},
+                                                             {"type": "object",
+                                                              "patternProperties": {}}]}}}}
+    srv.queue(Text("fine"))
+    r, _ = exchange(make_cfg(srv.base_url), user("x"), [tool])
+    assert r.text == "fine"
+    # the same tool sent raw is refused: the cleaning is what makes it pass
+    url, headers, _ = style.request(make_cfg(srv.base_url), user("x"), None, False)
+    raw = json.dumps({"contents": [{"role": "user", "parts": [{"text": "x"}]}],
+                      "tools": [{"functionDeclarations": [tool]}]}).encode()
+    with httpc.request("POST", url, headers, raw, timeout=10) as resp:
+        assert resp.status == 400
+        msg, _, _ = style.error_info(resp.status, resp, resp.headers)
+    assert "Unknown name" in msg
+
+
+@pytest.mark.parametrize("crlf,comments,chunk", [(True, False, None), (False, False, None),
+                                                  (True, True, 3), (False, True, 1)])
+def test_fake_stream(srv, crlf, comments, chunk):
+    srv.options(crlf=crlf, comments=comments, chunk_size=chunk)
+    text = "Streaming is fun, \u00e9t\u00e9 \U0001F600 and long enough to split."
+    srv.queue(Text(text, think=Think("thinking text never shown")))
+    r, pieces = exchange(make_cfg(srv.base_url), user("go"), stream=True)
+    assert r.text == text and len(pieces) > 5 and r.finish == "stop"
+    assert "thinking" not in r.text
+    assert srv.last.path.endswith(":streamGenerateContent")
+    assert srv.last.query == {"alt": "sse"}
+
+
+def test_fake_stream_huge_signature(srv):
+    think = Think("deep", size=150000)
+    srv.queue(Calls([("get_weather", {"city": "Oslo"})], think=think))
+    cfg = make_cfg(srv.base_url, model=MODEL3)
+    hist = user("Oslo?")
+    r, _ = exchange(cfg, hist, [WEATHER], stream=True)
+    assert r.turn["_echo"]["call_sigs"] == [think.signature]
+    hist += [r.turn, {"role": "tool", "tool_call_id": r.calls[0]["id"],
+                      "name": "get_weather", "content": "cold"}]
+    r2, _ = exchange(cfg, hist, [WEATHER], stream=True)
+    assert r2.text == "tool said: cold"
+
+
+def test_fake_stream_finish_outcomes(srv):
+    srv.queue(Text("", finish="length"), Blocked("SAFETY"), Text("", finish="safety"))
+    r, _ = exchange(make_cfg(srv.base_url), user("x"), stream=True)
+    assert r.text == "" and r.finish == "length"
+    r, _ = exchange(make_cfg(srv.base_url), user("x"), stream=True)
+    assert r.finish == "blocked:SAFETY"
+    r, _ = exchange(make_cfg(srv.base_url), user("x"))
+    assert r.finish == "filter"
+
+
+def test_fake_midstream_error_and_dying_stream(srv):
+    srv.queue(Fail(503, midstream=True))
+    got = []
+    with send(make_cfg(srv.base_url), user("x"), stream=True) as r:
+        with pytest.raises(StyleError) as e:
+            style.read_stream(make_cfg(), httpc.SSE(r), got.append)
+    assert "overloaded" in str(e.value) and "".join(got) == "Partial answer"
+    srv.options(die_after=2)
+    srv.queue(Text("a long answer that will be cut off by the server"))
+    with send(make_cfg(srv.base_url), user("x"), stream=True) as r:
+        with pytest.raises(StyleError) as e:
+            style.read_stream(make_cfg(), httpc.SSE(r), got.append)
+    assert str(e.value).startswith("stream ended early")
+
+
+def test_fake_malformed_call_finish(srv):
+    srv.queue(Calls([("get_weather", "{not json")]))
+    r, _ = exchange(make_cfg(srv.base_url), user("x"), [WEATHER])
+    assert r.calls is None and r.text == "" and r.finish == "MALFORMED_FUNCTION_CALL"
+
+
+@pytest.mark.parametrize("fail,status,want", [
+    (Fail(400, kind="bad_key"), 400, ("API key not valid. Please pass a valid API key.",
+                                      None, "key")),
+    (Fail(429), 429, ("You exceeded your current quota, please check your plan and "
+                      "billing details.", 2.0, None)),
+    (Fail(503), 503, ("The model is overloaded. Please try again later.", None, None)),
+    (Fail(500), 500, ("An internal error has occurred. Please retry or report the "
+                      "problem.", None, None)),
+    (Raw(b"<html>upstream broke</html>", status=502, content_type="text/html"), 502,
+     ("<html>upstream broke</html>", None, None)),
+])
+def test_fake_error_bodies(srv, fail, status, want):
+    srv.queue(fail)
+    assert error_of(make_cfg(srv.base_url), user("x")) == (status, want)
+
+
+def test_fake_auth_and_model_errors(srv):
+    st, (msg, _, kind) = error_of(make_cfg(srv.base_url, key="wrong"), user("x"))
+    assert st == 400 and kind == "key" and "API key not valid" in msg
+    st, (msg, _, kind) = error_of(make_cfg(srv.base_url, key=None), user("x"))
+    assert st == 403 and kind == "key" and "unregistered callers" in msg
+    st, (msg, _, kind) = error_of(make_cfg(srv.base_url, model="gemini-nope"), user("x"))
+    assert st == 404 and kind == "model" and "gemini-nope" in msg
+
+
+def list_models(cfg):
+    got, token, pages = [], None, 0
+    while True:
+        url, headers = style.models_request(cfg, token)
+        with httpc.request("GET", url, headers, timeout=10) as r:
+            assert r.status == 200
+            token = style.read_models(cfg, r, got.append)
+        pages += 1
+        if not token:
+            return got, pages
+
+
+def test_fake_models_pagination_and_filter():
+    with FakeGemini(models=23) as s:
+        got, pages = list_models(make_cfg(s.base_url, page_size=5))
+        assert pages == 5 and len(got) == 22       # the embedding model is left out
+        assert got[:3] == ["gemini-2.5-flash", "gemini-2.5-pro", "gemini-3-pro-preview"]
+        assert "gemini-embedding-001" not in got and got[-1] == "gemini-fake-00018"
+        assert s.requests[1].query["pageToken"]
+
+
+def test_fake_models_large_list():
+    with FakeGemini(models=2500) as s:
+        got, pages = list_models(make_cfg(s.base_url))
+        assert pages == 3 and len(got) == 2499 and len(set(got)) == 2499

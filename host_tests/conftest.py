@@ -9,7 +9,10 @@ sys.path.insert(0, HERE)
 
 import mpyrun  # noqa: E402
 
-pytest_plugins = ["peers"]
+# Real MCP peers (fixtures and the summary hook). Imported rather than
+# listed in pytest_plugins, so `pytest` also works from the repository root.
+from peers import (conformance, everything_process, everything_server,  # noqa: E402,F401
+                   pytest_terminal_summary, sdk_process, sdk_server)
 
 TESTDATA = os.path.join(os.path.dirname(HERE), "..", "shared", "testdata")
 

@@ -1,0 +1,70 @@
+# httpc under the MicroPython unix port against the loopback echo server of
+# host_tests/test_httpc.py. args: server port, a closed port.
+import sys
+import httpc
+import heapmon
+
+PORT = int(sys.argv[1])
+CLOSED = int(sys.argv[2])
+BASE = "http://127.0.0.1:%d" % PORT
+buf = bytearray(512)
+heapmon.start()
+
+
+def drain(r):
+    total = s = 0
+    while True:
+        n = r.readinto(buf)
+        if not n:
+            return total, s
+        total += n
+        for i in range(n):
+            s += buf[i]
+
+
+for mode in ("len", "chunked", "close"):
+    with httpc.request("GET", BASE + "/%s/5000" % mode, keep=("x-mode",)) as r:
+        n, s = drain(r)
+        print(mode, r.status, r.headers["x-mode"], n, s)
+
+
+def writer(write):
+    write(b"a" * 10)
+    write("b" * 20)
+    write(b"c" * 600)
+    for i in range(10):
+        write(b"d" * 100)
+
+
+with httpc.request("POST", BASE + "/p", body=writer, keep=("x-chunks",)) as r:
+    print("post-chunked", len(r.read()), r.headers["x-chunks"])
+
+
+def w2(write):
+    for i in range(100):
+        write(b"%04d" % i)
+
+
+with httpc.request("POST", BASE + "/p", body=(400, w2), keep=("x-chunks",)) as r:
+    print("post-length", len(r.read()), r.headers["x-chunks"])
+
+httpc.close_all()
+a = httpc.pool_stats()
+for i in range(10):
+    with httpc.request("GET", BASE + "/len/100/ka") as r:
+        assert r.read() == bytes((j * 7) & 0xFF for j in range(100))
+b = httpc.pool_stats()
+print("keepalive opened=%d reused=%d" % (b["opened"] - a["opened"],
+                                         b["reused"] - a["reused"]))
+
+for name, url, kw in (("refused", "http://127.0.0.1:%d/" % CLOSED, {}),
+                      ("dns", "http://no-such-host.invalid/", {}),
+                      ("timeout", BASE + "/hang", {"timeout": 0.5}),
+                      ("malformed", BASE + "/bad", {})):
+    try:
+        httpc.request("GET", url, **kw)
+        print(name, "NO ERROR")
+    except httpc.HTTPError as e:
+        print(name, e.kind, str(e)) if name == "malformed" else print(name, e.kind)
+heapmon.report()
+print("DONE")

@@ -1,0 +1,610 @@
+"""httpc on CPython and under the MicroPython unix port, against loopback
+servers (host_tests/httpserver.py). Never leaves 127.0.0.1."""
+import socket
+import ssl
+import threading
+import time
+
+import pytest
+import trustme
+
+import httpc
+from httpserver import Server, wait_for
+
+
+@pytest.fixture(autouse=True)
+def _fresh_pool():
+    httpc.close_all()
+    yield
+    httpc.close_all()
+
+
+def delta(before):
+    after = httpc.pool_stats()
+    return after["opened"] - before["opened"], after["reused"] - before["reused"]
+
+
+def echo(req, w):
+    """GET /len/N -> N bytes (Content-Length); /chunked/N; /close/N
+    (close-delimited); POST echoes the body; /head -> headers only."""
+    parts = req.path.split("/")
+    if req.method in ("POST", "PUT"):
+        w.respond(200, req.body, headers={"X-Chunks": repr(req.chunks)})
+        return
+    n = int(parts[2]) if len(parts) > 2 and parts[2].isdigit() else 5
+    body = bytes((i * 7) & 0xFF for i in range(n))
+    if parts[1] == "hang":
+        time.sleep(2)
+        return
+    if parts[1] == "bad":
+        w.write(b"HTTP/1.1 OK\r\n\r\n")
+        w.close()
+        return
+    if parts[1] == "chunked":
+        w.start(200, {"X-Mode": "chunked"})
+        for i in range(0, n, 1000):
+            w.chunk(body[i:i + 1000])
+        w.write(b"0;ext=1\r\nX-Trailer: yes\r\n\r\n")
+    elif parts[1] == "close":
+        w.write(b"HTTP/1.1 200 OK\r\nX-Mode: close\r\n\r\n" + body)
+        w.close()
+    else:
+        w.respond(200, body, headers={"X-Mode": "length", "X-Long": "v" * 300})
+
+
+def body_of(n):
+    return bytes((i * 7) & 0xFF for i in range(n))
+
+
+# ---------------------------------------------------------------- basics
+
+def test_get_content_length_chunked_close():
+    with Server(echo) as srv:
+        for mode in ("len", "chunked", "close"):
+            with httpc.request("GET", srv.url + "/%s/5000" % mode,
+                               keep=("x-mode",)) as r:
+                assert r.status == 200 and r.reason == "OK"
+                assert r.headers == {"x-mode": {"len": "length"}.get(mode, mode)}
+                buf = bytearray(333)
+                got = bytearray()
+                while True:
+                    n = r.readinto(buf)
+                    if not n:
+                        break
+                    assert n <= 333
+                    got += buf[:n]
+                assert bytes(got) == body_of(5000)
+                assert r.readinto(buf) == 0
+
+
+def test_read_small_and_limit():
+    with Server(echo) as srv:
+        r = httpc.request("GET", srv.url + "/len/100")
+        assert r.read() == body_of(100)
+        r.close()
+        r = httpc.request("GET", srv.url + "/chunked/3000")
+        assert r.read(10) == body_of(10)
+        assert r.read(5000) == body_of(3000)[10:]
+        r.close()
+        for mode in ("len", "chunked"):
+            r = httpc.request("GET", srv.url + "/%s/20000" % mode)
+            with pytest.raises(httpc.HTTPError) as ei:
+                r.read()
+            assert ei.value.kind == "toolong"
+            assert "larger than 16384 bytes" in str(ei.value)
+            r.close()
+        r = httpc.request("GET", srv.url + "/len/20000")
+        assert len(r.read(limit=30000)) == 20000
+        r.close()
+
+
+def test_head_and_204_have_no_body():
+    def h(req, w):
+        if req.method == "HEAD":
+            w.write(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n")
+        else:
+            w.write(b"HTTP/1.1 204 No Content\r\n\r\n")
+    with Server(h) as srv:
+        before = httpc.pool_stats()
+        for m in ("HEAD", "DELETE", "HEAD"):
+            with httpc.request(m, srv.url + "/") as r:
+                assert r.status in (200, 204)
+                assert r.read() == b""
+        assert delta(before) == (1, 2)
+
+
+def test_keep_only_requested_headers_and_bounds():
+    def h(req, w):
+        p = req.path
+        if p == "/many":
+            w.write(b"HTTP/1.1 200 OK\r\n" + b"X-A: 1\r\n" * 70 + b"Content-Length: 0\r\n\r\n")
+        elif p == "/longline":
+            w.write(b"HTTP/1.1 200 OK\r\nX-B: " + b"b" * 1100 + b"\r\n\r\n")
+        elif p == "/longkept":
+            w.write(b"HTTP/1.1 200 OK\r\nX-C: " + b"c" * 600 + b"\r\nContent-Length: 0\r\n\r\n")
+        else:
+            w.write(b"HTTP/1.1 200 OK\r\nX-Rep: 1\r\nx-rep: 2\r\nX-Other: 3\r\n"
+                    b"Content-Length: 2\r\n\r\nok")
+    with Server(h) as srv:
+        with httpc.request("GET", srv.url + "/", keep=["x-rep"]) as r:
+            assert r.headers == {"x-rep": "2"}
+            assert r.read() == b"ok"
+        for path, kind, text in (("/many", "toolong", "more than 64 header lines"),
+                                 ("/longline", "toolong",
+                                  "127.0.0.1: header line longer than 1024 bytes"),
+                                 ("/longkept", "toolong", "header x-c longer than 512")):
+            with pytest.raises(httpc.HTTPError) as ei:
+                httpc.request("GET", srv.url + path, keep=("x-c",))
+            assert ei.value.kind == kind and text in str(ei.value), str(ei.value)
+            assert ei.value.sent is True
+        # 600-byte value is fine when not kept
+        with httpc.request("GET", srv.url + "/longkept") as r:
+            assert r.status == 200
+
+
+# ---------------------------------------------------------------- bodies
+
+def test_post_bodies():
+    with Server(echo) as srv:
+        for body in (b"abc", bytearray(b"xyz"), "h\u00e9llo"):
+            with httpc.request("POST", srv.url + "/p", body=body) as r:
+                want = body.encode() if isinstance(body, str) else bytes(body)
+                assert r.read() == want
+        # callable -> chunked; small writes coalesced, big ones one chunk each
+        pieces = [b"a" * 10, "b" * 20, b"", b"c" * 600, b"d" * 100] + [b"e"] * 1000
+
+        def writer(write):
+            for p in pieces:
+                write(p)
+        with httpc.request("POST", srv.url + "/p", body=writer,
+                           keep=("x-chunks",)) as r:
+            want = b"".join(p.encode() if isinstance(p, str) else p for p in pieces)
+            assert r.read() == want
+            chunks = eval(r.headers["x-chunks"])
+            assert chunks[:2] == [30, 600] and max(chunks) <= 600
+            assert all(c <= 512 for c in chunks[2:]) and len(chunks) <= 5
+        req = srv.requests[-1]
+        assert req.headers["transfer-encoding"] == "chunked"
+        assert "content-length" not in req.headers
+
+        # (length, callable) -> Content-Length, streamed
+        def w2(write):
+            for i in range(100):
+                write(b"%04d" % i)
+        with httpc.request("PUT", srv.url + "/p", body=(400, w2)) as r:
+            assert r.read() == b"".join(b"%04d" % i for i in range(100))
+        req = srv.requests[-1]
+        assert req.headers["content-length"] == "400" and req.chunks is None
+        assert req.headers["user-agent"] == "antos-ai/0.1"
+        assert req.headers["connection"] == "keep-alive"
+        assert req.headers["host"] == "127.0.0.1:%d" % srv.port
+        # wrong declared length -> HTTPError, connection not reused
+        for n in (399, 401):
+            with pytest.raises(httpc.HTTPError) as ei:
+                httpc.request("POST", srv.url + "/p", body=(n, w2))
+            assert ei.value.kind == "protocol" and "declared %d" % n in str(ei.value)
+        before = httpc.pool_stats()
+        with httpc.request("GET", srv.url + "/len/3") as r:
+            assert r.read() == body_of(3)
+        assert delta(before)[0] == 1
+
+
+def test_user_headers_and_injection():
+    with Server(echo) as srv:
+        with httpc.request("GET", srv.url + "/len/1",
+                           headers={"User-Agent": "me", "Authorization": "Bearer t",
+                                    "X-N": 5}) as r:
+            r.read()
+        h = srv.requests[-1].headers
+        assert h["user-agent"] == "me" and h["x-n"] == "5"
+        assert h["authorization"] == "Bearer t"
+        with pytest.raises(ValueError):
+            httpc.request("GET", srv.url + "/", headers={"X": "a\r\nEvil: 1"})
+        with pytest.raises(ValueError):
+            httpc.request("GET", "ftp://x/")
+
+
+# ---------------------------------------------------------------- keep-alive
+
+def test_keepalive_one_connection_for_n_requests():
+    with Server(echo) as srv:
+        before = httpc.pool_stats()
+        for i in range(10):
+            mode = ("len", "chunked")[i % 2]
+            with httpc.request("GET", srv.url + "/%s/%d" % (mode, 100 + i)) as r:
+                assert r.read() == body_of(100 + i)
+            with httpc.request("POST", srv.url + "/p", body=b"x" * i) as r:
+                assert r.read() == b"x" * i
+        assert srv.accepts == 1
+        assert delta(before) == (1, 19)
+
+
+def test_unread_small_body_is_drained_large_is_dropped():
+    with Server(echo) as srv:
+        before = httpc.pool_stats()
+        httpc.request("GET", srv.url + "/chunked/3000").close()   # drained
+        httpc.request("GET", srv.url + "/len/100").close()
+        r = httpc.request("GET", srv.url + "/len/100000")
+        r.read(10)
+        r.close()                                                 # dropped
+        r.close()                                                 # idempotent
+        httpc.request("GET", srv.url + "/len/1").close()
+        assert delta(before) == (2, 2)
+        assert srv.accepts == 2
+
+
+def test_connection_close_and_http10_not_pooled():
+    def h(req, w):
+        if req.path == "/10":
+            w.write(b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        else:
+            w.respond(200, b"ok", close=True)
+    with Server(h) as srv:
+        before = httpc.pool_stats()
+        for p in ("/10", "/c", "/10"):
+            with httpc.request("GET", srv.url + p) as r:
+                assert r.read() == b"ok"
+        assert delta(before) == (3, 0)
+
+
+def test_server_closing_idle_connections_is_transparent():
+    with Server(echo, idle_close=0.2) as srv:
+        before = httpc.pool_stats()
+        for i in range(3):
+            with httpc.request("GET", srv.url + "/len/10") as r:
+                assert r.read() == body_of(10)
+            time.sleep(0.4)           # server drops the idle connection
+        with httpc.request("POST", srv.url + "/p", body=b"after idle") as r:
+            assert r.read() == b"after idle"
+        assert delta(before)[0] == 4 and srv.accepts == 4
+
+
+def test_stale_connection_retried_once():
+    """Second request on a kept connection: the server reads it and closes
+    without a byte of response (the keep-alive race). GET and POST (with a
+    callable body, re-invoked) are re-sent once on a new connection."""
+    calls = []
+
+    def h(req, w):
+        if req.index >= 2:
+            w.close()
+            return
+        w.respond(200, b"ok:" + req.body)
+
+    def body(write):
+        calls.append(1)
+        write(b"payload")
+
+    with Server(h) as srv:
+        for method, b in (("GET", None), ("POST", body)):
+            with httpc.request("GET", srv.url + "/") as r:
+                assert r.read() == b"ok:"
+            before = httpc.pool_stats()
+            with httpc.request(method, srv.url + "/", body=b) as r:
+                assert r.read() == b"ok:" + (b"payload" if b else b"")
+            assert delta(before) == (1, 1)
+        assert len(calls) == 2
+        httpc.close_all()
+        # a fresh connection that closes before answering is NOT retried
+        n = srv.accepts
+
+        def h2(req, w):
+            w.close()
+        srv.handler = h2
+        with pytest.raises(httpc.HTTPError) as ei:
+            httpc.request("GET", srv.url + "/")
+        e = ei.value
+        assert e.kind == "reset" and e.sent is True
+        assert str(e) == "connection closed by 127.0.0.1 before the response"
+        assert srv.accepts == n + 1
+
+
+# ---------------------------------------------------------------- redirects
+
+def test_redirects():
+    def h(req, w):
+        p = req.path
+        if p == "/a":
+            w.respond(302, b"", headers={"Location": "/b?x=1"})
+        elif p == "/b?x=1":
+            w.respond(307, b"", headers={"Location": "c"})
+        elif p == "/c":
+            w.respond(200, req.method.encode() + b":" + req.body)
+        elif p == "/p308":
+            w.respond(308, b"moved", headers={"Location": "http://127.0.0.1:%d/c"
+                                              % srv.port})
+        elif p == "/p303":
+            w.respond(303, b"", headers={"Location": "/c"})
+        elif p == "/loop":
+            w.respond(301, b"", headers={"Location": "/loop"})
+    n = []
+
+    def body(write):
+        n.append(1)
+        write(b"B")
+    with Server(h) as srv:
+        with httpc.request("POST", srv.url + "/a", body=b"zz") as r:
+            assert r.read() == b"GET:"          # 302 -> GET, then 307 keeps GET
+        with httpc.request("POST", srv.url + "/p308", body=body) as r:
+            assert r.read() == b"POST:B"
+        assert len(n) == 2                      # callable re-invoked
+        with httpc.request("POST", srv.url + "/p303", body=b"x",
+                           headers={"Content-Type": "a/b"}) as r:
+            assert r.read() == b"GET:"
+        assert "content-type" not in srv.requests[-1].headers
+        with pytest.raises(httpc.HTTPError) as ei:
+            httpc.request("GET", srv.url + "/loop")
+        assert "too many redirects (more than 3)" in str(ei.value)
+        assert sum(1 for q in srv.requests if q.path == "/loop") == 4
+        with httpc.request("GET", srv.url + "/loop", max_redirects=0) as r:
+            assert r.status == 301
+        assert srv.accepts == 1
+
+
+def test_redirect_to_other_host_drops_credentials():
+    def target(req, w):
+        w.respond(200, b"t")
+    with Server(target) as t:
+        def h(req, w):
+            w.respond(302, b"", headers={"Location": "http://localhost:%d/x" % t.port})
+        with Server(h) as srv:
+            with httpc.request("GET", srv.url + "/", headers={
+                    "Authorization": "Bearer s", "X-Api-Key": "k", "X-Ok": "1"}) as r:
+                assert r.read() == b"t"
+            got = t.requests[-1].headers
+            assert "authorization" not in got and "x-api-key" not in got
+            assert got["x-ok"] == "1"
+            assert got["host"] == "localhost:%d" % t.port
+
+
+# ---------------------------------------------------------------- failures
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+def test_refused_and_dns():
+    p = free_port()
+    with pytest.raises(httpc.HTTPError) as ei:
+        httpc.request("GET", "http://127.0.0.1:%d/" % p)
+    assert str(ei.value) == "cannot connect to 127.0.0.1:%d: connection refused" % p
+    assert ei.value.kind == "connect" and ei.value.sent is False
+    assert isinstance(ei.value, OSError)
+    t = time.time()
+    with pytest.raises(httpc.HTTPError) as ei:
+        httpc.request("GET", "https://no-such-host.invalid/")
+    assert str(ei.value) == "cannot resolve host no-such-host.invalid"
+    assert ei.value.kind == "dns"
+    assert time.time() - t < 10
+
+
+def test_connect_timeout_with_full_backlog():
+    ls = socket.socket()
+    ls.bind(("127.0.0.1", 0))
+    ls.listen(0)
+    port = ls.getsockname()[1]
+    fillers = []
+    try:
+        for _ in range(3):             # fill the accept queue; never accept
+            s = socket.socket()
+            s.setblocking(False)
+            try:
+                s.connect(("127.0.0.1", port))
+            except BlockingIOError:
+                pass
+            fillers.append(s)
+        time.sleep(0.1)
+        t = time.time()
+        with pytest.raises(httpc.HTTPError) as ei:
+            httpc.request("GET", "http://127.0.0.1:%d/" % port, connect_timeout=0.5)
+        dt = time.time() - t
+        assert str(ei.value) == "timed out connecting to 127.0.0.1:%d" % port
+        assert ei.value.kind == "timeout" and 0.4 < dt < 3
+    finally:
+        for s in fillers:
+            s.close()
+        ls.close()
+
+
+def test_read_timeout():
+    ev = threading.Event()
+
+    def h(req, w):
+        ev.wait(5)
+    with Server(h) as srv:
+        t = time.time()
+        with pytest.raises(httpc.HTTPError) as ei:
+            httpc.request("GET", srv.url + "/", timeout=0.5)
+        ev.set()
+        assert str(ei.value) == "timed out waiting for 127.0.0.1"
+        assert ei.value.kind == "timeout" and ei.value.sent is True
+        assert 0.4 < time.time() - t < 3
+
+
+def test_timeout_mid_body():
+    ev = threading.Event()
+
+    def h(req, w):
+        w.write(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc")
+        ev.wait(5)
+    with Server(h) as srv:
+        r = httpc.request("GET", srv.url + "/", timeout=0.5)
+        assert r.read(3) == b"abc"
+        with pytest.raises(httpc.HTTPError) as ei:
+            r.read(1)
+        ev.set()
+        assert ei.value.kind == "timeout"
+        r.close()
+
+
+@pytest.mark.parametrize("raw,kind,text", [
+    (b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + b"x" * 500, "reset",
+     "connection closed by 127.0.0.1 while reading the body"),
+    (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n0123", "reset",
+     "connection closed by 127.0.0.1 while reading the body"),
+    (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "protocol",
+     "127.0.0.1: bad chunk size"),
+    (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-1\r\n", "protocol",
+     "127.0.0.1: bad chunk size"),
+    (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabX\r\n", "protocol",
+     "127.0.0.1: bad chunk size"),
+])
+def test_broken_bodies(raw, kind, text):
+    def h(req, w):
+        w.write(raw)
+        w.close()
+    with Server(h) as srv:
+        r = httpc.request("GET", srv.url + "/")
+        with pytest.raises(httpc.HTTPError) as ei:
+            while r.readinto(bytearray(64)):
+                pass
+        assert ei.value.kind == kind and str(ei.value) == text
+        assert ei.value.sent is True
+        r.close()
+
+
+def test_reset_mid_body():
+    def h(req, w):
+        w.write(b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" + b"x" * 5000)
+        time.sleep(0.2)
+        w.reset()
+    with Server(h) as srv:
+        r = httpc.request("GET", srv.url + "/")
+        with pytest.raises(httpc.HTTPError) as ei:
+            while r.readinto(bytearray(1024)):
+                pass
+        assert ei.value.kind == "reset"
+        assert str(ei.value) in (
+            "connection reset by 127.0.0.1 while reading the body",
+            "connection closed by 127.0.0.1 while reading the body")
+
+
+@pytest.mark.parametrize("raw", [b"HTTP/1.1 OK\r\n\r\n", b"SSH-2.0-x\r\n\r\n",
+                                 b"HTTP/1.1 2000 OK\r\n\r\n", b"HTTP/2 200\r\n\r\n"])
+def test_malformed_status_line(raw):
+    def h(req, w):
+        w.write(raw)
+        w.close()
+    with Server(h) as srv:
+        with pytest.raises(httpc.HTTPError) as ei:
+            httpc.request("GET", srv.url + "/")
+        assert str(ei.value) == "127.0.0.1: malformed status line"
+        assert ei.value.kind == "protocol"
+
+
+def test_interim_100_continue_skipped():
+    def h(req, w):
+        w.write(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi")
+    with Server(h) as srv:
+        with httpc.request("GET", srv.url + "/") as r:
+            assert r.status == 200 and r.read() == b"hi"
+
+
+# ---------------------------------------------------------------- TLS
+
+@pytest.fixture(scope="module")
+def pki(tmp_path_factory):
+    d = tmp_path_factory.mktemp("pki")
+    ca = trustme.CA()
+    other = trustme.CA()
+    cert = ca.issue_cert("localhost")
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    cert.configure_cert(ctx)
+
+    def der(c):
+        return ssl.PEM_cert_to_DER_cert(c.cert_pem.bytes().decode())
+    paths = {
+        "good": d / "good.der",          # bundle: an unrelated root, then ours
+        "bad": d / "bad.der",
+        "pem": d / "good.pem",
+        "junk": d / "junk.der",
+    }
+    paths["good"].write_bytes(der(other) + der(ca))
+    paths["bad"].write_bytes(der(other))
+    paths["pem"].write_bytes(other.cert_pem.bytes() + ca.cert_pem.bytes())
+    paths["junk"].write_bytes(b"\x30\x82\xff\xffnot a cert")
+    return ctx, {k: str(v) for k, v in paths.items()}
+
+
+def ok_handler(req, w):
+    w.respond(200, b"secure")
+
+
+def test_tls_cpython(pki):
+    ctx, p = pki
+    with Server(ok_handler, tls=ctx) as srv:
+        url = "https://localhost:%d/" % srv.port
+        before = httpc.pool_stats()
+        for ca in (p["good"], p["pem"], p["good"]):
+            with httpc.request("GET", url, ca=ca) as r:
+                assert r.read() == b"secure"
+        assert delta(before) == (3, 0)     # a connection is reused only with its CA
+        with pytest.raises(httpc.HTTPError) as ei:
+            httpc.request("GET", url, ca=p["bad"])
+        assert str(ei.value) == "TLS: certificate not trusted for localhost (unknown CA)"
+        assert ei.value.kind == "tls" and ei.value.sent is False
+        with pytest.raises(httpc.HTTPError) as ei:
+            httpc.request("GET", "https://127.0.0.1:%d/" % srv.port, ca=p["good"])
+        assert str(ei.value) == "TLS: certificate does not match host 127.0.0.1"
+        # default: system roots do not know the test CA -> still verified
+        with pytest.raises(httpc.HTTPError) as ei:
+            httpc.request("GET", url)
+        assert "unknown CA" in str(ei.value)
+        for bad in (p["junk"], "/nonexistent/ca.der"):
+            with pytest.raises(httpc.HTTPError) as ei:
+                httpc.request("GET", url, ca=bad)
+            assert ei.value.kind == "tls" and str(ei.value).startswith("TLS: ")
+
+
+# ---------------------------------------------------------------- MicroPython
+
+def mp_lines(r):
+    assert r.rc == 0, r
+    return [ln for ln in r.out.splitlines() if not ln.startswith("HEAPMON")]
+
+
+def test_mpy_http_basic(mpy):
+    with Server(echo) as srv:
+        r = mpy.run("http_basic", heap="64K", args=[srv.port, free_port()],
+                    timeout=60)
+        out = mp_lines(r)
+        assert out[-1] == "DONE", r
+        want = [
+            "len 200 length 5000 %d" % sum(body_of(5000)),
+            "chunked 200 chunked 5000 %d" % sum(body_of(5000)),
+            "close 200 close 5000 %d" % sum(body_of(5000)),
+            "post-chunked 1630 [30, 600, 500, 500]",
+            "post-length 400 None",
+            "keepalive opened=1 reused=9",
+            "refused connect",
+            "dns dns",
+            "timeout timeout",
+            "malformed protocol 127.0.0.1: malformed status line",
+        ]
+        assert out[:-1] == want, r
+        ka = [q.conn for q in srv.requests if q.path.endswith("/ka")]
+        assert len(ka) == 10 and len(set(ka)) == 1
+        print("http_basic working heap:", r.working)
+        assert r.working < 12000, r.working
+
+
+def test_mpy_http_tls(mpy, pki):
+    ctx, p = pki
+    with Server(ok_handler, tls=ctx) as srv:
+        r = mpy.run("http_tls", heap="64K", args=[srv.port, p["good"], p["bad"],
+                                                   p["pem"]], timeout=60)
+        out = mp_lines(r)
+        assert out == [
+            "good 200 secure",
+            "reuse opened=1 reused=1",
+            "pem 200 secure",
+            "unknown tls TLS: certificate not trusted for localhost (unknown CA)",
+            "host tls TLS: certificate does not match host 127.0.0.1",
+            "noca tls TLS: no CA file configured (set httpc.CA_FILE)",
+            "missing tls TLS: cannot read CA file /nonexistent/ca.der (set httpc.CA_FILE)",
+            "DONE",
+        ], r

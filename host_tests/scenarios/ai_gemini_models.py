@@ -1,0 +1,40 @@
+# A large Gemini model list, paginated, read with the style functions
+# straight off the socket under a small heap: only a count is kept, so the
+# working heap must not grow with the list; then a wrong key's error
+# body through error_info. argv: base_url key
+import sys
+import httpc
+from ai.styles import gemini as style
+import heapmon
+
+base, key = sys.argv[1:3]
+cfg = {"base_url": base, "key": key}
+state = {"n": 0, "last": None}
+
+
+def add(mid):
+    state["n"] += 1
+    state["last"] = mid
+
+
+heapmon.start()
+token, pages = None, 0
+while True:
+    url, headers = style.models_request(cfg, token)
+    r = httpc.request("GET", url, headers, timeout=10)
+    try:
+        token = style.read_models(cfg, r, add)
+    finally:
+        r.close()
+    pages += 1
+    if not token:
+        break
+print("MODELS", state["n"], pages, state["last"])
+# a wrong key: the error body through error_info
+url, headers = style.models_request({"base_url": base, "key": "wrong"}, None)
+r = httpc.request("GET", url, headers, timeout=10)
+try:
+    print("ERROR", r.status, style.error_info(r.status, r, r.headers))
+finally:
+    r.close()
+heapmon.report()

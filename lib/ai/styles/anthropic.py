@@ -1,0 +1,604 @@
+"""Anthropic Messages API style (the `anthropic` style of lib/ai).
+
+Wire format spoken here (anthropic-version 2023-06-01):
+
+  POST {base}/messages   headers x-api-key, anthropic-version,
+                         content-type: application/json
+                         (+ accept: text/event-stream when streaming)
+  {"model", "max_tokens" (required; 1024 when unset), "system": str,
+   "messages": [{"role": "user"|"assistant", "content": [block, ...]}],
+   "tools": [{"name", "description", "input_schema"}],
+   "thinking": {"type": "enabled", "budget_tokens": N} | {"type": "disabled"},
+   "temperature" (not with thinking on), "stream": true}
+
+  Blocks: {"type":"text","text"}, {"type":"tool_use","id","name","input":{}},
+  {"type":"tool_result","tool_use_id","content","is_error"?},
+  {"type":"thinking","thinking","signature"}, {"type":"redacted_thinking",
+  "data"}. Roles must alternate, so consecutive internal messages of one
+  wire role are merged into one message: tool results (internal role
+  "tool") become tool_result blocks of ONE user message, placed first.
+  System messages at the head of the history join cfg["system"] (cfg
+  first) in the top-level "system"; a later system message is sent as user
+  text (the wire has no system role).
+
+  Reply: {"content": [blocks], "stop_reason": end_turn|max_tokens|
+  stop_sequence|tool_use|pause_turn|refusal, ...}. Finish mapping:
+  end_turn/stop_sequence -> stop, max_tokens -> length, tool_use ->
+  tool_calls, refusal -> filter, others raw.
+
+  Stream: SSE events named like data.type: message_start,
+  content_block_start {index, content_block}, content_block_delta {index,
+  delta: text_delta.text | input_json_delta.partial_json | thinking_delta.
+  thinking | signature_delta.signature}, content_block_stop, message_delta
+  {delta.stop_reason}, message_stop (terminal), ping, error {error:{type,
+  message}} (possible after HTTP 200). redacted_thinking blocks arrive whole
+  in content_block_start.
+
+  Errors: {"type":"error","error":{"type","message"}}; 401
+  authentication_error / 403 permission_error -> kind "key", 404
+  not_found_error -> kind "model". No retry hint in the body (the driver
+  reads retry-after headers).
+
+  Models: GET {base}/models?limit=N[&after_id=ID] -> {"data":[{"id",...}],
+  "has_more", "first_id", "last_id"}; the next page token is last_id.
+
+Echo (history["_echo"]): only when a reply holds thinking or
+redacted_thinking blocks, the whole content array is kept as
+{"style": "anthropic", "blocks": "<block>,<block>,..."}: the blocks' JSON
+text joined by commas (no brackets) so that it is written verbatim, as one
+jsonstream.Raw element, into the content list of the assistant message
+(thinking text and signatures unchanged, in their original order, as the
+service demands). Replies without thinking carry no echo: text and
+tool_use blocks are rebuilt from content/tool_calls, which saves a second
+copy of the text. Tool call args = the tool_use input as JSON text
+(non-stream: the input object re-serialized; stream: the concatenated
+partial_json). Tool ids other styles made (e.g. Kimi's
+"functions.get_weather:0") are mapped to the id alphabet [a-zA-Z0-9_-] on
+both the tool_use and the tool_result side.
+
+Memory: replies are parsed with jsonstream.select; text, thinking and
+argument strings arrive as Stream pieces collected under bounds
+(cfg["max_reply"] characters for text, the same for thinking and for all
+tool arguments, MAX_OPAQUE for signatures); nothing else is materialized.
+"""
+import jsonstream
+from jsonstream import Array, Raw, Stream
+from ai.styles import Reply, StyleError, assistant_turn
+
+VERSION = "2023-06-01"
+DEFAULT_MAX_TOKENS = 1024
+DEFAULT_MAX_REPLY = 16000
+MAX_OPAQUE = 32768          # signatures / redacted data kept for the echo
+MAX_ERROR = 300             # characters of an error message kept
+PAGE = 100                  # models per page
+# thinking word -> budget_tokens ("minimal" turns thinking off: the cheapest
+# answer; the service's smallest budget is 1024)
+BUDGET = {"low": 1024, "medium": 4096, "high": 16384, "max": 32000}
+FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length",
+          "tool_use": "tool_calls", "refusal": "filter",
+          "model_context_window_exceeded": "length"}
+ID_OK = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
+
+
+# ---------------------------------------------------------------- request
+
+def _headers(cfg):
+    h = {"anthropic-version": VERSION}
+    if cfg.get("key"):
+        h["x-api-key"] = cfg["key"]
+    return h
+
+
+def request(cfg, history, tools, stream):
+    """(url, headers, body value tree) for one messages request."""
+    headers = _headers(cfg)
+    headers["content-type"] = "application/json"
+    if stream:
+        headers["accept"] = "text/event-stream"
+    body = {"model": cfg["model"],
+            "messages": Array(lambda: _messages(history))}
+    system = _system(cfg, history)
+    if system:
+        body["system"] = system
+    max_tokens = cfg.get("max_tokens") or DEFAULT_MAX_TOKENS
+    think = cfg.get("thinking")
+    thinking_on = think in BUDGET
+    if think == "minimal":
+        body["thinking"] = {"type": "disabled"}
+    elif thinking_on:
+        budget = BUDGET[think]
+        if max_tokens <= budget:        # the service wants max_tokens > budget
+            max_tokens = budget + DEFAULT_MAX_TOKENS
+        body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+    body["max_tokens"] = max_tokens
+    # with thinking on the service only accepts the default temperature
+    if cfg.get("temperature") is not None and not thinking_on:
+        body["temperature"] = cfg["temperature"]
+    if tools and cfg.get("tools_level", "native") == "native":
+        body["tools"] = Array(lambda: (_tool(t) for t in tools))
+    if stream:
+        body["stream"] = True
+    return cfg["base_url"] + "/messages", headers, body
+
+
+def _tool(t):
+    schema = t.get("parameters") or {"type": "object", "properties": {}}
+    out = {"name": t["name"], "input_schema": schema}
+    if t.get("description"):
+        out["description"] = t["description"]
+    return out
+
+
+def _system(cfg, history):
+    """cfg["system"] then the system messages that open the history."""
+    parts = []
+    if cfg.get("system"):
+        parts.append(cfg["system"])
+    for m in history:
+        if m.get("role") != "system":
+            break
+        if m.get("content"):
+            parts.append(_str(m["content"]))
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else "\n\n".join(parts)
+
+
+def _str(v):
+    return v if isinstance(v, str) else str(v)
+
+
+def _tid(s):
+    """A tool id in the alphabet the service accepts (same map both ways)."""
+    s = _str(s or "")
+    for ch in s:
+        if ch not in ID_OK:
+            break
+    else:
+        return s or "toolu_none"
+    return "".join(ch if ch in ID_OK else "_" for ch in s)
+
+
+def _input(args):
+    """tool_use input for a call's args text: the text itself (Raw) when it
+    is one JSON object, else {} (the model's invalid JSON cannot go on the
+    wire; its tool result already told it so)."""
+    if isinstance(args, dict):
+        return args
+    if not isinstance(args, str):
+        return {}
+    s = args.strip()
+    if not s.startswith("{"):
+        return {}
+    try:
+        p = jsonstream.Parser(s)
+        p.skip_value()
+        p.finish()
+    except (ValueError, MemoryError):
+        return {}
+    return Raw(s)
+
+
+def _messages(history):
+    """Yields wire messages: internal messages merged per wire role."""
+    role = None
+    results = []   # tool_result blocks of the current user message (first)
+    blocks = []    # other blocks of the current message
+    lead = True
+    for m in history:
+        r = m.get("role")
+        if r == "system" and lead:
+            continue            # went to the top-level system
+        lead = False
+        if r == "assistant":
+            wire, new = "assistant", _assistant_blocks(m)
+        elif r == "tool":
+            wire, new = "user", None
+            block = {"type": "tool_result", "tool_use_id": _tid(m.get("tool_call_id"))}
+            if m.get("content"):
+                block["content"] = _str(m["content"])
+            if m.get("is_error"):
+                block["is_error"] = True
+        else:                   # user, or a system message mid-history
+            wire = "user"
+            c = m.get("content")
+            new = [{"type": "text", "text": _str(c)}] if c else None
+            if new and r == "system":
+                new[0]["text"] = "[system] " + new[0]["text"]
+        if r != "tool" and not new:
+            continue            # the service refuses empty text blocks
+        if wire != role and (results or blocks):
+            yield {"role": role, "content": results + blocks}
+            results, blocks = [], []
+        role = wire
+        if r == "tool":
+            results.append(block)
+        else:
+            blocks.extend(new)
+    if results or blocks:
+        yield {"role": role, "content": results + blocks}
+
+
+def _assistant_blocks(m):
+    echo = m.get("_echo")
+    if isinstance(echo, dict) and echo.get("style") == "anthropic" and echo.get("blocks"):
+        # the original content blocks, comma-joined JSON: one Raw element
+        return [Raw(echo["blocks"])]
+    out = []
+    if m.get("content"):
+        out.append({"type": "text", "text": _str(m["content"])})
+    for c in m.get("tool_calls") or ():
+        out.append({"type": "tool_use", "id": _tid(c.get("id")),
+                    "name": c.get("name") or "", "input": _input(c.get("args"))})
+    return out
+
+
+# ---------------------------------------------------------------- replies
+
+class _Block:
+    __slots__ = ("type", "parts", "sig", "id", "name", "args")
+
+    def __init__(self):
+        self.type = None
+        self.parts = []     # text / thinking / partial_json / redacted data pieces
+        self.sig = []       # signature pieces
+        self.id = None
+        self.name = None
+        self.args = None    # tool input as JSON text (non-stream)
+
+
+class _Content:
+    """The content blocks of one reply, assembled under bounds."""
+
+    def __init__(self, cfg):
+        self.limit = cfg.get("max_reply") or DEFAULT_MAX_REPLY
+        self.blocks = {}
+        self.order = []
+        self.sizes = {}
+        self.finish = None
+
+    def block(self, i):
+        b = self.blocks.get(i)
+        if b is None:
+            b = self.blocks[i] = _Block()
+            self.order.append(i)
+        return b
+
+    def count(self, what, n, limit):
+        size = self.sizes.get(what, 0) + n
+        if size > limit:
+            raise StyleError("%s longer than %d characters" % (what, limit))
+        self.sizes[what] = size
+
+    def add(self, i, what, piece):
+        """Append a piece to block i; what: text|thinking|args|opaque."""
+        if not piece:
+            return
+        if what == "opaque":
+            self.count(what, len(piece), MAX_OPAQUE)
+        else:
+            self.count("reply" if what == "text" else what, len(piece), self.limit)
+        b = self.block(i)
+        if what == "opaque":
+            b.sig.append(piece)
+        else:
+            b.parts.append(piece)
+
+    def reply(self):
+        """The Reply: text, calls, finish and the history turn (+ echo)."""
+        text = []
+        calls = []
+        echo = False
+        for i in self.order:
+            b = self.blocks[i]
+            t = b.type
+            if t == "text":
+                text.extend(b.parts)
+            elif t == "tool_use":
+                if b.args is None:
+                    b.args = "".join(b.parts) or "{}"
+                b.parts = []
+                calls.append({"id": b.id or "", "name": b.name or "", "args": b.args})
+            elif t == "thinking" or t == "redacted_thinking":
+                echo = True
+        text = "".join(text)
+        turn_echo = None
+        if echo:
+            turn_echo = {"style": "anthropic", "blocks": self._echo_blocks()}
+        finish = self.finish
+        if finish in FINISH:
+            finish = FINISH[finish]
+        elif finish is None:
+            finish = "tool_calls" if calls else "stop"
+        calls = calls or None
+        return Reply(text, calls, finish, assistant_turn(text, calls, turn_echo))
+
+    def _echo_blocks(self):
+        out = []
+        for i in self.order:
+            b = self.blocks[i]
+            t = b.type
+            if t == "text":
+                v = {"type": "text", "text": "".join(b.parts)}
+                if not v["text"]:
+                    continue
+            elif t == "thinking":
+                v = {"type": "thinking", "thinking": "".join(b.parts),
+                     "signature": "".join(b.sig)}
+            elif t == "redacted_thinking":
+                v = {"type": "redacted_thinking", "data": "".join(b.sig)}
+            elif t == "tool_use":
+                v = {"type": "tool_use", "id": b.id or "", "name": b.name or "",
+                     "input": _input(b.args)}
+            else:
+                continue        # server-side blocks are not ours to replay
+            out.append(jsonstream.dumps(v))
+        return ",".join(out)
+
+
+def _piece_rule(content, what, sink=None):
+    """Stream rule collecting string pieces into block path[1] (read_reply)."""
+    def fn(path, piece):
+        if isinstance(piece, str):
+            if sink:
+                sink(piece)
+            content.add(path[1], what, piece)
+    return Stream(fn)
+
+
+def read_reply(cfg, body):
+    """Parse a whole (non-stream) messages reply from body.readinto."""
+    c = _Content(cfg)
+
+    def field(name):
+        def fn(path, v):
+            if isinstance(v, str):
+                setattr(c.block(path[1]), name, v)
+        return fn
+
+    def tool_input(path, v):
+        b = c.block(path[1])
+        b.args = jsonstream.dumps(v)
+        c.count("args", len(b.args), c.limit)
+
+    def stop(path, v):
+        c.finish = v
+
+    rules = {
+        "content[*].type": field("type"),
+        "content[*].id": field("id"),
+        "content[*].name": field("name"),
+        "content[*].text": _piece_rule(c, "text"),
+        "content[*].thinking": _piece_rule(c, "thinking"),
+        "content[*].signature": _piece_rule(c, "opaque"),
+        "content[*].data": _piece_rule(c, "opaque"),
+        "content[*].input": tool_input,
+        "stop_reason": stop,
+    }
+    jsonstream.select(body, rules, max_value=max(16384, c.limit))
+    r = c.reply()
+    return r
+
+
+def read_stream(cfg, events, sink):
+    """Read an SSE messages stream; sink(piece) gets reply text as it comes."""
+    c = _Content(cfg)
+    ev = {}     # fields of the event being parsed
+    got = []    # (what, piece) of the event, routed once its index is known
+
+    def val(name):
+        def fn(path, v):
+            ev[name] = v
+        return fn
+
+    def pieces(what, to_sink):
+        def fn(path, piece):
+            if isinstance(piece, str) and piece:
+                if to_sink and sink:
+                    sink(piece)
+                got.append((what, piece))
+        return Stream(fn)
+
+    def err_msg(path, piece):
+        if isinstance(piece, str):
+            m = ev.get("message", "")
+            if len(m) < MAX_ERROR:
+                ev["message"] = m + piece
+
+    # rule sets per event name (the service names each event like its
+    # data.type): fewer patterns to match per event; any other name gets all
+    start = {"type": val("type"), "index": val("index"),
+             "content_block.type": val("btype"),
+             "content_block.id": val("id"),
+             "content_block.name": val("name"),
+             "content_block.input": val("input"),
+             "content_block.text": pieces("text", True),
+             "content_block.thinking": pieces("thinking", False),
+             "content_block.signature": pieces("opaque", False),
+             "content_block.data": pieces("opaque", False)}
+    delta = {"type": val("type"), "index": val("index"),
+             "delta.text": pieces("text", True),
+             "delta.partial_json": pieces("args", False),
+             "delta.thinking": pieces("thinking", False),
+             "delta.signature": pieces("opaque", False),
+             "delta.stop_reason": val("stop")}
+    error = {"type": val("type"), "error.type": val("etype"),
+             "error.message": Stream(err_msg)}
+    anything = {}
+    for r in (start, delta, error):
+        for k in r:
+            anything[k] = r[k]
+    rules = {"content_block_start": start, "content_block_delta": delta,
+             "message_delta": delta, "error": error,
+             "content_block_stop": {"type": val("type")}, "ping": {},
+             "message_start": {}, "message_stop": {"type": val("type")}}
+    done = False
+    while True:
+        e = events.next()
+        if e is None:
+            break
+        if done or e.empty:
+            continue            # nothing after message_stop matters
+        ev.clear()
+        got.clear()
+        jsonstream.select(e, rules.get(e.event, anything), max_value=MAX_OPAQUE)
+        t = ev.get("type") or e.event
+        if t == "error":
+            msg = ev.get("message") or "stream error"
+            if ev.get("etype"):
+                msg = "%s: %s" % (ev["etype"], msg)
+            raise StyleError(msg[:MAX_ERROR])
+        if t == "message_stop":
+            done = True
+            continue
+        if t == "message_delta":
+            if ev.get("stop"):
+                c.finish = ev["stop"]
+            continue
+        i = ev.get("index")
+        if not isinstance(i, int) or isinstance(i, bool):
+            continue            # message_start, ping, unknown events
+        if t == "content_block_start":
+            b = c.block(i)
+            b.type = ev.get("btype")
+            b.id = ev.get("id")
+            b.name = ev.get("name")
+            if isinstance(ev.get("input"), dict) and ev["input"]:
+                b.args = jsonstream.dumps(ev["input"])  # whole input, no deltas
+        for what, piece in got:
+            c.add(i, what, piece)
+    if not done:
+        raise StyleError("stream ended early")
+    return c.reply()
+
+
+# ---------------------------------------------------------------- errors
+
+class _Head:
+    """Replays the first bytes already read, then the rest of the body."""
+
+    def __init__(self, head, body):
+        self.head = head
+        self.pos = 0
+        self.body = body
+
+    def readinto(self, buf):
+        n = len(self.head) - self.pos
+        if n > 0:
+            n = min(n, len(buf))
+            buf[0:n] = self.head[self.pos:self.pos + n]
+            self.pos += n
+            return n
+        return self.body.readinto(buf) if self.body else 0
+
+
+def _snippet(head):
+    """A short printable line from a non-JSON body (tags dropped)."""
+    out = []
+    tag = False
+    space = False
+    for b in head:
+        ch = chr(b)
+        if ch == "<":
+            tag = True
+        elif ch == ">":
+            tag = False
+            space = True
+        elif tag:
+            pass
+        elif b <= 32 or b > 126:
+            space = True
+        else:
+            if space and out:
+                out.append(" ")
+            space = False
+            out.append(ch)
+    return "".join(out)[:120]
+
+
+def error_info(status, body, headers):
+    """(message, retry_after_seconds or None, kind) for a non-200 reply."""
+    found = {}
+
+    def msg(path, piece):
+        if isinstance(piece, str):
+            key = "top" if len(path) == 1 else "message"
+            m = found.get(key, "")
+            if len(m) <= MAX_ERROR:
+                found[key] = m + piece
+
+    def etype(path, v):
+        if isinstance(v, str):
+            found["type"] = v[:60]
+
+    head = bytearray(256)
+    n = 0
+    try:
+        while n < len(head):
+            k = body.readinto(memoryview(head)[n:])
+            if not k:
+                break
+            n += k
+    except Exception:
+        pass
+    head = head[:n]
+    try:
+        jsonstream.select(_Head(head, body), {"error.message": Stream(msg),
+                                               "error.type": etype,
+                                               "message": Stream(msg)})
+    except Exception:
+        pass    # garbage or a truncated body: use what was found
+    text = found.get("message") or found.get("top") or found.get("type")
+    if not text:
+        text = _snippet(head) or "no error message"
+    if len(text) > MAX_ERROR:
+        text = text[:MAX_ERROR - 3] + "..."
+    t = found.get("type")
+    kind = None
+    if status in (401, 403) or t in ("authentication_error", "permission_error"):
+        kind = "key"
+    elif status == 404 or t == "not_found_error":
+        kind = "model"
+    return text, None, kind
+
+
+# ---------------------------------------------------------------- models
+
+def _quote(s):
+    out = []
+    for ch in s:
+        if ch in ID_OK or ch in ".~":
+            out.append(ch)
+        else:
+            for b in ch.encode():
+                out.append("%%%02X" % b)
+    return "".join(out)
+
+
+def models_request(cfg, page_token):
+    url = "%s/models?limit=%d" % (cfg["base_url"], PAGE)
+    if page_token:
+        url += "&after_id=" + _quote(page_token)
+    return url, _headers(cfg)
+
+
+def read_models(cfg, body, add):
+    """add(id) per model; returns the after_id of the next page or None."""
+    st = {"last": None, "more": False, "last_id": None}
+
+    def mid(path, v):
+        if isinstance(v, str):
+            st["last"] = v
+            add(v)
+
+    def more(path, v):
+        st["more"] = v is True
+
+    def last(path, v):
+        if isinstance(v, str):
+            st["last_id"] = v
+
+    jsonstream.select(body, {"data[*].id": mid, "has_more": more, "last_id": last})
+    if not st["more"]:
+        return None
+    return st["last_id"] or st["last"]

@@ -295,6 +295,9 @@ def test_read_reply_calls_ids_and_signature():
     ids = [c["id"] for c in r.calls]
     assert len(set(ids)) == 2 and all(i.startswith("gemini-") for i in ids)
     assert r.turn["_echo"] == {"style": "gemini", "call_sigs": ["S1", None]}
+    data = cand([{"functionCall": {"name": "f", "thoughtSignature": "OLD"}}], "STOP")
+    r = style.read_reply(make_cfg(), Body(data))
+    assert r.turn["_echo"] == {"style": "gemini", "call_sigs": ["OLD"]}
     data = cand([{"functionCall": {"name": "f", "args": {}, "id": "x9"}}], "STOP")
     r = style.read_reply(make_cfg(), Body(data))
     assert r.calls == [{"id": "x9", "name": "f", "args": "{}"}]
@@ -485,6 +488,8 @@ def test_fake_plain_reply(srv, chunked):
     # the default answer echoes; a /v1 base works the same
     r, _ = exchange(make_cfg(srv.base_url.replace("/v1beta", "/v1")), user("ping"))
     assert r.text == "echo: ping"
+    # bodies are read to their end: one kept-alive connection for both
+    assert srv.connections == 1
 
 
 def run_tool_round(srv, cfg, script, stream, tools=(WEATHER, CLOCK)):
@@ -537,6 +542,9 @@ def test_fake_parallel_calls_follow_up_with_signature(srv, stream, ids):
     hist[1]["_echo"] = echo
     status, (msg, _, _) = error_of(cfg, hist[:-1], [WEATHER, CLOCK])
     assert status == 400 and "number of function response parts" in msg
+    # replies, streams and error bodies were all read to the end: one
+    # kept-alive connection served every round
+    assert srv.connections == 1
 
 
 def test_fake_text_with_thinking_echo_and_next_round(srv):

@@ -515,7 +515,9 @@ class _Reader:
             return
         sig = "".join(self.sig) if self.sig else None
         if self.fc is not None:
-            self._add_call(self.fc, sig)
+            # Gemini 2.x put it inside functionCall; part level is current
+            inner = self.fc.get("thoughtSignature")
+            self._add_call(self.fc, sig or (inner if isinstance(inner, str) else None))
             self.run = []
             self.runlen = 0
         elif self.thought:

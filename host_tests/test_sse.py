@@ -1,0 +1,237 @@
+"""httpc.SSE: parsing from fake bodies split at every byte position, a real
+loopback chunked stream, and a 150 KB data line under the unix port."""
+import random
+
+import pytest
+
+import httpc
+from httpserver import Server
+
+
+class Fake:
+    """A body whose readinto returns the stream in pieces: cut at the given
+    offsets (and never more than the caller's buffer)."""
+
+    def __init__(self, data, cuts=(), step=None):
+        self.data = data
+        self.pos = 0
+        self.cuts = sorted(set(c for c in cuts if 0 < c < len(data)))
+        self.step = step
+
+    def readinto(self, buf):
+        if self.pos >= len(self.data):
+            return 0
+        end = len(self.data)
+        for c in self.cuts:
+            if c > self.pos:
+                end = c
+                break
+        if self.step:
+            end = min(end, self.pos + self.step)
+        n = min(end - self.pos, len(buf))
+        buf[:n] = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return n
+
+
+def collect(body, bufsize=7, peek_empty=True, skip_every=0):
+    """All events as (event, id, retry, empty, data) tuples."""
+    s = httpc.SSE(body)
+    out = []
+    buf = bytearray(bufsize)
+    k = 0
+    while True:
+        ev = s.next()
+        if ev is None:
+            return out
+        k += 1
+        empty = ev.empty if peek_empty else None
+        if skip_every and k % skip_every == 0:
+            out.append(("skipped", ev.event))
+            continue
+        data = bytearray()
+        while True:
+            n = ev.readinto(buf)
+            if not n:
+                break
+            data += buf[:n]
+        out.append((ev.event, ev.id, ev.retry, empty, bytes(data)))
+
+
+SAMPLE = (
+    b": comment at start\n"
+    b"retry: 1500\n"
+    b"id: 1\n"
+    b"data:\n"
+    b"\n"
+    b"event: delta\n"
+    b"data: {\"a\": 1}\n"
+    b"\n"
+    b"data: line one\n"
+    b"data:line two\n"
+    b": interleaved comment\n"
+    b"data:  two spaces\n"
+    b"\n"
+    b"id: 7\n"
+    b"retry: x\n"
+    b"\n"
+    b"event: late\n"
+    b"data: before id\n"
+    b"id: 9\n"
+    b"unknown: field\n"
+    b"\n"
+    b"data\n"
+    b"data\n"
+    b"\n"
+    b"id\n"
+    b"data: cleared id\n"
+    b"\n"
+    b"data: unterminated at end"
+)
+
+EXPECTED = [
+    ("message", "1", 1500, True, b""),
+    ("delta", "1", 1500, False, b'{"a": 1}'),
+    ("message", "1", 1500, False, b"line one\nline two\n two spaces"),
+    ("late", "9", 1500, False, b"before id"),
+    ("message", "9", 1500, False, b"\n"),
+    ("message", "", 1500, False, b"cleared id"),
+    ("message", "", 1500, False, b"unterminated at end"),
+]
+
+
+def endings(data, nl):
+    return data.replace(b"\n", nl)
+
+
+@pytest.mark.parametrize("nl", [b"\n", b"\r", b"\r\n"])
+def test_every_split_position(nl):
+    data = endings(SAMPLE, nl)
+    assert collect(Fake(data)) == EXPECTED
+    for cut in range(1, len(data)):
+        assert collect(Fake(data, [cut])) == EXPECTED, cut
+    assert collect(Fake(data, step=1), bufsize=1) == EXPECTED
+    # without asking .empty first (the lazy peek must not change anything)
+    got = collect(Fake(data, step=3), peek_empty=False)
+    assert [g[:3] + g[4:] for g in got] == [e[:3] + e[4:] for e in EXPECTED]
+
+
+def test_mixed_endings_and_bom():
+    data = b"\xef\xbb\xbfdata: a\r\n\r\ndata: b\r\rdata: c\n\r\n"
+    want = [("message", None, None, False, b"a"), ("message", None, None, False, b"b"),
+            ("message", None, None, False, b"c")]
+    for cut in range(1, len(data)):
+        assert collect(Fake(data, [cut])) == want, cut
+
+
+def test_crlf_split_does_not_make_an_extra_blank_line():
+    # CR|LF split between reads inside an event: must not end the event
+    data = b"data: a\r\ndata: b\r\n\r\n"
+    for cut in range(1, len(data)):
+        assert collect(Fake(data, [cut])) == [("message", None, None, False, b"a\nb")]
+
+
+def test_unread_data_is_skipped():
+    data = endings(SAMPLE, b"\r\n")
+    for cut in (0, 5, 50, 100):
+        got = collect(Fake(data, [cut]), skip_every=2)
+        assert got[0] == EXPECTED[0] and got[1] == ("skipped", "delta")
+        assert got[2] == EXPECTED[2] and got[3] == ("skipped", "late")
+        assert len(got) == len(EXPECTED)
+
+
+def test_events_without_data_are_not_returned():
+    data = b"retry: 10\n\nid: 4\n\n: only comments\n\n"
+    s = httpc.SSE(Fake(data))
+    assert s.next() is None
+    assert s.retry == 10 and s.last_id == "4"
+
+
+def test_big_data_line_streamed_at_every_boundary():
+    big = bytes(b"abcdefghijklmnopqrstuvwxyz0123456789"[i % 36] for i in range(150000))
+    data = b"id: 1\ndata: " + big + b"\r\ndata: tail\n\nevent: next\ndata: x\n\n"
+    want = [("message", "1", None, False, big + b"\ntail"),
+            ("next", "1", None, False, b"x")]
+    # every cut near both ends and around buffer multiples, a stride elsewhere
+    cuts = set(range(1, 3000)) | set(range(len(data) - 3000, len(data)))
+    cuts |= set(range(3000, len(data) - 3000, 997))
+    cuts |= set(k * 1040 + d for k in range(1, 145) for d in (-1, 0, 1))
+    for cut in sorted(cuts):
+        assert collect(Fake(data, [cut]), bufsize=4096) == want, cut
+    rnd = random.Random(5)
+    for _ in range(20):
+        assert collect(Fake(data, [rnd.randrange(len(data)) for _ in range(300)]),
+                       bufsize=rnd.choice((1, 100, 512, 5000))) == want
+
+
+def test_read_limit_and_field_line_bound():
+    s = httpc.SSE(Fake(b"data: " + b"x" * 100 + b"\n\n"))
+    with pytest.raises(httpc.HTTPError) as ei:
+        s.next().read(limit=50)
+    assert ei.value.kind == "toolong"
+    s = httpc.SSE(Fake(b"data: " + b"x" * 100 + b"\n\ndata: y\n\n"))
+    assert s.next().read() == b"x" * 100
+    assert s.next().read() == b"y"
+    for line in (b"event: " + b"e" * 2000, b"x" * 2000 + b": v", b"id:" + b"1" * 1100):
+        s = httpc.SSE(Fake(line + b"\ndata: a\n\n"))
+        with pytest.raises(httpc.HTTPError) as ei:
+            s.next()
+        assert ei.value.kind == "toolong"
+        assert "SSE field line longer than 1024 bytes" == str(ei.value)
+    # a long comment is skipped without a bound; 1000-byte fields are fine
+    s = httpc.SSE(Fake(b":" + b"c" * 5000 + b"\nevent: " + b"e" * 1000 + b"\ndata: a\n\n"))
+    ev = s.next()
+    assert ev.read() == b"a" and ev.event == "e" * 1000
+
+
+def test_sse_over_real_chunked_response():
+    data = endings(SAMPLE, b"\r\n")
+
+    def h(req, w):
+        w.start(200, {"Content-Type": "text/event-stream"})
+        for i in range(0, len(data), 13):
+            w.chunk(data[i:i + 13])
+        w.end()
+    with Server(h) as srv:
+        r = httpc.request("GET", srv.url + "/events", keep=("content-type",))
+        assert r.headers["content-type"] == "text/event-stream"
+        assert collect(r) == EXPECTED
+        r.close()
+        with httpc.request("GET", srv.url + "/again") as r:
+            s = httpc.SSE(r)
+            assert [ev.event for ev in s] == [e[0] for e in EXPECTED]
+        assert srv.accepts == 1
+
+
+# The brief asked for 32K. Importing httpc from .mpy costs ~30.5 KB of heap on
+# the 64-bit unix port (bytecode lives in RAM there; on the device it is
+# frozen in flash), so 32K cannot even hold the code. 44K is the smallest
+# cap with room for code (+heapmon, ~33.7 KB baseline) and the ~5.3 KB
+# working set (40K fails); the 150 KB line is still over 3x the cap.
+HEAP = "44K"
+
+
+def test_mpy_sse_150k_line_small_heap(mpy):
+    big = bytes(b"0123456789abcdef"[i % 16] for i in range(150000))
+    want_sum = sum(big) + sum(b"\nend")
+
+    def h(req, w):
+        w.start(200, {"Content-Type": "text/event-stream"})
+        w.chunk(b"id: 1\r\ndata:\r\n\r\n")            # priming event
+        w.chunk(b"event: big\r\ndata: ")
+        for i in range(0, len(big), 4000):
+            w.chunk(big[i:i + 4000])
+        w.chunk(b"\r\ndata: end\r\n\r\ndata: [DONE]\r\n\r\n")
+        w.end()
+    with Server(h) as srv:
+        r = mpy.run("http_sse", heap=HEAP, args=[srv.port], timeout=60)
+        assert r.rc == 0, r
+        lines = [ln for ln in r.out.splitlines() if not ln.startswith("HEAPMON")]
+        assert lines == [
+            "message 1 empty=True n=0",
+            "big 1 empty=False n=%d sum=%d" % (len(big) + 4, want_sum),
+            "message 1 empty=False n=6 sum=%d" % sum(b"[DONE]"),
+            "END",
+        ], r
+        print("http_sse working heap at %s:" % HEAP, r.working, "baseline", r.baseline)
+        assert r.working < 8000, r.working

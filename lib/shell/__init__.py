@@ -1,0 +1,656 @@
+"""The serial console: run loop, command registry, dispatch, /bin scripts.
+
+    import shell
+    shell.run()          # prompt, read lines, dispatch; returns to the REPL
+
+REGISTRY CONTRACT (read by help, `help CMD`, the ? helper, Tab completion,
+the local tool catalogue, and the ai/mcp command modules):
+
+  Each command is declared ONCE, in _TABLE below, and seen as a spec dict:
+    {"name": "ls", "desc": "one line", "usage": "ls [PATH]",
+     "args": (ARG, ...), "tags": ("files",),
+     "module": "shell.builtins", "func": "ls",
+     "subs": None | ((SUBNAME, (ARG, ...), "one line"), ...),
+     "path": None | "<host path of a /bin script>"}
+  ARG is a tuple (name, type, count):
+    type:  "str" | "int" | "path" (file or folder under the flash root)
+           | "file" | "dir" | "cmd" (a command name) | "key" (a setting)
+           | "text" (the REST of the line, raw, quotes and spaces kept:
+             questions, JSON) | a tuple of allowed words ("on", "off")
+    count: "1" required, "?" optional, "*" zero or more, "+" one or more
+  "subs": when present and the first word names a sub-command, the words
+  after it are checked against that sub-command's args instead.
+  The dispatcher checks the count of words, int-ness and choices before the
+  call; on a mismatch it prints the error and "usage: ..." on one line each.
+
+  The function is  main(args) -> None  with args the list of str after the
+  command name (a "text" arg arrives as ONE string with the raw rest).
+  Output: shell.out(text) prints a line; shell.write(piece) writes a piece
+  with no newline added (streaming); shell.err(msg) prints one error line.
+  Every "\n" becomes "\r\n" on a raw terminal, so never print() directly.
+  To fail: raise shell.Error("what went wrong, what to do") -> one line;
+  raise shell.UsageError("detail") -> the line plus "usage: ...".
+  Anything else raised is shown as one line too (never a traceback);
+  KeyboardInterrupt (Ctrl-C) prints "^C" and the console stays.
+  Command modules are imported when the command runs and dropped from
+  sys.modules afterwards (RAM on the board): keep state in store / files.
+  Terminal helpers for commands (prompts, menus, spinner, Ctrl-C polling
+  while streaming) are in shell/term.py.
+
+  A user script /bin/NAME.py becomes the command NAME when it declares
+    SPEC = {"desc": "...", "usage": "NAME ARG", "args": (("arg", "str", "1"),),
+            "tags": ("mine",)}          # optional: "name"
+    def main(args): ...
+  SPEC is read from the file text (a dict literal, evaluated alone) without
+  running the script; the script runs only when the command is typed.
+
+Helpers: shell.commands(tag=None) iterates specs (built-ins, then /bin);
+shell.find(name) -> spec or None; shell.usage_of(spec) -> str;
+shell.tty() -> True on a raw terminal (escape codes, line editor);
+shell.cwd() / shell.resolve(path) -> host path / shell.show(host) -> "/x";
+shell.tasks() -> [(id, name, started_ms)] of what the console runs.
+"""
+import sys
+import os
+
+import store
+from compat import collect, ticks_ms, MICROPYTHON
+
+VERSION = "0.1"
+
+# name, desc, usage, args, tags, module, func, subs
+_TABLE = (
+    ("help", "list commands, or show one command's usage", "help [CMD]",
+     (("cmd", "cmd", "?"),), ("system", "help"), "shell.builtins", "help", None),
+    ("?", "ask the machine in plain English (files, commands, tasks, memory)",
+     "? QUESTION", (("question", "text", "1"),), ("help", "ai"),
+     "shell.helper", "main", None),
+    ("ls", "list a folder", "ls [PATH]", (("path", "path", "?"),),
+     ("files",), "shell.builtins", "ls", None),
+    ("cd", "change the current folder", "cd [DIR]", (("dir", "dir", "?"),),
+     ("files",), "shell.builtins", "cd", None),
+    ("pwd", "show the current folder", "pwd", (), ("files",),
+     "shell.builtins", "pwd", None),
+    ("cat", "show a file", "cat FILE", (("file", "file", "1"),), ("files",),
+     "shell.builtins", "cat", None),
+    ("mkdir", "make a folder", "mkdir DIR", (("dir", "path", "1"),), ("files",),
+     "shell.builtins", "mkdir", None),
+    ("rm", "remove a file or an empty folder", "rm PATH", (("path", "path", "+"),),
+     ("files",), "shell.builtins", "rm", None),
+    ("mv", "move or rename a file", "mv SRC DST",
+     (("src", "path", "1"), ("dst", "path", "1")), ("files",),
+     "shell.builtins", "mv", None),
+    ("free", "free and used heap memory", "free", (), ("system", "memory"),
+     "shell.builtins", "free", None),
+    ("df", "free and used flash space", "df", (), ("system", "files", "memory"),
+     "shell.builtins", "df", None),
+    ("ps", "tasks the console runs", "ps", (), ("system",),
+     "shell.builtins", "ps", None),
+    ("date", "show the date and time", "date", (), ("system",),
+     "shell.builtins", "date", None),
+    ("get", "show settings (secrets masked)", "get [KEY]", (("key", "key", "?"),),
+     ("system", "settings"), "shell.builtins", "get", None),
+    ("set", "change a setting (no VALUE: ask for it; -d: delete)",
+     "set KEY [VALUE] | set -d KEY", (("key", "key", "1"), ("value", "text", "?")),
+     ("system", "settings"), "shell.builtins", "set", None),
+    ("wifi", "WiFi status, or connect to a network (board only)",
+     "wifi [connect SSID PASS]", (), ("network", "system"),
+     "shell.builtins", "wifi",
+     (("connect", (("ssid", "str", "1"), ("password", "str", "?")),
+       "join a WiFi network"),
+      ("status", (), "show the connection"))),
+    ("run", "run a Python file", "run FILE [ARGS...]",
+     (("file", "file", "1"), ("args", "str", "*")), ("system", "python"),
+     "shell.builtins", "run", None),
+    ("py", "leave to the Python REPL (shell.run() comes back)", "py", (),
+     ("system", "python"), "shell.builtins", "py", None),
+    ("reboot", "restart the board (the simulator ends)", "reboot", (),
+     ("system",), "shell.builtins", "reboot", None),
+    ("exit", "leave the console (the simulator ends)", "exit", (),
+     ("system",), "shell.builtins", "exit", None),
+    ("ai", "chat with the AI model; config, models, history, tools",
+     "ai [-u TYPE] [-new] QUESTION | ai history | ai config [TYPE]"
+     " | ai models [PROVIDER] | ai -tools | ai tools list|clear",
+     (("question", "text", "*"),), ("ai", "network"), "shell.aicmd", "main",
+     (("history", (("use", "str", "?"),), "show the conversation"),
+      ("config", (("use", "str", "?"),), "pick provider, key and model"),
+      ("models", (("provider", "str", "?"),), "list the models of a provider"),
+      ("tools", (("action", ("list", "clear"), "1"),),
+       "list or clear the MCP tools cache"),
+      ("-tools", (), "build the tools cache from every MCP server"))),
+    ("mcp", "MCP servers: list, add, delete, test, list tools, call a tool",
+     "mcp | mcp add NAME URL [TOKEN] | mcp del NAME | mcp test NAME"
+     " | mcp tools NAME | mcp call NAME TOOL JSON",
+     (), ("network", "ai", "mcp"), "shell.mcpcmd", "main",
+     (("add", (("name", "str", "1"), ("url", "str", "1"), ("token", "str", "?")),
+       "add a server"),
+      ("del", (("name", "str", "1"),), "remove a server"),
+      ("test", (("name", "str", "1"),), "connect, list tools, time it"),
+      ("tools", (("name", "str", "1"),), "list a server's tools"),
+      ("call", (("name", "str", "1"), ("tool", "str", "1"), ("json", "text", "?")),
+       "call a tool with JSON arguments"))),
+)
+
+MAX_SPEC = 2048       # bytes of a /bin script's SPEC literal
+MAX_LINE = 512        # console line length
+
+
+class Error(Exception):
+    """A command failed: the message is shown as one line."""
+
+
+class UsageError(Exception):
+    """Wrong arguments: the message and the usage line are shown."""
+
+
+class Leave(Exception):
+    """Raised by py / exit: leave the run loop (args[0]: "repl" or "exit")."""
+
+
+# ---- output -------------------------------------------------------------
+
+_tty = None
+
+
+def tty():
+    """True when the console is a raw terminal: we echo input ourselves,
+    write "\r\n" and may use escape codes. False for a pipe."""
+    global _tty
+    if _tty is None:
+        if MICROPYTHON and sys.platform not in ("linux", "darwin"):
+            _tty = True    # the board's UART / USB console
+        else:
+            _tty = (os.getenv("ANTOS_TTY") or "") == "1"
+    return _tty
+
+
+def set_tty(flag):
+    global _tty
+    _tty = flag
+
+
+def _stdout():
+    return getattr(sys.stdout, "buffer", None)
+
+
+def write(s):
+    """Write a piece of text as is (no newline added); "\n" -> "\r\n" on a
+    raw terminal."""
+    if not s:
+        return
+    if tty():
+        s = s.replace("\r\n", "\n").replace("\n", "\r\n")
+    b = _stdout()
+    if b is not None:
+        b.write(s.encode())
+        if hasattr(b, "flush"):
+            b.flush()
+    else:
+        sys.stdout.write(s)
+
+
+def out(s=""):
+    write(str(s) + "\n")
+
+
+def err(msg):
+    """One error line (red on a terminal)."""
+    msg = str(msg).replace("\r", " ").replace("\n", " ")
+    if tty():
+        write("\x1b[31m" + msg + "\x1b[0m\n")
+    else:
+        write(msg + "\n")
+
+
+# ---- paths --------------------------------------------------------------
+
+_cwd = "/"      # as shown to the person; "/" is store.root()
+
+
+def cwd():
+    return _cwd
+
+
+def _norm(p):
+    """Absolute shown path ("/a/b") for p relative to the current folder."""
+    if not p.startswith("/"):
+        p = _cwd.rstrip("/") + "/" + p
+    parts = []
+    for part in p.split("/"):
+        if part == "" or part == ".":
+            continue
+        if part == "..":
+            if parts:
+                parts.pop()
+            continue
+        parts.append(part)
+    return "/" + "/".join(parts)
+
+
+def resolve(p=""):
+    """Host path of p (relative to the current folder, never above the root)."""
+    n = _norm(p or ".")
+    r = store.root()
+    if n == "/":
+        return r or "/"
+    return (r.rstrip("/") if r else "") + n
+
+
+def show(host):
+    """The path as shown to the person, relative to the flash root."""
+    r = store.root().rstrip("/")
+    if r and host.startswith(r):
+        host = host[len(r):]
+    return host if host.startswith("/") else "/" + host
+
+
+def chdir(p):
+    global _cwd
+    n = _norm(p)
+    try:
+        st = os.stat(resolve(n))
+    except OSError:
+        raise Error("cd: %s: no such folder" % n)
+    if not st[0] & 0x4000:
+        raise Error("cd: %s: not a folder" % n)
+    _cwd = n
+
+
+# ---- registry -----------------------------------------------------------
+
+def _spec(t):
+    return {"name": t[0], "desc": t[1], "usage": t[2], "args": t[3],
+            "tags": t[4], "module": t[5], "func": t[6], "subs": t[7],
+            "path": None}
+
+
+def _bin_dir():
+    return store.path("bin")
+
+
+def _bin_names():
+    try:
+        names = os.listdir(_bin_dir())
+    except OSError:
+        return []
+    return sorted(n[:-3] for n in names if n.endswith(".py") and not n.startswith("."))
+
+
+def _literal(src):
+    """The dict literal that starts at src[0] ("{"), up to its closing brace."""
+    depth, q, i = 0, None, 0
+    while i < len(src):
+        c = src[i]
+        if q:
+            if c == "\\":
+                i += 1
+            elif c == q:
+                q = None
+        elif c in "'\"":
+            q = c
+        elif c in "{([":
+            depth += 1
+        elif c in "})]":
+            depth -= 1
+            if depth == 0:
+                return src[:i + 1]
+        i += 1
+    return None
+
+
+def read_spec(hostpath):
+    """SPEC of a /bin script, read from its text without running it, or None."""
+    try:
+        with open(hostpath) as f:
+            buf = ""
+            while True:
+                line = f.readline()
+                if not line:
+                    return None
+                if line.startswith("SPEC") and "=" in line:
+                    buf = line[line.index("=") + 1:].lstrip()
+                    break
+            while len(buf) < MAX_SPEC:
+                lit = _literal(buf) if buf.startswith("{") else None
+                if lit:
+                    break
+                more = f.readline()
+                if not more:
+                    return None
+                buf += more
+            else:
+                return None
+        if not lit:
+            return None
+        d = eval(lit, {"__builtins__": {}}) if not MICROPYTHON else eval(lit, {})
+    except Exception:
+        return None
+    return d if isinstance(d, dict) else None
+
+
+def _bin_spec(name):
+    p = _bin_dir() + "/" + name + ".py"
+    d = read_spec(p)
+    if d is None:
+        return None
+    args = d.get("args") or ()
+    return {"name": name, "desc": str(d.get("desc") or ""),
+            "usage": str(d.get("usage") or name),
+            "args": tuple(tuple(a) for a in args),
+            "tags": tuple(d.get("tags") or ()), "module": None, "func": "main",
+            "subs": None, "path": p}
+
+
+def commands(tag=None):
+    """Every command spec: built-ins, then /bin scripts that declare SPEC."""
+    for t in _TABLE:
+        if tag is None or tag in t[4]:
+            yield _spec(t)
+    for n in _bin_names():
+        if _find_builtin(n) is not None:
+            continue
+        s = _bin_spec(n)
+        if s is not None and (tag is None or tag in s["tags"]):
+            yield s
+
+
+def names():
+    """All command names (for completion)."""
+    out_ = [t[0] for t in _TABLE]
+    for n in _bin_names():
+        if n not in out_:
+            out_.append(n)
+    return out_
+
+
+def _find_builtin(name):
+    for t in _TABLE:
+        if t[0] == name:
+            return t
+    return None
+
+
+def find(name):
+    t = _find_builtin(name)
+    if t is not None:
+        return _spec(t)
+    if name and "/" not in name and not name.startswith("."):
+        return _bin_spec(name)
+    return None
+
+
+def usage_of(spec):
+    return spec["usage"]
+
+
+def sub_of(spec, word):
+    """The sub-command tuple (name, args, desc) named word, or None."""
+    for s in spec.get("subs") or ():
+        if s[0] == word:
+            return s
+    return None
+
+
+# ---- argument split and check --------------------------------------------
+
+def split_words(s):
+    """Words of s; "double" or 'single' quotes keep spaces."""
+    words, cur, q, had = [], [], None, False
+    for c in s:
+        if q:
+            if c == q:
+                q = None
+            else:
+                cur.append(c)
+        elif c in "'\"":
+            q, had = c, True
+        elif c == " " or c == "\t":
+            if cur or had:
+                words.append("".join(cur))
+                cur, had = [], False
+        else:
+            cur.append(c)
+    if q:
+        raise UsageError("unclosed quote")
+    if cur or had:
+        words.append("".join(cur))
+    return words
+
+
+def _next_word(s):
+    """(first word, rest) with quotes honoured; rest is raw."""
+    s = s.lstrip()
+    if not s:
+        return None, ""
+    i, q = 0, None
+    while i < len(s):
+        c = s[i]
+        if q:
+            if c == q:
+                q = None
+        elif c in "'\"":
+            q = c
+        elif c in " \t":
+            break
+        i += 1
+    w = split_words(s[:i])
+    return (w[0] if w else ""), s[i:]
+
+
+def parse_args(argspec, rest):
+    """Split the raw text after a command name by its ARG list and check it.
+    -> list of str. Raises UsageError."""
+    args = []
+    for i, a in enumerate(argspec):
+        name, typ, count = a[0], a[1], a[2]
+        rest = rest.strip()
+        if typ == "text":
+            if rest:
+                args.append(rest)
+            elif count in ("1", "+"):
+                raise UsageError("missing " + name)
+            return args
+        if count in ("*", "+"):
+            words = split_words(rest)
+            if count == "+" and not words:
+                raise UsageError("missing " + name)
+            for w in words:
+                _check(name, typ, w)
+            return args + words
+        w, rest = _next_word(rest)
+        if w is None:
+            if count == "1":
+                raise UsageError("missing " + name)
+            # optional: nothing left, so later args are missing too
+            for b in argspec[i + 1:]:
+                if b[2] in ("1", "+"):
+                    raise UsageError("missing " + b[0])
+            return args
+        _check(name, typ, w)
+        args.append(w)
+    if rest.strip():
+        raise UsageError("too many arguments")
+    return args
+
+
+def _check(name, typ, w):
+    if typ == "int":
+        try:
+            int(w)
+        except ValueError:
+            raise UsageError("%s must be a number, not %s" % (name, w))
+    elif isinstance(typ, tuple) and w not in typ:
+        raise UsageError("%s must be one of: %s" % (name, ", ".join(typ)))
+
+
+def parse(spec, rest):
+    """Arguments of a command line for spec (sub-commands honoured)."""
+    subs = spec.get("subs")
+    if subs:
+        w, after = _next_word(rest)
+        s = sub_of(spec, w) if w is not None else None
+        if s is not None:
+            return [w] + parse_args(s[1], after)
+    return parse_args(spec["args"], rest)
+
+
+# ---- tasks (ps) ----------------------------------------------------------
+
+_tasks = []     # [id, name, started_ms]
+_next_id = [1]
+
+
+def task_start(name):
+    tid = _next_id[0]
+    _next_id[0] += 1
+    _tasks.append([tid, name, ticks_ms()])
+    return tid
+
+
+def task_end(tid):
+    for i in range(len(_tasks)):
+        if _tasks[i][0] == tid:
+            _tasks.pop(i)
+            return
+
+
+def tasks():
+    return [tuple(t) for t in _tasks]
+
+
+# ---- dispatch -------------------------------------------------------------
+
+def _oneline(e):
+    """An exception as one line a person can read (no traceback)."""
+    if isinstance(e, OSError):
+        code = e.args[0] if e.args else None
+        words = {2: "no such file or folder", 13: "permission denied",
+                 17: "already exists", 20: "not a folder", 21: "is a folder",
+                 28: "no space left", 39: "folder not empty",
+                 66: "folder not empty", 110: "timed out", 113: "no route to host",
+                 111: "connection refused", 12: "out of memory"}
+        if isinstance(code, int) and code in words:
+            return words[code]
+        return "OS error %s" % (e.args[0] if len(e.args) == 1 else str(e))
+    if isinstance(e, MemoryError):
+        return "out of memory"
+    msg = str(e)
+    name = type(e).__name__
+    return "%s: %s" % (name, msg) if msg else name
+
+
+def _call(spec, args):
+    if spec.get("path"):
+        return run_script(spec["path"], args, "main")
+    mod = spec["module"]
+    fresh = mod not in sys.modules
+    m = __import__(mod)
+    for part in mod.split(".")[1:]:
+        m = getattr(m, part)
+    try:
+        return getattr(m, spec["func"])(args)
+    finally:
+        # drop the command module again: its globals are heap on the board
+        if fresh and mod != "shell.term" and mod in sys.modules:
+            del sys.modules[mod]
+            pkg = mod.split(".")[0]
+            leaf = mod.split(".")[-1]
+            p = sys.modules.get(pkg)
+            if p is not None and p is not m and hasattr(p, leaf):
+                try:
+                    delattr(p, leaf)
+                except (AttributeError, TypeError):
+                    pass
+
+
+def run_script(hostpath, args, func=None):
+    """Run a Python file. With func: call that function with args after the
+    file ran as a module (a /bin command); else run it as __main__."""
+    ns = {"__name__": "__main__" if func is None else "bin", "__file__": hostpath,
+          "ARGS": args}
+    with open(hostpath) as f:
+        code = f.read()
+    exec(code, ns)
+    code = None
+    if func is not None:
+        fn = ns.get(func)
+        if fn is None:
+            raise Error("%s has no %s(args)" % (show(hostpath), func))
+        fn(args)
+
+
+def dispatch(line):
+    """Run one command line. Never raises (except SystemExit from exit)."""
+    line = line.strip()
+    if not line or line.startswith("#"):
+        return
+    if line[0] == "?":
+        name, rest = "?", line[1:]
+    else:
+        name, rest = _next_word_safe(line)
+    spec = find(name)
+    if spec is None:
+        err("unknown command: %s (type help)" % name)
+        return
+    tid = task_start(line if len(line) <= 40 else line[:37] + "...")
+    try:
+        args = parse(spec, rest)
+        _call(spec, args)
+    except UsageError as e:
+        err("%s: %s" % (name, e))
+        out("usage: " + spec["usage"])
+    except Error as e:
+        err(str(e))
+    except KeyboardInterrupt:
+        out("^C")
+    except (SystemExit, Leave):
+        raise
+    except Exception as e:  # one line, never a traceback
+        err("%s: %s" % (name, _oneline(e)))
+    finally:
+        task_end(tid)
+        collect()
+
+
+def _next_word_safe(line):
+    try:
+        w, rest = _next_word(line)
+    except UsageError:
+        w, rest = line.split(" ", 1)[0], ""
+    return w or "", rest
+
+
+def prompt():
+    p = _cwd + "> "
+    if tty():
+        return "\x1b[1;32m" + p + "\x1b[0m"
+    return p
+
+
+def run(banner=True):
+    """The console loop. Returns "repl" (py, Ctrl-D) or "exit" (exit)."""
+    from shell import term
+    if banner:
+        out("AntOS console %s. Type help, or ? followed by a question." % VERSION)
+    history = term.History()
+    tid = task_start("console")
+    try:
+        while True:
+            try:
+                line = term.readline(prompt(), history=history, complete=term.complete)
+            except KeyboardInterrupt:
+                continue
+            except MemoryError:
+                collect()
+                err("out of memory reading the line")
+                continue
+            if line is None:       # Ctrl-D on an empty line / end of input
+                if tty():
+                    out("(Python REPL; shell.run() comes back)")
+                return "repl" if tty() else "exit"
+            try:
+                dispatch(line)
+            except Leave as e:
+                return e.args[0] if e.args else "repl"
+    finally:
+        task_end(tid)

@@ -1,0 +1,554 @@
+"""OpenAI chat completions style: OpenAI, Groq, Ollama (/v1), Kimi (Moonshot).
+
+Wire format (what this module writes and reads):
+
+  POST {base}/chat/completions        Authorization: Bearer <key> (omitted
+                                      when there is no key, e.g. Ollama)
+  {"model": m, "stream": bool,
+   "messages": [
+     {"role": "system", "content": s},            cfg system + a leading
+                                                  history system, merged
+     {"role": "user", "content": s},
+     {"role": "assistant", "content": s | null,   null when only calls
+      "tool_calls": [{"id", "type": "function",
+                      "function": {"name", "arguments": "<JSON text>"}}],
+      "reasoning_content": s},                    Kimi thinking (echoed)
+     {"role": "tool", "tool_call_id": id, "content": s}],
+   "tools": [{"type": "function",
+              "function": {"name", "description", "parameters"}}],
+   "max_completion_tokens" | "max_tokens": n,      (max_tokens for Ollama/Kimi)
+   "temperature": t, "reasoning_effort": e,
+   "stream_options": {"include_obfuscation": false}}   (OpenAI, streaming)
+
+  Reply: {"choices": [{"message": {"content": s | null, "refusal"?,
+          "reasoning_content"?, "tool_calls"?: [...]}, "finish_reason"}]}
+  finish_reason stop | length | tool_calls | content_filter (-> "filter").
+
+  Stream: SSE `data: {chunk}` events, no event names, ending with
+  `data: [DONE]`. Text in choices[0].delta.content; tool calls arrive as
+  fragments in choices[0].delta.tool_calls[] keyed by their `index` (only
+  the first fragment of an index carries id and name; `arguments` pieces
+  are concatenated; Groq/Ollama send whole calls in one fragment). A chunk
+  `{"error": {...}}` mid-stream is a failure; a stream without [DONE] is
+  truncated. Usage chunks (`choices: []`, Kimi `choices[0].usage`, Groq
+  `x_groq`) and Ollama/Groq `reasoning` text are skipped unread.
+
+  Errors: {"error": {"message", "type", "param", "code"}} (Kimi: no code;
+  some servers: {"error": "text"}); rate-limit messages say "Please try
+  again in 1.5s", which becomes the retry hint.
+  Models: GET {base}/models -> {"object": "list", "data": [{"id", ...}]},
+  one page.
+
+Thinking: cfg["thinking"] -> reasoning_effort by provider (table _EFFORT);
+Kimi has no knob (thinking is chosen by model id) so nothing is sent.
+
+Echo: Kimi thinking models answer 400 when an assistant tool-call message
+comes back without its reasoning_content, so a reply's reasoning_content is
+kept in turn["_echo"] = {"style": "openai", "provider": id,
+"reasoning_content": text} and sent back only to that same provider (other
+OpenAI-shaped services may refuse the unknown field).
+
+Tool results with is_error get an "Error: " prefix (the wire has no flag).
+"""
+import jsonstream
+from ai.styles import Reply, StyleError, TextBuffer, assistant_turn
+
+MAX_CALLS = 32          # tool calls in one reply
+MAX_ERROR = 300         # characters of an error message kept
+_HEAD = 200             # bytes of a non-JSON error body looked at
+
+# thinking word -> reasoning_effort, per provider (None: send nothing)
+_EFFORT = {
+    "openai": {"minimal": "minimal", "low": "low", "medium": "medium",
+               "high": "high", "max": "max"},
+    "kimi": None,
+}
+_EFFORT_DEFAULT = {"minimal": "low", "low": "low", "medium": "medium",
+                   "high": "high", "max": "high"}
+# providers that only know the older max_tokens field
+_MAX_TOKENS_OLD = ("ollama", "kimi")
+
+_FINISH = {"stop": "stop", "length": "length", "tool_calls": "tool_calls",
+           "function_call": "tool_calls", "content_filter": "filter"}
+
+
+# ---------------------------------------------------------------- request
+
+def _headers(cfg, accept):
+    h = {"Content-Type": "application/json", "Accept": accept}
+    if cfg.get("key"):
+        h["Authorization"] = "Bearer " + cfg["key"]
+    return h
+
+
+def request(cfg, history, tools, stream):
+    """(url, headers, body value tree) for one chat completion."""
+    body = {"model": cfg["model"], "stream": bool(stream),
+            "messages": jsonstream.Array(lambda: _messages(cfg, history))}
+    if tools:
+        body["tools"] = jsonstream.Array(lambda: _tools(tools))
+    pid = cfg.get("provider")
+    if cfg.get("max_tokens") is not None:
+        field = "max_tokens" if pid in _MAX_TOKENS_OLD else "max_completion_tokens"
+        body[field] = cfg["max_tokens"]
+    if cfg.get("temperature") is not None:
+        body["temperature"] = cfg["temperature"]
+    word = cfg.get("thinking")
+    if word:
+        table = _EFFORT.get(pid, _EFFORT_DEFAULT)
+        if table and word in table:
+            body["reasoning_effort"] = table[word]
+    if stream and pid == "openai":
+        # OpenAI pads every delta with random text unless told not to
+        body["stream_options"] = {"include_obfuscation": False}
+    accept = "text/event-stream" if stream else "application/json"
+    return cfg["base_url"] + "/chat/completions", _headers(cfg, accept), body
+
+
+def _tools(tools):
+    for t in tools:
+        yield {"type": "function",
+               "function": {"name": t["name"],
+                            "description": t.get("description") or "",
+                            "parameters": t.get("parameters") or
+                            {"type": "object", "properties": {}}}}
+
+
+def _messages(cfg, history):
+    """Translate the internal history lazily, one message at a time."""
+    system = cfg.get("system")
+    first = True
+    for m in history:
+        if first:
+            first = False
+            if m.get("role") == "system":
+                text = m.get("content") or ""
+                if system:
+                    text = system + "\n\n" + text if text else system
+                yield {"role": "system", "content": text}
+                continue
+            if system:
+                yield {"role": "system", "content": system}
+        yield _message(cfg, m)
+    if first and system:
+        yield {"role": "system", "content": system}
+
+
+def _message(cfg, m):
+    role = m.get("role")
+    if role == "tool":
+        content = m.get("content") or ""
+        if m.get("is_error") is True and not content.startswith("Error"):
+            content = "Error: " + content
+        return {"role": "tool", "tool_call_id": m.get("tool_call_id") or "",
+                "content": content}
+    if role != "assistant":
+        return {"role": role, "content": m.get("content") or ""}
+    out = {"role": "assistant", "content": m.get("content") or ""}
+    calls = m.get("tool_calls")
+    if calls:
+        out["tool_calls"] = [
+            {"id": c["id"], "type": "function",
+             "function": {"name": c["name"], "arguments": c.get("args") or "{}"}}
+            for c in calls]
+        if not out["content"]:
+            out["content"] = None
+    echo = m.get("_echo")
+    if echo and echo.get("style") == "openai" and \
+            echo.get("provider", cfg.get("provider")) == cfg.get("provider"):
+        rc = echo.get("reasoning_content")
+        if rc is not None:
+            out["reasoning_content"] = rc
+    return out
+
+
+# ---------------------------------------------------------------- replies
+
+class _Reader:
+    """What one reply (whole or streamed) accumulates, under bounds."""
+
+    def __init__(self, cfg, sink=None):
+        limit = cfg.get("max_reply") or 16000
+        self.limit = limit
+        self.cfg = cfg
+        self.sink = sink
+        self.text = TextBuffer(limit)
+        self.reasoning = TextBuffer(limit)
+        self.reasoning_over = False
+        self.calls = []           # [id, name, TextBuffer(args)] by index
+        self.frags = {}           # position in this chunk -> fragment fields
+        self.finish = None
+        self.error = None
+
+    # handlers (path, value) for jsonstream.select
+    def on_text(self, path, piece):
+        if piece is not None and isinstance(piece, str):
+            self.text.add(piece)
+            if self.sink and piece:
+                self.sink(piece)
+
+    def on_reasoning(self, path, piece):
+        if piece is None or self.reasoning_over or not isinstance(piece, str):
+            return
+        try:
+            self.reasoning.add(piece)
+        except StyleError:
+            # only needed for tool-call turns: decided in reply()
+            self.reasoning_over = True
+            self.reasoning = TextBuffer(0)
+
+    def on_finish(self, path, value):
+        if isinstance(value, str):
+            self.finish = value
+
+    def on_error(self, path, value):
+        self.error = value
+
+    def _frag(self, path):
+        pos = path[4]
+        f = self.frags.get(pos)
+        if f is None:
+            if len(self.frags) >= MAX_CALLS:
+                raise StyleError("more than %d tool calls" % MAX_CALLS)
+            f = self.frags[pos] = {"args": []}
+        return f
+
+    def on_call_index(self, path, value):
+        if isinstance(value, int) and not isinstance(value, bool):
+            self._frag(path)["index"] = value
+
+    def on_call_id(self, path, value):
+        if isinstance(value, str):
+            self._frag(path)["id"] = value
+
+    def on_call_name(self, path, value):
+        if isinstance(value, str):
+            self._frag(path)["name"] = value
+
+    def on_call_args(self, path, piece):
+        f = self._frag(path)
+        if piece is None:
+            return
+        if not isinstance(piece, str):
+            piece = jsonstream.dumps(piece)   # a server sending an object
+        f["args"].append(piece)
+        f["size"] = f.get("size", 0) + len(piece)
+        if f["size"] > self.limit:
+            raise StyleError("tool call arguments longer than %d characters" % self.limit)
+
+    def merge(self):
+        """Fold this chunk's call fragments into the calls, by index."""
+        if not self.frags:
+            return
+        for pos in sorted(self.frags):
+            f = self.frags[pos]
+            idx = f.get("index")
+            if idx is None:
+                # no index (some compatible servers): a new id opens a call
+                if f.get("id") is not None or not self.calls:
+                    idx = len(self.calls)
+                else:
+                    idx = len(self.calls) - 1
+            if idx < 0 or idx >= MAX_CALLS:
+                raise StyleError("tool call index %d out of range" % idx)
+            while len(self.calls) <= idx:
+                self.calls.append([None, None, TextBuffer(self.limit)])
+            c = self.calls[idx]
+            if f.get("id"):
+                c[0] = f["id"]
+            if f.get("name"):
+                c[1] = f["name"] if c[1] is None else c[1] + f["name"]
+            try:
+                for piece in f["args"]:
+                    c[2].add(piece)
+            except StyleError:
+                raise StyleError("tool call arguments longer than %d characters"
+                                 % self.limit)
+        self.frags = {}
+
+    def raise_error(self):
+        raise StyleError(_error_text(self.error) or "error in reply")
+
+    def reply(self):
+        if self.error is not None:
+            self.raise_error()
+        self.merge()
+        calls = []
+        for i, c in enumerate(self.calls):
+            if c[1] is None and not c[2].parts:
+                continue    # an index announced but never filled
+            calls.append({"id": c[0] or "call_%d" % i, "name": c[1] or "",
+                          "args": c[2].text() or "{}"})
+        text = self.text.text()
+        finish = self.finish
+        if calls and finish in (None, "stop"):
+            finish = "tool_calls"  # Ollama used to say stop
+        finish = _FINISH.get(finish, finish)
+        echo = None
+        if self.reasoning_over:
+            if calls:
+                raise StyleError("reasoning longer than %d characters" % self.limit)
+        else:
+            rc = self.reasoning.text()
+            if rc:
+                echo = {"style": "openai", "provider": self.cfg.get("provider"),
+                        "reasoning_content": rc}
+        return Reply(text, calls or None, finish,
+                     assistant_turn(text, calls or None, echo))
+
+
+def _rules(r, where):
+    """select() rules for a whole message ("message") or a chunk ("delta")."""
+    base = "choices[0]." + where
+    stream = jsonstream.Stream
+    return {
+        base + ".content": stream(r.on_text),
+        base + ".refusal": stream(r.on_text),
+        base + ".reasoning_content": stream(r.on_reasoning),
+        base + ".tool_calls[*].index": r.on_call_index,
+        base + ".tool_calls[*].id": r.on_call_id,
+        base + ".tool_calls[*].function.name": r.on_call_name,
+        base + ".tool_calls[*].function.arguments": stream(r.on_call_args),
+        "choices[0].finish_reason": r.on_finish,
+        "error": r.on_error,
+    }
+
+
+def read_reply(cfg, body):
+    """Reply from a whole (non-streamed) 200 body."""
+    r = _Reader(cfg)
+    jsonstream.select(body, _rules(r, "message"))
+    return r.reply()
+
+
+class _Peek:
+    """An event's data with its first bytes read ahead (to spot [DONE]);
+    readinto serves those bytes first, then the rest."""
+
+    def __init__(self):
+        self.head = bytearray(8)
+        self.mv = memoryview(self.head)
+
+    def start(self, src):
+        self.src = src
+        n = 0
+        while n < 6:
+            k = src.readinto(self.mv[n:])
+            if not k:
+                break
+            n += k
+        self.n = n
+        self.pos = 0
+        return bytes(self.mv[:n])
+
+    def readinto(self, buf):
+        if self.pos < self.n:
+            k = min(len(buf), self.n - self.pos)
+            buf[:k] = self.mv[self.pos:self.pos + k]
+            self.pos += k
+            return k
+        return self.src.readinto(buf)
+
+
+def read_stream(cfg, events, sink):
+    """Reply from an SSE stream; text pieces go to sink as they arrive."""
+    r = _Reader(cfg, sink)
+    rules = _rules(r, "delta")
+    peek = _Peek()
+    while True:
+        ev = events.next()
+        if ev is None:
+            raise StyleError("stream ended early")
+        if ev.empty:
+            continue
+        head = peek.start(ev)
+        if head.startswith(b"[DONE]"):
+            return r.reply()
+        if ev.event == "error":
+            found = {}
+            _scan_error(peek, found)
+            raise StyleError(_found_message(found) or "error event")
+        jsonstream.select(peek, rules)
+        if r.error is not None:
+            r.raise_error()
+        r.merge()
+
+
+# ---------------------------------------------------------------- errors
+
+def _error_text(err):
+    """Message text from an error value: a dict with message/code/type, or
+    a string."""
+    if isinstance(err, dict):
+        msg = err.get("message")
+        if not isinstance(msg, str) or not msg:
+            msg = err.get("code") or err.get("type") or ""
+            msg = msg if isinstance(msg, str) else ""
+        return _clip(msg)
+    if isinstance(err, str):
+        return _clip(err)
+    return ""
+
+
+def _clip(s):
+    s = " ".join(s.split())
+    if len(s) > MAX_ERROR:
+        s = s[:MAX_ERROR - 3] + "..."
+    return s
+
+
+class _Tap:
+    """Passes a body through to the parser, keeping its first bytes so a
+    non-JSON error page can still be quoted."""
+
+    def __init__(self, src):
+        self.src = src
+        self.head = bytearray(_HEAD)
+        self.n = 0
+
+    def readinto(self, buf):
+        k = self.src.readinto(buf)
+        if k and self.n < _HEAD:
+            take = min(k, _HEAD - self.n)
+            self.head[self.n:self.n + take] = buf[:take]
+            self.n += take
+        return k
+
+    def text(self):
+        raw = bytes(self.head[:self.n])
+        for cut in range(4):
+            try:
+                return raw[:len(raw) - cut].decode()
+            except UnicodeError:
+                pass
+        return "".join(chr(b) for b in raw if 32 <= b < 127)
+
+
+def _try_again(msg):
+    """Seconds from "... try again in 1.5s" / "in 20ms" / "in 2m3.5s"."""
+    i = msg.find("try again in ")
+    if i < 0:
+        return None
+    s = msg[i + 13:]
+    total = 0.0
+    num = ""
+    seen = False
+    j = 0
+    while j < len(s):
+        ch = s[j]
+        if ch.isdigit() or ch == ".":
+            num += ch
+        elif num and s[j:j + 2] == "ms":
+            total += float(num) / 1000
+            num, seen = "", True
+            j += 1
+        elif num and ch in "hms":
+            total += float(num) * (3600 if ch == "h" else 60 if ch == "m" else 1)
+            num, seen = "", True
+        else:
+            break
+        j += 1
+    return total if seen else None
+
+
+def _clip_string(p):
+    """The string value at the cursor, at most MAX_ERROR characters kept
+    (the rest is read and dropped)."""
+    parts = []
+    size = [0]
+
+    def sink(piece):
+        if size[0] <= MAX_ERROR:
+            parts.append(piece)
+            size[0] += len(piece)
+    p.stream_string(sink)
+    return _clip("".join(parts))
+
+
+def _scan_error(src, found):
+    """Walk an error document with the pull parser, keeping only
+    error.message/code/type, a string `error`, or a top-level
+    message/detail string (FastAPI-style servers)."""
+    p = jsonstream.Parser(src, max_value=1024)
+    ev = p.peek()
+    if ev == jsonstream.STR:
+        found["error"] = _clip_string(p)
+        return
+    if p.next() != jsonstream.OBJ:
+        return
+    while p.next() == jsonstream.KEY:
+        k = p.value
+        t = p.peek()
+        if k == "error" and t == jsonstream.STR:
+            found["error"] = _clip_string(p)
+        elif k == "error" and t == jsonstream.OBJ:
+            p.next()
+            while p.next() == jsonstream.KEY:
+                k = p.value
+                if k in ("message", "code", "type") and p.peek() == jsonstream.STR:
+                    found[k] = _clip_string(p)
+                else:
+                    p.skip_value()
+        elif k in ("message", "detail") and t == jsonstream.STR:
+            found["top:" + k] = _clip_string(p)
+        else:
+            p.skip_value()
+
+
+def _found_message(found):
+    for k in ("message", "error", "top:message", "top:detail", "code", "type"):
+        if found.get(k):
+            return found[k]
+    return ""
+
+
+def error_info(status, body, headers):
+    """(message, retry_after_seconds or None, kind) from an error reply.
+    Never raises: garbage or an HTML page is quoted (its title)."""
+    found = {}
+    tap = _Tap(body)
+    try:
+        _scan_error(tap, found)
+    except Exception:
+        pass        # garbage, an HTML page, a cut body: quote it below
+    msg = _found_message(found)
+    if not msg:
+        msg = _page_text(tap.text()) or "HTTP %d" % status
+    code = found.get("code") or ""
+    kind = None
+    if status == 401 or code in ("invalid_api_key", "invalid_authentication"):
+        kind = "key"
+    elif status == 404 or code == "model_not_found":
+        kind = "model"
+    elif code in ("content_filter", "content_policy_violation"):
+        kind = "blocked"
+    retry = _try_again(msg) if status == 429 else None
+    return msg, retry, kind
+
+
+def _page_text(text):
+    """A short readable line from a non-JSON body (HTML: its title)."""
+    low = text.lower()
+    i = low.find("<title>")
+    if i >= 0:
+        j = low.find("</title>", i)
+        text = text[i + 7:j if j > 0 else len(text)]
+    elif text.lstrip().startswith("<"):
+        return ""
+    return _clip(text)
+
+
+# ---------------------------------------------------------------- models
+
+def models_request(cfg, page_token):
+    """(url, headers) of the model list (one page: the token is unused)."""
+    return cfg["base_url"] + "/models", _headers(cfg, "application/json")
+
+
+def read_models(cfg, body, add):
+    """Call add(id) per model id; returns None (no further pages)."""
+    def on(path, value):
+        if isinstance(value, str):
+            add(value)
+    jsonstream.select(body, {"data[*].id": on}, max_value=1024)
+    return None

@@ -291,6 +291,13 @@ def test_read_reply_bounds():
     with pytest.raises(StyleError) as e:
         style.read_reply(make_cfg(max_reply=400), Reader(json.dumps(body), 50))
     assert "longer than 400" in str(e.value)
+    body = {"content": [{"type": "thinking", "thinking": "t" * 900, "signature": "S"},
+                        {"type": "text", "text": "short"}], "stop_reason": "end_turn"}
+    r = style.read_reply(make_cfg(max_reply=400, max_thinking=1000), Reader(json.dumps(body)))
+    assert r.text == "short" and "_echo" not in r.turn    # no tool call: not echoed
+    with pytest.raises(StyleError) as e:
+        style.read_reply(make_cfg(max_reply=4000, max_thinking=800), Reader(json.dumps(body)))
+    assert str(e.value) == "thinking longer than 800 characters (lower the thinking setting)"
     body = {"content": [{"type": "redacted_thinking", "data": "z" * (style.MAX_OPAQUE + 1)}],
             "stop_reason": "end_turn"}
     with pytest.raises(StyleError):
@@ -467,7 +474,8 @@ def test_thinking_blocks_echoed_with_signature(srv, stream):
     # the real echo is accepted
     srv.queue(Text("It is 12 C.", think=Think("Easy.")))
     r2, _ = ask(cfg, hist, [WEATHER], stream)
-    assert r2.text == "It is 12 C." and r2.turn["_echo"]["style"] == "anthropic"
+    assert r2.text == "It is 12 C." and r2.turn == {"role": "assistant",
+                                                    "content": "It is 12 C."}
     sent = srv.last.json["messages"][1]["content"]
     assert sent[0] == blocks[0] and sent[1]["type"] == "tool_use"
 
@@ -695,3 +703,43 @@ def test_micropython_models_pages_bounded_and_fetch(mpy, tmp_path):
         assert "MODELS None 450 claude-sonnet-4-5 %s" % s.model_ids[-1] in r.out, r.out
         assert len(s.requests) == 5
     print("anthropic fetch_models, 450 ids kept @%s: working %d B" % (HEAP, r.working))
+
+
+def test_same_results_on_cpython_and_micropython(mpy):
+    """The pure functions on fixed inputs give the same values on both."""
+    import os
+    import subprocess
+    import sys
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(here), "lib"))
+    cp = subprocess.run([sys.executable, os.path.join(here, "scenarios", "ai_anthropic_units.py")],
+                        capture_output=True, text=True, env=env, timeout=30)
+    assert cp.returncode == 0, cp.stderr
+    r = mpy.run("ai_anthropic_units", heap=HEAP, timeout=30)
+    assert r.rc == 0, r
+
+    def norm(v):
+        # JSON text inside values (echo blocks, args) may differ in key order
+        # (MicroPython dicts are unordered): compare it parsed
+        if isinstance(v, str) and v[:1] == "{":
+            try:
+                return norm(json.loads("[" + v + "]"))
+            except ValueError:
+                return v
+        if isinstance(v, list):
+            return [norm(x) for x in v]
+        if isinstance(v, dict):
+            return dict((k, norm(x)) for k, x in v.items())
+        return v
+
+    def parse(text):
+        return [(line.split(" ", 1)[0], norm(json.loads(line.split(" ", 1)[1])))
+                for line in text.splitlines()]
+    a, b = parse(cp.stdout), parse(r.out)
+    assert a == b and len(a) == 12
+    got = dict(a)
+    assert got["REQ"]["max_tokens"] == 17408 and "temperature" not in got["REQ"]
+    assert got["STREAM"][4] == ["He", "y \u00e9"] and got["STREAM"][2] == "length"
+    assert got["SERR"] == "overloaded_error: Overloaded"
+    assert got["BOUND"] == "reply longer than 200 characters"
+    assert got["MODELS"][1] == "b" and "after_id=claude%20x%2F1" in got["MODELS"][2][0]

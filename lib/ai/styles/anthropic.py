@@ -42,24 +42,28 @@ Wire format spoken here (anthropic-version 2023-06-01):
   Models: GET {base}/models?limit=N[&after_id=ID] -> {"data":[{"id",...}],
   "has_more", "first_id", "last_id"}; the next page token is last_id.
 
-Echo (history["_echo"]): only when a reply holds thinking or
-redacted_thinking blocks, the whole content array is kept as
+Echo (history["_echo"]): only when a reply holds tool_use blocks AND
+thinking or redacted_thinking blocks, the whole content array is kept as
 {"style": "anthropic", "blocks": "<block>,<block>,..."}: the blocks' JSON
 text joined by commas (no brackets) so that it is written verbatim, as one
 jsonstream.Raw element, into the content list of the assistant message
 (thinking text and signatures unchanged, in their original order, as the
-service demands). Replies without thinking carry no echo: text and
+service demands for the turn whose tool results follow). Thinking of a
+reply without tool calls is dropped (the service ignores thinking blocks
+of earlier turns), and replies without thinking carry no echo: text and
 tool_use blocks are rebuilt from content/tool_calls, which saves a second
-copy of the text. Tool call args = the tool_use input as JSON text
-(non-stream: the input object re-serialized; stream: the concatenated
-partial_json). Tool ids other styles made (e.g. Kimi's
+copy of the text in RAM and on flash. Tool call args = the tool_use input
+as JSON text (non-stream: the input object re-serialized; stream: the
+concatenated partial_json; sent back as the args text itself when it is
+one JSON object, else {}). Tool ids other styles made (e.g. Kimi's
 "functions.get_weather:0") are mapped to the id alphabet [a-zA-Z0-9_-] on
 both the tool_use and the tool_result side.
 
 Memory: replies are parsed with jsonstream.select; text, thinking and
 argument strings arrive as Stream pieces collected under bounds
-(cfg["max_reply"] characters for text, the same for thinking and for all
-tool arguments, MAX_OPAQUE for signatures); nothing else is materialized.
+(cfg["max_reply"] characters for text and for all tool arguments,
+cfg.get("max_thinking") or the same for thinking, MAX_OPAQUE for signatures
+and redacted data); nothing else is materialized.
 """
 import jsonstream
 from jsonstream import Array, Raw, Stream
@@ -252,6 +256,7 @@ class _Content:
 
     def __init__(self, cfg):
         self.limit = cfg.get("max_reply") or DEFAULT_MAX_REPLY
+        self.think = cfg.get("max_thinking") or self.limit
         self.blocks = {}
         self.order = []
         self.sizes = {}
@@ -267,6 +272,9 @@ class _Content:
     def count(self, what, n, limit):
         size = self.sizes.get(what, 0) + n
         if size > limit:
+            if what == "thinking":
+                raise StyleError("thinking longer than %d characters (lower the "
+                                 "thinking setting)" % limit)
             raise StyleError("%s longer than %d characters" % (what, limit))
         self.sizes[what] = size
 
@@ -277,7 +285,8 @@ class _Content:
         if what == "opaque":
             self.count(what, len(piece), MAX_OPAQUE)
         else:
-            self.count("reply" if what == "text" else what, len(piece), self.limit)
+            self.count("reply" if what == "text" else what, len(piece),
+                       self.think if what == "thinking" else self.limit)
         b = self.block(i)
         if what == "opaque":
             b.sig.append(piece)
@@ -303,7 +312,7 @@ class _Content:
                 echo = True
         text = "".join(text)
         turn_echo = None
-        if echo:
+        if echo and calls:      # see "Echo" at the top
             turn_echo = {"style": "anthropic", "blocks": self._echo_blocks()}
         finish = self.finish
         if finish in FINISH:

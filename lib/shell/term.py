@@ -1,0 +1,530 @@
+"""Terminal input for the console: line editor, masked input, menus, spinner.
+
+On a raw terminal (the board's UART/USB, or the host terminal that
+tools/sim.py puts in raw mode) we read single bytes, echo them ourselves and
+write "\r\n". Keys: printable text, Backspace, Delete, Left/Right, Home/End
+(also Ctrl-A/Ctrl-E), Up/Down through a bounded history, Tab completion,
+Ctrl-U clears, Ctrl-C cancels the line (KeyboardInterrupt), Ctrl-D on an
+empty line ends input (readline returns None). Escape sequences understood:
+ESC [ A/B/C/D/H/F, ESC [ 1~ 4~ 3~, ESC O H/F.
+
+When the console is not a terminal (a pipe) lines are read plainly and no
+escape codes are written.
+
+    line = readline(prompt, history=None, complete=None)   # None at the end
+    secret = masked("key: ")            # echoes "*"
+    c = ask("run it? [y/n/a] ", "yna")  # one key -> "y" | "n" | "a"
+    i = menu(labels, title, page=10, typed=False)  # index, typed str, None
+    s = Spinner("thinking"); s.tick(); s.stop()
+    check_interrupt()   # call while streaming: raises KeyboardInterrupt
+                        # when Ctrl-C was typed (raw mode sends no SIGINT)
+"""
+import sys
+
+import shell
+from compat import MICROPYTHON
+
+MAX_LINE = 512
+HIST_LINES = 20
+HIST_BYTES = 2048
+
+_pending = []      # bytes read while polling for Ctrl-C: type-ahead
+_poll = None
+
+
+def _kbd(ch):
+    """Let Ctrl-C reach us as a byte (-1) or raise KeyboardInterrupt (3)."""
+    if MICROPYTHON:
+        try:
+            import micropython
+            micropython.kbd_intr(ch)
+        except (ImportError, AttributeError):
+            pass
+
+
+def _read1():
+    """One byte as an int, or None at the end of input."""
+    if _pending:
+        return _pending.pop(0)
+    return _read_raw()
+
+
+def _read_raw():
+    b = getattr(sys.stdin, "buffer", None)
+    if not MICROPYTHON:
+        import os
+        d = os.read(0, 1)
+    elif b is not None:
+        d = b.read(1)
+    else:
+        d = sys.stdin.read(1)
+        if isinstance(d, str):
+            d = d.encode()
+    if not d:
+        return None
+    return d[0]
+
+
+def _poller():
+    global _poll
+    if _poll is None:
+        import select
+        _poll = select.poll()
+        _poll.register(sys.stdin, select.POLLIN)
+    return _poll
+
+
+def _ready():
+    """True when a byte can be read now (no wait)."""
+    try:
+        return bool(_poller().poll(0))
+    except (OSError, ValueError, AttributeError, TypeError):
+        return False
+
+
+def check_interrupt():
+    """Raise KeyboardInterrupt if Ctrl-C was typed. Other keys are kept as
+    type-ahead for the next line. Cheap when nothing was typed."""
+    if not shell.tty():
+        return
+    n = 0
+    while n < 64 and _ready():
+        c = _read_raw()
+        if c is None:
+            return
+        n += 1
+        if c == 3:
+            del _pending[:]
+            raise KeyboardInterrupt
+        if len(_pending) < 64:
+            _pending.append(c)
+
+
+def _char(first):
+    """The rest of a UTF-8 character that starts with byte first, as str."""
+    n = 1 if first >= 0xC0 else 0
+    if first >= 0xE0:
+        n = 2
+    if first >= 0xF0:
+        n = 3
+    bs = bytearray([first])
+    for _ in range(n):
+        c = _read1()
+        if c is None:
+            break
+        bs.append(c)
+    try:
+        return bytes(bs).decode()
+    except UnicodeError:
+        return ""
+
+
+class History:
+    """The last lines typed, bounded by count and bytes (RAM only)."""
+
+    def __init__(self, lines=HIST_LINES, size=HIST_BYTES):
+        self.items = []
+        self.lines = lines
+        self.size = size
+
+    def add(self, line):
+        if not line.strip() or (self.items and self.items[-1] == line):
+            return
+        self.items.append(line)
+        while len(self.items) > self.lines or (
+                len(self.items) > 1 and sum(len(i) for i in self.items) > self.size):
+            self.items.pop(0)
+
+
+def _plain_line(prompt):
+    shell.write(prompt)
+    line = sys.stdin.readline()
+    if not line:
+        return None
+    if len(line) > MAX_LINE:
+        line = line[:MAX_LINE]
+    return line.rstrip("\r\n")
+
+
+class _Editor:
+    def __init__(self, prompt, mask):
+        self.prompt = prompt
+        self.buf = []
+        self.pos = 0
+        self.mask = mask
+
+    def text(self):
+        return "".join(self.buf)
+
+    def shown(self, a, b):
+        if self.mask:
+            return self.mask * (b - a)
+        return "".join(self.buf[a:b])
+
+    def redraw(self):
+        s = "\r" + self.prompt + self.shown(0, len(self.buf)) + "\x1b[K"
+        back = len(self.buf) - self.pos
+        if back:
+            s += "\x1b[%dD" % back
+        shell.write(s)
+
+    def insert(self, s):
+        for ch in s:
+            if len(self.buf) >= MAX_LINE:
+                shell.write("\x07")
+                return
+            self.buf.insert(self.pos, ch)
+            self.pos += 1
+        if self.pos == len(self.buf):
+            shell.write(self.mask * len(s) if self.mask else s)
+        else:
+            self.redraw()
+
+    def set(self, s):
+        self.buf = list(s)
+        self.pos = len(self.buf)
+        self.redraw()
+
+
+def _escape(ed):
+    """Read the rest of an escape sequence -> a key name or None."""
+    c = _read1()
+    if c not in (0x5B, 0x4F):      # "[" or "O"
+        return None
+    num = ""
+    while True:
+        c = _read1()
+        if c is None:
+            return None
+        if 0x30 <= c <= 0x39 or c == 0x3B:
+            num += chr(c)
+            if len(num) > 8:
+                return None
+            continue
+        break
+    ch = chr(c)
+    if ch == "~":
+        return {"1": "home", "7": "home", "4": "end", "8": "end",
+                "3": "del"}.get(num.split(";")[0])
+    return {"A": "up", "B": "down", "C": "right", "D": "left",
+            "H": "home", "F": "end"}.get(ch)
+
+
+def readline(prompt, history=None, complete=None, mask=None):
+    """Read one line. None at the end of input or Ctrl-D on an empty line;
+    Ctrl-C raises KeyboardInterrupt (after printing "^C").
+    complete(text_before_cursor) -> (start, [candidates]) replaces
+    text[start:cursor] by the candidate (see complete())."""
+    if not shell.tty():
+        return _plain_line(prompt)
+    _kbd(-1)
+    try:
+        return _edit(prompt, history, complete, mask)
+    finally:
+        _kbd(3)
+
+
+def _edit(prompt, history, complete, mask):
+    ed = _Editor(prompt, mask)
+    shell.write(prompt)
+    hist = history.items if history is not None else []
+    hpos = len(hist)
+    saved = ""
+    while True:
+        c = _read1()
+        if c is None:
+            shell.write("\n")
+            return None if not ed.buf else ed.text()
+        key = None
+        if c == 0x1B:
+            key = _escape(ed)
+            if key is None:
+                continue
+        elif c in (0x0D, 0x0A):
+            if c == 0x0D and _pending[:1] == [0x0A]:
+                _pending.pop(0)
+            shell.write("\n")
+            line = ed.text()
+            if history is not None and not mask:
+                history.add(line)
+            return line
+        elif c == 0x03:
+            shell.write("^C\n")
+            raise KeyboardInterrupt
+        elif c == 0x04:
+            if not ed.buf:
+                shell.write("\n")
+                return None
+            key = "del"
+        elif c in (0x7F, 0x08):
+            key = "bs"
+        elif c == 0x09:
+            key = "tab"
+        elif c == 0x01:
+            key = "home"
+        elif c == 0x05:
+            key = "end"
+        elif c == 0x15:
+            ed.buf, ed.pos = [], 0
+            ed.redraw()
+            continue
+        elif c == 0x0C:
+            shell.write("\x1b[2J\x1b[H")
+            ed.redraw()
+            continue
+        elif c < 0x20:
+            continue
+        else:
+            ed.insert(_char(c) if c >= 0x80 else chr(c))
+            continue
+        if key == "bs":
+            if ed.pos:
+                ed.pos -= 1
+                ed.buf.pop(ed.pos)
+                if ed.pos == len(ed.buf):
+                    shell.write("\x08 \x08")
+                else:
+                    ed.redraw()
+        elif key == "del":
+            if ed.pos < len(ed.buf):
+                ed.buf.pop(ed.pos)
+                ed.redraw()
+        elif key == "left":
+            if ed.pos:
+                ed.pos -= 1
+                shell.write("\x1b[D")
+        elif key == "right":
+            if ed.pos < len(ed.buf):
+                ed.pos += 1
+                shell.write("\x1b[C")
+        elif key == "home":
+            ed.pos = 0
+            ed.redraw()
+        elif key == "end":
+            ed.pos = len(ed.buf)
+            ed.redraw()
+        elif key == "up":
+            if hpos > 0:
+                if hpos == len(hist):
+                    saved = ed.text()
+                hpos -= 1
+                ed.set(hist[hpos])
+        elif key == "down":
+            if hpos < len(hist):
+                hpos += 1
+                ed.set(hist[hpos] if hpos < len(hist) else saved)
+        elif key == "tab" and complete is not None and not mask:
+            _tab(ed, complete)
+
+
+def _common(words):
+    p = words[0]
+    for w in words[1:]:
+        i = 0
+        while i < len(p) and i < len(w) and p[i] == w[i]:
+            i += 1
+        p = p[:i]
+    return p
+
+
+def _tab(ed, complete):
+    before = "".join(ed.buf[:ed.pos])
+    try:
+        start, cands = complete(before)
+    except Exception:       # completion must never break the editor
+        return
+    if not cands:
+        shell.write("\x07")
+        return
+    typed = before[start:]
+    if len(cands) == 1:
+        new = cands[0]
+    else:
+        new = _common(cands)
+        if len(new) <= len(typed):
+            shell.write("\n" + "  ".join(c.rstrip("/ ").split("/")[-1] +
+                                         ("/" if c.endswith("/") else "")
+                                         for c in cands[:40]) +
+                        (" ..." if len(cands) > 40 else "") + "\n")
+            ed.redraw()
+            return
+    if new.startswith(typed):
+        ed.insert(new[len(typed):])
+    else:
+        ed.buf[start:ed.pos] = list(new)
+        ed.pos = start + len(new)
+        ed.redraw()
+
+
+def complete(before):
+    """Completion for the console line: command names in the first word, then
+    by the argument's type (commands, settings, sub-commands, choices),
+    file names otherwise. -> (start, candidates)."""
+    if before.startswith("?"):
+        return 0, []
+    i = before.rfind(" ")
+    word = before[i + 1:]
+    start = i + 1
+    if i < 0:
+        return 0, sorted(n + " " for n in shell.names() if n.startswith(word))
+    words = before.split()
+    spec = shell.find(words[0])
+    idx = len(words) - 1 if word else len(words)
+    typ = "path"
+    if spec is not None:
+        argspec = spec["args"]
+        if spec.get("subs"):
+            if idx == 1:
+                subs = [s[0] + " " for s in spec["subs"] if s[0].startswith(word)]
+                if subs:
+                    return start, sorted(subs)
+            s = shell.sub_of(spec, words[1]) if len(words) > 1 else None
+            if s is not None:
+                argspec, idx = s[1], idx - 1
+        if 0 < idx <= len(argspec):
+            typ = argspec[idx - 1][1]
+        elif argspec and argspec[-1][2] in ("*", "+"):
+            typ = argspec[-1][1]
+    if typ == "cmd":
+        return start, sorted(n + " " for n in shell.names() if n.startswith(word))
+    if typ == "key":
+        import store
+        return start, [k + " " for k in store.keys(word)][:100]
+    if isinstance(typ, tuple):
+        return start, sorted(w + " " for w in typ if w.startswith(word))
+    if typ in ("str", "int", "text"):
+        return start, []
+    return start, _files(word, typ == "dir")
+
+
+def _files(word, dirs_only):
+    import os
+    j = word.rfind("/")
+    head, part = word[:j + 1], word[j + 1:]
+    try:
+        host = shell.resolve(head or ".")
+        names = os.listdir(host)
+    except OSError:
+        return []
+    out = []
+    for n in names:
+        if not n.startswith(part) or (n.startswith(".") and not part.startswith(".")):
+            continue
+        try:
+            isdir = os.stat(host.rstrip("/") + "/" + n)[0] & 0x4000
+        except OSError:
+            continue
+        if dirs_only and not isdir:
+            continue
+        out.append(head + n + ("/" if isdir else " "))
+        if len(out) >= 200:
+            break
+    out.sort()
+    return out
+
+
+def masked(prompt):
+    """Read a secret: "*" echoed on a terminal; None at the end of input."""
+    return readline(prompt, mask="*")
+
+
+def ask(prompt, choices="yn", default=None):
+    """One key from choices (a str of letters); Enter gives default.
+    Ctrl-C raises KeyboardInterrupt; end of input gives default or None."""
+    while True:
+        if not shell.tty():
+            line = _plain_line(prompt)
+            if line is None:
+                return default
+            c = line.strip()[:1].lower()
+        else:
+            shell.write(prompt)
+            _kbd(-1)
+            try:
+                b = _read1()
+            finally:
+                _kbd(3)
+            if b is None:
+                shell.write("\n")
+                return default
+            if b == 3:
+                shell.write("^C\n")
+                raise KeyboardInterrupt
+            c = "" if b in (0x0D, 0x0A) else chr(b).lower() if b < 0x80 else "?"
+            shell.write((c or (default or "")) + "\n")
+        if not c and default:
+            return default
+        if c and c in choices:
+            return c
+        shell.out("please answer one of: " + "/".join(choices))
+
+
+def menu(labels, title=None, page=10, typed=False):
+    """A numbered, paged menu. Returns the chosen index (int); with typed=True
+    anything that is not a number is returned as the typed str (e.g. a model
+    id not in the list); None when the person quits (q, empty input at the
+    last page, end of input). Ctrl-C raises KeyboardInterrupt."""
+    n = len(labels)
+    first = 0
+    if title:
+        shell.out(title)
+    while True:
+        last = min(first + page, n)
+        for i in range(first, last):
+            shell.out("%3d  %s" % (i + 1, labels[i]))
+        more = last < n
+        hint = "number"
+        if more:
+            hint += ", Enter for more (%d left)" % (n - last)
+        if first > 0:
+            hint += ", p back"
+        if typed:
+            hint += ", or type a name"
+        line = readline("%s, q to quit: " % hint)
+        if line is None:
+            return None
+        s = line.strip()
+        if not s:
+            if more:
+                first = last
+                continue
+            return None
+        if s == "q":
+            return None
+        if s == "p" and first > 0:
+            first = max(0, first - page)
+            continue
+        try:
+            k = int(s)
+        except ValueError:
+            if typed:
+                return s
+            shell.out("type a number from the list")
+            continue
+        if 1 <= k <= n:
+            return k - 1
+        shell.out("no item %d; choose 1 to %d" % (k, n))
+
+
+class Spinner:
+    """A one-line activity mark until the first output arrives. There is no
+    thread: the caller ticks it (e.g. from a progress hook) and stops it
+    before writing. Writes nothing when not a terminal."""
+    FRAMES = "|/-\\"
+
+    def __init__(self, label=""):
+        self.label = label
+        self.i = 0
+        self.on = shell.tty()
+        if self.on:
+            shell.write("\x1b[2m" + self.FRAMES[0] + " " + label + "\x1b[0m")
+
+    def tick(self):
+        if self.on:
+            self.i = (self.i + 1) % len(self.FRAMES)
+            shell.write("\r\x1b[2m" + self.FRAMES[self.i] + " " + self.label + "\x1b[0m")
+
+    def stop(self):
+        if self.on:
+            shell.write("\r\x1b[K")
+            self.on = False

@@ -627,9 +627,44 @@ def prompt():
     return p
 
 
+def _raw_mode():
+    """Put a host terminal (unix port, CPython) into raw mode when the env
+    says it is one; -> a function that restores it, or None. The board's
+    UART is raw already; tools/sim.py sets raw mode too, this only matters
+    when shell.run() is called again from the Python REPL."""
+    if not tty() or not (sys.platform in ("linux", "darwin")):
+        return None
+    try:
+        import termios
+        old = termios.tcgetattr(0)
+        if MICROPYTHON:
+            termios.setraw(0)
+        else:
+            import tty as _t
+            _t.setraw(0)
+    except Exception:
+        return None
+
+    def restore():
+        try:
+            termios.tcsetattr(0, termios.TCSANOW, old)
+        except Exception:
+            pass
+    return restore
+
+
 def run(banner=True):
     """The console loop. Returns "repl" (py, Ctrl-D) or "exit" (exit)."""
     from shell import term
+    restore = _raw_mode()
+    try:
+        return _loop(term, banner)
+    finally:
+        if restore:
+            restore()
+
+
+def _loop(term, banner):
     if banner:
         out("AntOS console %s. Type help, or ? followed by a question." % VERSION)
     history = term.History()

@@ -1,0 +1,408 @@
+"""Built-in console commands: help, files, system, settings, wifi, run, py.
+
+Each function is main(args) of one registry entry in shell/__init__.py
+(args already checked against the declared usage). Paths shown to the
+person are relative to the flash root (store.root()) and never leave it.
+"""
+import os
+import sys
+
+import shell
+import store
+from shell import term
+from compat import MICROPYTHON
+
+CHUNK = 256
+
+
+def _kb(n):
+    if n < 10240:
+        return "%d B" % n if n < 1024 else "%.1f KB" % (n / 1024)
+    if n < 10 * 1024 * 1024:
+        return "%d KB" % (n // 1024)
+    if n < 10 * 1024 * 1024 * 1024:
+        return "%.1f MB" % (n / 1048576)
+    return "%.1f GB" % (n / 1073741824)
+
+
+def _stat(host):
+    try:
+        return os.stat(host)
+    except OSError:
+        return None
+
+
+def _isdir(st):
+    return st is not None and bool(st[0] & 0x4000)
+
+
+# ---- help -----------------------------------------------------------------
+
+def _argline(a):
+    name, typ, count = a
+    if isinstance(typ, tuple):
+        typ = "|".join(typ)
+    req = {"1": "required", "?": "optional", "*": "any number",
+           "+": "one or more"}.get(count, count)
+    return "  %-10s %-8s %s" % (name, typ, req)
+
+
+def help(args):
+    if args:
+        spec = shell.find(args[0])
+        if spec is None:
+            raise shell.Error("help: no command %s (type help for the list)" % args[0])
+        describe(spec)
+        return
+    shell.out("Commands (help CMD for one; ? QUESTION asks the machine):")
+    for s in shell.commands():
+        mark = " (script)" if s["path"] else ""
+        shell.out("  %-7s %s%s" % (s["name"], s["desc"], mark))
+
+
+def describe(spec):
+    """Usage, description, arguments, sub-commands, tags and where it lives."""
+    shell.out("usage: " + spec["usage"])
+    shell.out("  " + spec["desc"])
+    if spec["args"]:
+        shell.out("arguments:")
+        for a in spec["args"]:
+            shell.out(_argline(a))
+    for s in spec.get("subs") or ():
+        shell.out("  %s %-7s %s" % (spec["name"], s[0], s[2]))
+    if spec["tags"]:
+        shell.out("tags: " + ", ".join(spec["tags"]))
+    if spec["path"]:
+        shell.out("script: " + shell.show(spec["path"]))
+    else:
+        shell.out("built-in (%s)" % spec["module"])
+
+
+# ---- files ------------------------------------------------------------------
+
+def _entries(host):
+    """(name, is_dir, size) of a folder, sorted by name."""
+    out = []
+    if hasattr(os, "ilistdir"):
+        for e in os.ilistdir(host):
+            isdir = e[1] == 0x4000
+            if isdir:
+                size = 0
+            elif len(e) > 3 and e[3] >= 0:
+                size = e[3]     # the board gives the size here
+            else:
+                st = _stat(host.rstrip("/") + "/" + e[0])
+                size = st[6] if st else 0
+            out.append((e[0], isdir, size))
+    else:
+        for n in os.listdir(host):
+            st = _stat(host.rstrip("/") + "/" + n)
+            out.append((n, _isdir(st), st[6] if st and not _isdir(st) else 0))
+    out.sort()
+    return out
+
+
+def ls(args):
+    target = args[0] if args else "."
+    host = shell.resolve(target)
+    st = _stat(host)
+    if st is None:
+        raise shell.Error("ls: %s: no such file or folder" % shell.show(host))
+    if not _isdir(st):
+        shell.out("%8s  %s" % (_kb(st[6]), shell.show(host)))
+        return
+    n = 0
+    for name, isdir, size in _entries(host):
+        if name.endswith(".tmp"):
+            continue
+        shell.out("%8s  %s" % ("" if isdir else _kb(size), name + ("/" if isdir else "")))
+        n += 1
+    if n == 0:
+        shell.out("(empty)")
+
+
+def cd(args):
+    shell.chdir(args[0] if args else "/")
+
+
+def pwd(args):
+    shell.out(shell.cwd())
+
+
+def _utf8_cut(b):
+    """Length of the prefix of b that ends on a whole UTF-8 character."""
+    n = len(b)
+    i = n - 1
+    while i >= 0 and i > n - 4 and (b[i] & 0xC0) == 0x80:
+        i -= 1
+    if i < 0:
+        return n
+    c = b[i]
+    need = 1 if c < 0x80 else 2 if c >= 0xC0 and c < 0xE0 else 3 if c < 0xF0 else 4
+    return n if n - i >= need else i
+
+
+def _text(b):
+    try:
+        return bytes(b).decode()
+    except UnicodeError:
+        return "".join(chr(c) if c < 0x80 else "?" for c in b)
+
+
+def cat(args):
+    host = shell.resolve(args[0])
+    st = _stat(host)
+    if st is None:
+        raise shell.Error("cat: %s: no such file" % shell.show(host))
+    if _isdir(st):
+        raise shell.Error("cat: %s is a folder (try ls %s)" % (shell.show(host), args[0]))
+    buf = bytearray(CHUNK)
+    carry = b""
+    last = b"\n"
+    with open(host, "rb") as f:
+        first = True
+        while True:
+            n = f.readinto(buf)
+            if not n:
+                break
+            if first and b"\x00" in bytes(buf[:n]):
+                shell.out("(binary file, %s)" % _kb(st[6]))
+                return
+            first = False
+            data = carry + bytes(buf[:n])
+            cut = _utf8_cut(data)
+            shell.write(_text(data[:cut]))
+            carry = data[cut:]
+            last = data[cut - 1:cut] if cut else last
+            term.check_interrupt()
+    if carry:
+        shell.write(_text(carry))
+        last = carry[-1:]
+    if last != b"\n":
+        shell.write("\n")
+
+
+def mkdir(args):
+    host = shell.resolve(args[0])
+    if _stat(host) is not None:
+        raise shell.Error("mkdir: %s already exists" % shell.show(host))
+    parent = host.rsplit("/", 1)[0]
+    if parent and not _isdir(_stat(parent)):
+        raise shell.Error("mkdir: %s: no such folder" % shell.show(parent))
+    os.mkdir(host)
+
+
+def rm(args):
+    for a in args:
+        host = shell.resolve(a)
+        if shell.show(host) == "/":
+            raise shell.Error("rm: refusing to remove the root folder")
+        st = _stat(host)
+        if st is None:
+            raise shell.Error("rm: %s: no such file or folder" % shell.show(host))
+        if _isdir(st):
+            if os.listdir(host):
+                raise shell.Error("rm: %s: folder not empty" % shell.show(host))
+            os.rmdir(host)
+        else:
+            os.remove(host)
+
+
+def mv(args):
+    src, dst = shell.resolve(args[0]), shell.resolve(args[1])
+    if _stat(src) is None:
+        raise shell.Error("mv: %s: no such file or folder" % shell.show(src))
+    if shell.show(src) == "/":
+        raise shell.Error("mv: refusing to move the root folder")
+    if _isdir(_stat(dst)):
+        dst = dst.rstrip("/") + "/" + src.rstrip("/").split("/")[-1]
+    if _stat(dst) is not None:
+        raise shell.Error("mv: %s already exists" % shell.show(dst))
+    os.rename(src, dst)
+
+
+# ---- system -------------------------------------------------------------------
+
+def heap():
+    """(used, free) heap bytes, or None where the interpreter cannot tell."""
+    import gc
+    if hasattr(gc, "mem_free"):
+        gc.collect()
+        return gc.mem_alloc(), gc.mem_free()
+    return None
+
+
+def flash():
+    """(total, free) bytes of the flash filesystem, or None."""
+    try:
+        st = os.statvfs(store.root() or "/")
+    except (OSError, AttributeError):
+        return None
+    unit = st[1] or st[0]      # f_frsize counts the blocks
+    return unit * st[2], unit * st[4]
+
+
+def free(args):
+    h = heap()
+    if h is None:
+        shell.out("heap: not measurable on this interpreter")
+        return
+    used, fr = h
+    shell.out("heap: %s used, %s free, %s total" % (_kb(used), _kb(fr), _kb(used + fr)))
+
+
+def df(args):
+    f = flash()
+    if f is None:
+        shell.out("flash: not measurable here")
+        return
+    total, fr = f
+    shell.out("flash: %s used, %s free, %s total (%s)" % (
+        _kb(total - fr), _kb(fr), _kb(total), shell.show(store.root() or "/")))
+
+
+def ps(args):
+    from compat import ticks_ms, ticks_diff
+    now = ticks_ms()
+    shell.out("  id  running  task")
+    for tid, name, t0 in shell.tasks():
+        shell.out("%4d  %6ds  %s" % (tid, ticks_diff(now, t0) // 1000, name))
+
+
+def date(args):
+    import time
+    t = time.localtime()
+    shell.out("%04d-%02d-%02d %02d:%02d:%02d" % (t[0], t[1], t[2], t[3], t[4], t[5]))
+    if t[0] < 2024:
+        shell.out("(the clock is not set: connect WiFi so it can sync)")
+
+
+# ---- settings -------------------------------------------------------------------
+
+def get(args):
+    key = args[0] if args else ""
+    if key and store.get(key) is not None:
+        shell.out("%s = %s" % (key, store.display(key, store.get(key))))
+        return
+    rows = store.items(key)
+    if not rows:
+        if key:
+            raise shell.Error("get: no setting %s (get lists them all)" % key)
+        shell.out("(no settings)")
+        return
+    for k, v in rows:
+        shell.out("%s = %s" % (k, store.display(k, v)))
+
+
+def _value(key, text):
+    """A typed value: true/false -> bool, a number -> int (never for
+    secrets), "quoted" -> the text inside."""
+    t = text.strip()
+    if len(t) >= 2 and t[0] == t[-1] and t[0] in "'\"":
+        return t[1:-1]
+    if t == "true":
+        return True
+    if t == "false":
+        return False
+    if not store.is_secret(key):
+        s = t[1:] if t[:1] == "-" else t
+        if s and s.isdigit() and len(s) < 10:
+            return int(t)
+    return t
+
+
+def _check_key(key):
+    if not key or len(key) > 64 or " " in key:
+        raise shell.Error("set: bad setting name %r" % key)
+
+
+def set(args):
+    key = args[0]
+    if key == "-d":
+        if len(args) < 2:
+            raise shell.UsageError("missing key")
+        k = args[1].strip()
+        if store.get(k) is None:
+            raise shell.Error("set: no setting %s" % k)
+        store.delete(k)
+        shell.out("deleted " + k)
+        return
+    _check_key(key)
+    if len(args) > 1:
+        text = args[1]
+    else:
+        if store.is_secret(key):
+            text = term.masked("%s (hidden): " % key)
+        else:
+            text = term.readline("%s = " % key)
+        if not text:
+            shell.out("unchanged")
+            return
+    store.set(key, _value(key, text))
+    shell.out("%s = %s" % (key, store.display(key, store.get(key))))
+
+
+# ---- wifi -------------------------------------------------------------------------
+
+def _wlan():
+    try:
+        import network
+    except ImportError:
+        raise shell.Error("wifi: only on the board (the simulator uses the host's network)")
+    return network, network.WLAN(network.STA_IF)
+
+
+def wifi(args):
+    network, w = _wlan()
+    if args and args[0] == "connect":
+        ssid = args[1]
+        pw = args[2] if len(args) > 2 else term.masked("password for %s: " % ssid)
+        from compat import ticks_ms, ticks_diff, sleep_ms
+        w.active(True)
+        w.connect(ssid, pw or "")
+        t0 = ticks_ms()
+        shell.write("connecting to %s" % ssid)
+        while not w.isconnected():
+            if ticks_diff(ticks_ms(), t0) > 20000:
+                shell.out("")
+                raise shell.Error("wifi: could not join %s within 20 s (check SSID and password)" % ssid)
+            sleep_ms(250)
+            shell.write(".")
+            term.check_interrupt()
+        shell.out("")
+        store.update({"wifi.ssid": ssid, "wifi.password": pw or None})
+    if not w.active() or not w.isconnected():
+        shell.out("wifi: not connected (wifi connect SSID PASS)")
+        return
+    ip = w.ifconfig()[0]
+    try:
+        name = w.config("essid")
+    except Exception:
+        name = "?"
+    shell.out("wifi: connected to %s, address %s" % (name, ip))
+
+
+# ---- python -------------------------------------------------------------------------
+
+def run(args):
+    host = shell.resolve(args[0])
+    st = _stat(host)
+    if st is None or _isdir(st):
+        raise shell.Error("run: %s: no such file" % shell.show(host))
+    shell.run_script(host, args[1:])
+
+
+def py(args):
+    raise shell.Leave("repl")
+
+
+def exit(args):
+    raise shell.Leave("exit")
+
+
+def reboot(args):
+    if MICROPYTHON and sys.platform not in ("linux", "darwin"):
+        import machine
+        machine.reset()
+    shell.out("(simulator: reboot ends it; make sim starts it again)")
+    raise shell.Leave("exit")

@@ -4,6 +4,16 @@ lib/ and the scenarios are compiled to .mpy first (host bytecode): compiling
 .py sources under a small heap cap fails on the compiler's own memory, and on
 the device lib/ is frozen bytecode anyway.
 
+Code in flash, not in the heap: on the board lib/ is frozen and its bytecode
+stays in flash. Imported from plain .mpy files, the unix port would copy it
+all into the GC heap (about twice the .mpy size on a 64-bit host, ~90 KB for
+a chat round), which the board never pays. So lib/ is packed into a ROMFS
+image that scenarios mount with vfs.VfsRom (see scenarios/romboot.py):
+bytecode runs in place and only the per-import structures (qstrs, function
+and module objects) use the heap, still more than the ESP32 spends on them.
+The image is loaded into a bytearray first and run() adds its size to
+-X heapsize, so `heap="64K"` means 64 KB for everything but the code image.
+
 A scenario is host_tests/scenarios/<name>.py. It may `import heapmon` and call
 `heapmon.start()` after its imports: from then on a sampler thread records
 gc.mem_alloc() with a low gc.threshold, and `heapmon.report()` prints
@@ -32,6 +42,32 @@ BIN = os.path.dirname(sys.executable)
 def tool(name):
     path = os.path.join(BIN, name)
     return path if os.path.exists(path) else shutil.which(name)
+
+
+def parse_size(s):
+    """64K -> 65536, 1M -> 1048576, 5000 -> 5000."""
+    s = str(s).strip().upper()
+    mult = {"K": 1024, "M": 1024 * 1024}.get(s[-1:], 1)
+    return int(s[:-1] if mult > 1 else s) * mult
+
+
+def romfs_image(folder):
+    """A ROMFS image (the format vfs.VfsRom mounts) of every file in folder."""
+    from mpremote.romfs import VfsRomWriter
+    rom = VfsRomWriter()
+
+    def add(d):
+        for name in sorted(os.listdir(d)):
+            p = os.path.join(d, name)
+            if os.path.isdir(p):
+                rom.opendir(name)
+                add(p)
+                rom.closedir()
+            else:
+                with open(p, "rb") as f:
+                    rom.mkfile(name, f.read())
+    add(folder)
+    return rom.finalise()
 
 
 class Result:
@@ -64,17 +100,25 @@ class Runner:
         errors += compile_tree(SCEN, os.path.join(self.build, "scen"))
         if errors:
             raise RuntimeError("mpy-cross failed: %r" % errors)
+        self.rom = os.path.join(self.build, "lib.rom")
+        image = romfs_image(os.path.join(self.build, "lib"))
+        with open(self.rom, "wb") as f:
+            f.write(image)
+        self.rom_size = len(image)
 
     def path(self):
         return os.path.join(self.build, "lib") + ":" + os.path.join(self.build, "scen")
 
     def cmd(self, scenario, heap="64K", args=()):
-        return [self.micropython, "-X", "heapsize=" + str(heap), "-m", scenario] + [
-            str(a) for a in args]
+        """The command line: `heap` is the heap left besides the code image."""
+        total = parse_size(heap) + self.rom_size
+        return [self.micropython, "-X", "heapsize=%d" % total, "-m", "romboot",
+                scenario] + [str(a) for a in args]
 
     def env(self, extra=None):
         env = dict(os.environ)
         env["MICROPYPATH"] = self.path()
+        env["ANTOS_ROM"] = self.rom
         if extra:
             env.update(extra)
         return env

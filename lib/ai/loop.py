@@ -1,0 +1,224 @@
+"""The tool-use loop (ai.run) and the tools cache.
+
+Tools come from three places and go through one dispatch:
+- the registry of reusable local tools (ai.register_tool), named by string;
+- inline dicts {"name", "description", "parameters", "run"};
+- every tool of the named MCP servers, as "<server>__<tool>" (characters a
+  provider refuses are replaced, 64 characters at most).
+A name used twice is an error before any request is made.
+
+Each round asks the model; tool calls run one after another in the order
+asked and every result goes back keyed to its call id. Failures (unknown
+tool, arguments that are not JSON, a tool that raises, an MCP error, a call
+the person refused) go back to the model as "Error: ..." so it can recover.
+The loop ends on a text answer, an error, or max_rounds model requests.
+"""
+import jsonstream
+import store
+from compat import collect
+
+_LOCAL = {}
+CACHE = "tools.jsonl"
+MAX_RESULT = 8000   # characters of one tool result sent to the model
+
+
+def register_tool(name, description, parameters, run):
+    """Offer a Python callable as a tool: run(args_dict) -> str."""
+    _LOCAL[name] = {"name": name, "description": description,
+                    "parameters": parameters, "run": run}
+
+
+def local_tools():
+    return sorted(_LOCAL)
+
+
+def tool_name(server, name):
+    """A name every provider accepts: [a-zA-Z0-9_-]{1,64}."""
+    out = []
+    for ch in server + "__" + name:
+        out.append(ch if ("a" <= ch <= "z" or "A" <= ch <= "Z" or "0" <= ch <= "9"
+                          or ch in "_-") else "_")
+    return "".join(out)[:64]
+
+
+class _Tools:
+    """Definitions to offer (re-iterable) and how to dispatch each name."""
+
+    def __init__(self):
+        self.defs = []
+        self.route = {}     # name -> ("local", tool) | ("mcp", server, remote name)
+
+    def add(self, d, route):
+        name = d["name"]
+        if name in self.route:
+            raise ValueError("tool name '%s' is offered twice" % name)
+        self.route[name] = route
+        self.defs.append({"name": name, "description": d.get("description") or "",
+                          "parameters": d.get("parameters") or {"type": "object", "properties": {}}})
+
+
+def _gather(tools, mcps, conns):
+    t = _Tools()
+    for item in tools or ():
+        if isinstance(item, str):
+            if item not in _LOCAL:
+                raise ValueError("unknown local tool '%s' (known: %s)" % (item, ", ".join(local_tools()) or "none"))
+            item = _LOCAL[item]
+        t.add(item, ("local", item))
+    if mcps:
+        import mcp
+        for server in mcps:
+            conn, err = _connect(conns, server)
+            if err:
+                raise ValueError(err)
+            listed, err = mcp.tools(conn)
+            if err:
+                raise ValueError(err)
+            for d in listed:
+                nd = {"name": tool_name(server, d["name"]), "description": d.get("description"),
+                      "parameters": d.get("parameters")}
+                t.add(nd, ("mcp", server, d["name"]))
+    return t
+
+
+def _connect(conns, server):
+    if server in conns:
+        return conns[server], None
+    import mcp
+    conn, err = mcp.connect_named(server)
+    if conn:
+        conns[server] = conn
+    return conn, err
+
+
+def _dispatch(route, call, conns):
+    """Run one call: (text, is_error)."""
+    try:
+        args = jsonstream.loads(call["args"] or "{}")
+    except jsonstream.JSONError as e:
+        return "arguments are not valid JSON (%s)" % e, True
+    if not isinstance(args, dict):
+        return "arguments must be a JSON object", True
+    if route[0] == "local":
+        try:
+            return str(route[1]["run"](args)), False
+        except Exception as e:  # a failing tool must not end the chat
+            return "%s failed: %s" % (call["name"], e), True
+    import mcp
+    conn, err = _connect(conns, route[1])
+    if err:
+        return err, True
+    text, err = mcp.call(conn, route[2], args)
+    if err:
+        return err, True
+    return text, False
+
+
+def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
+        approve=None, show=None):
+    """Ask, run the tools the model calls, ask again: (reply, err).
+
+    approve(call) -> True to run the call (default: all run); show(call,
+    text, is_error) is told each result (the console prints a short line)."""
+    from ai import ask
+    conns = {}
+    try:
+        try:
+            t = _gather(tools, mcps, conns)
+            _add_cached(t, tools, mcps)
+        except ValueError as e:
+            return None, str(e)
+        o = dict(overrides or {})
+        if t.defs:
+            o["tools"] = t.defs
+        for _ in range(max_rounds):
+            reply, err, calls = ask(history, o)
+            if err:
+                return None, err
+            if not calls:
+                return reply, None
+            for call in calls:
+                route = t.route.get(call["name"])
+                if route is None:
+                    text, bad = "unknown tool '%s'" % call["name"], True
+                elif approve is not None and not approve(call):
+                    text, bad = "the user refused this call", True
+                else:
+                    text, bad = _dispatch(route, call, conns)
+                text = text or ""
+                if len(text) > MAX_RESULT:
+                    text = text[:MAX_RESULT] + "\n... (truncated)"
+                if show:
+                    show(call, text, bad)
+                msg = {"role": "tool", "tool_call_id": call["id"], "name": call["name"],
+                       "content": "Error: " + text if bad else text}
+                if bad:
+                    msg["is_error"] = True
+                history.append(msg)
+            collect()
+        return None, "tool rounds exhausted (%d model requests)" % max_rounds
+    finally:
+        if conns:
+            import mcp
+            for c in conns.values():
+                mcp.close(c)
+
+
+# --- tools cache: the tools of every configured MCP server, on flash -------
+
+def _add_cached(t, tools, mcps):
+    """With no explicit tools or servers, offer the cached MCP tools."""
+    if tools or mcps:
+        return
+    for server, d in _read_cache():
+        t.add(d, ("mcp", server, d["remote"]))
+
+
+def _read_cache():
+    try:
+        f = open(store.path(CACHE), "rb")
+    except OSError:
+        return
+    with f:
+        for line in f:
+            if line.strip():
+                d = jsonstream.loads(line)
+                yield d["server"], d
+
+
+def tools_cache_build(progress=None):
+    """List the tools of every configured MCP server into the cache file:
+    (count, err). Servers that fail are reported in err; the rest are kept."""
+    import mcp
+    lines, errors = [], []
+    for s in mcp.servers():
+        conn, err = mcp.connect_named(s["name"])
+        listed = None
+        if conn:
+            listed, err = mcp.tools(conn)
+            mcp.close(conn)
+        if err:
+            errors.append(err)
+            continue
+        for d in listed:
+            lines.append(jsonstream.dumps({
+                "server": s["name"], "name": tool_name(s["name"], d["name"]),
+                "remote": d["name"], "description": d.get("description") or "",
+                "parameters": d.get("parameters") or {}}))
+        if progress:
+            progress(s["name"], len(listed))
+    store.write_atomic(store.path(CACHE), "\n".join(lines) + "\n" if lines else "")
+    return len(lines), ("; ".join(errors) or None)
+
+
+def tools_cache():
+    """[(server, tool definition with "name" as offered and "remote")] or []."""
+    return list(_read_cache())
+
+
+def tools_cache_clear():
+    import os
+    try:
+        os.remove(store.path(CACHE))
+    except OSError:
+        pass

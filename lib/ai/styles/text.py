@@ -1,0 +1,110 @@
+"""Text fallback for tool calling, for models without a native tools field.
+
+The tools are described in the system prompt and the model is asked to
+answer a call with one fenced block per call:
+
+    ```tool_call
+    {"name": "get_weather", "arguments": {"city": "Rochdale"}}
+    ```
+
+parse() turns such blocks back into the usual [{"id","name","args"}] list
+(ids "text-1", "text-2"... per reply). In the history sent to the model,
+assistant tool calls become those blocks again and tool results become plain
+user text, "Tool result for <name> (<id>): <text>", consecutive results
+joined into one user message. This wraps any wire style; the wire style
+sends no tools field at all.
+"""
+import jsonstream
+from ai.styles import Reply, assistant_turn
+
+MAX_TOOLS_PROMPT = 6000
+FENCE = "```tool_call"
+
+
+def system_prompt(system, tools):
+    lines = [system] if system else []
+    lines.append("You can call tools. To call one, answer with a block exactly like:\n"
+                 + FENCE + '\n{"name": "TOOL", "arguments": {...}}\n```\n'
+                 "One block per call; after the blocks, stop and wait for the results, "
+                 "which arrive as 'Tool result for TOOL (...)'. Tools:")
+    size = 0
+    for t in tools:
+        line = "- %s: %s Arguments (JSON Schema): %s" % (
+            t["name"], t.get("description") or "", jsonstream.dumps(t.get("parameters") or {}))
+        size += len(line)
+        if size > MAX_TOOLS_PROMPT:
+            lines.append("- (more tools not listed)")
+            break
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _call_block(c):
+    return "%s\n{\"name\": %s, \"arguments\": %s}\n```" % (
+        FENCE, jsonstream.dumps(c["name"]), c["args"] or "{}")
+
+
+class History:
+    """A re-iterable view of a history with tool traffic turned into text."""
+
+    def __init__(self, history):
+        self.history = history
+
+    def __iter__(self):
+        results = []
+        for m in self.history:
+            role = m["role"]
+            if role == "tool":
+                results.append("Tool result for %s (%s): %s" % (
+                    m.get("name", "tool"), m.get("tool_call_id", ""), m.get("content", "")))
+                continue
+            if results:
+                yield {"role": "user", "content": "\n\n".join(results)}
+                results = []
+            if role == "assistant" and m.get("tool_calls"):
+                parts = [m.get("content") or ""] + [_call_block(c) for c in m["tool_calls"]]
+                yield {"role": "assistant", "content": "\n".join(p for p in parts if p)}
+            else:
+                yield m
+        if results:
+            yield {"role": "user", "content": "\n\n".join(results)}
+
+
+def parse(reply):
+    """Split a text reply into prose and tool calls (a new Reply)."""
+    text = reply.text or ""
+    calls = []
+    pos = 0
+    while True:
+        start = text.find("```", pos)
+        if start < 0:
+            break
+        end = text.find("```", start + 3)
+        if end < 0:
+            break
+        body = text[start + 3:end]
+        nl = body.find("\n")
+        lang, payload = (body[:nl].strip(), body[nl + 1:]) if nl >= 0 else ("", body)
+        call = _as_call(payload) if lang in ("tool_call", "json", "") else None
+        if call is None:
+            pos = end + 3
+            continue
+        calls.append({"id": "text-%d" % (len(calls) + 1), "name": call[0], "args": call[1]})
+        text = text[:start] + text[end + 3:]
+        pos = start
+    if not calls:
+        return reply
+    text = text.strip()
+    return Reply(text, calls, "tool_calls",
+                 assistant_turn(text, calls, reply.turn.get("_echo")))
+
+
+def _as_call(payload):
+    try:
+        obj = jsonstream.loads(payload.strip())
+    except jsonstream.JSONError:
+        return None
+    if not isinstance(obj, dict) or not isinstance(obj.get("name"), str):
+        return None
+    args = obj.get("arguments", obj.get("args", {}))
+    return obj["name"], jsonstream.dumps(args if args is not None else {})

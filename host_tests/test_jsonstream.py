@@ -1,0 +1,547 @@
+"""lib/jsonstream.py: streaming JSON reader/writer on CPython and, through
+scenarios, on the MicroPython unix port under small heap caps."""
+import json
+import math
+import os
+import random
+import sys
+
+import pytest
+
+import jsonstream as js
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tools", "bench"))
+
+from models_doc import write_models  # noqa: E402
+
+# Documented decisions for the implementation-defined corpus files (see the
+# top of lib/jsonstream.py): these are accepted, every other i_* is rejected.
+I_ACCEPT = {
+    "i_number_double_huge_neg_exp.json": [0.0],
+    "i_number_huge_exp.json": [math.inf],
+    "i_number_neg_int_huge_exp.json": [-math.inf],
+    "i_number_pos_double_huge_exp.json": [math.inf],
+    "i_number_real_neg_overflow.json": [-math.inf],
+    "i_number_real_pos_overflow.json": [math.inf],
+    "i_number_real_underflow.json": [0.0],
+    "i_number_too_big_neg_int.json": [-123123123123123123123123123123],
+    "i_number_too_big_pos_int.json": [100000000000000000000],
+    "i_number_very_big_negative_int.json": [-237462374673276894279832749832423479823246327846],
+    "i_object_key_lone_2nd_surrogate.json": {"\ufffd": 0},
+    "i_string_1st_surrogate_but_2nd_missing.json": ["\ufffd"],
+    "i_string_1st_valid_surrogate_2nd_invalid.json": ["\ufffd\u1234"],
+    "i_string_incomplete_surrogate_and_escape_valid.json": ["\ufffd\n"],
+    "i_string_incomplete_surrogate_pair.json": ["\ufffda"],
+    "i_string_incomplete_surrogates_escape_valid.json": ["\ufffd\ufffd\n"],
+    "i_string_invalid_lonely_surrogate.json": ["\ufffd"],
+    "i_string_invalid_surrogate.json": ["\ufffdabc"],
+    "i_string_inverted_surrogates_U+1D11E.json": ["\ufffd\ufffd"],
+    "i_string_lone_second_surrogate.json": ["\ufffd"],
+}
+
+
+class Chunks:
+    """readinto() source returning at most k bytes per call."""
+
+    def __init__(self, data, k, first=None):
+        self.data = data
+        self.k = k
+        self.first = first  # size of the first read (split tests)
+        self.i = 0
+        self.calls = 0
+
+    def readinto(self, buf):
+        k = self.k
+        if self.first is not None and self.calls == 0:
+            k = self.first
+        self.calls += 1
+        n = min(len(self.data) - self.i, k, len(buf))
+        buf[0:n] = self.data[self.i:self.i + n]
+        self.i += n
+        return n
+
+
+def corpus(testdata, kind="test_parsing"):
+    d = os.path.join(testdata, "JSONTestSuite", kind)
+    if not os.path.isdir(d):
+        pytest.skip("JSONTestSuite not found at %s" % d)
+    return [(f, os.path.join(d, f)) for f in sorted(os.listdir(d)) if f.endswith(".json")]
+
+
+def verdict(data, **kw):
+    try:
+        return "accept", js.load(data if not isinstance(data, bytes) else data, **kw)
+    except js.JSONError as e:
+        assert str(e).startswith("JSON: ") and " at byte " in str(e), e
+        return "reject", str(e)
+
+
+def same(a, b):
+    """Equality where floats compare with a relative tolerance (MicroPython's
+    float parsing may differ in the last bit) and nan/inf match."""
+    if isinstance(a, float) or isinstance(b, float):
+        if not (isinstance(a, (int, float)) and isinstance(b, (int, float))):
+            return False
+        if math.isinf(a) or math.isinf(b):
+            return a == b
+        return a == b or abs(a - b) <= 1e-15 * max(abs(a), abs(b))
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+# -- corpus on CPython ------------------------------------------------------
+
+def expected_verdict(name):
+    if name.startswith("y_"):
+        return "accept"
+    if name.startswith("n_"):
+        return "reject"
+    return "accept" if name in I_ACCEPT else "reject"
+
+
+def test_corpus_cpython_in_memory_and_one_byte_reads(testdata):
+    files = corpus(testdata)
+    assert len(files) > 300
+    bad = []
+    for name, path in files:
+        with open(path, "rb") as f:
+            data = f.read()
+        r1 = verdict(data)
+        # the same bytes through 1-byte reads and the smallest buffer
+        r2 = verdict(Chunks(data, 1), bufsize=32)
+        if r1[0] != expected_verdict(name) or r1[0] != r2[0]:
+            bad.append((name, r1, r2))
+            continue
+        if r1[0] == "accept":
+            assert same(r1[1], r2[1]), name
+            if name.startswith("y_"):
+                assert same(r1[1], json.loads(data)), name
+            if name in I_ACCEPT:
+                assert same(r1[1], I_ACCEPT[name]), (name, r1[1])
+    assert not bad, bad
+
+
+def test_corpus_rejects_name_offsets(testdata):
+    d = os.path.join(testdata, "JSONTestSuite", "test_parsing")
+    msg = verdict(open(os.path.join(d, "n_object_trailing_comma.json"), "rb").read())[1]
+    assert msg == "JSON: expected '\"' (object key) at byte 8", msg
+    msg = verdict(open(os.path.join(d, "i_string_UTF-8_invalid_sequence.json"), "rb").read())[1]
+    assert msg == "JSON: invalid UTF-8 at byte 7", msg
+    msg = verdict(open(os.path.join(d, "i_structure_500_nested_arrays.json"), "rb").read())[1]
+    assert msg == "JSON: nesting deeper than 64 at byte 64", msg
+
+
+def test_transform_corpus_matches_cpython_where_defined(testdata):
+    for name, path in corpus(testdata, "test_transform"):
+        data = open(path, "rb").read()
+        got = verdict(data)
+        try:
+            data.decode("utf-8")
+        except UnicodeError:
+            # raw encoded surrogates: CPython's json lets them through with
+            # 'surrogatepass'; strict UTF-8 here rejects them (documented)
+            assert got[0] == "reject" and "invalid UTF-8" in got[1], (name, got)
+            continue
+        want = json.loads(data)
+        text = json.dumps(want)
+        if "\\ud8" in text or "\\udc" in text or "\\udf" in text:
+            # lone surrogates: we decode U+FFFD (documented)
+            assert got[0] == "accept" and "\ufffd" in json.dumps(got[1], ensure_ascii=False), name
+            continue
+        assert got[0] == "accept" and same(got[1], want), (name, got, want)
+
+
+# -- corpus under MicroPython -----------------------------------------------
+
+@pytest.mark.parametrize("bufsize", [32, 256])
+def test_corpus_micropython_same_verdicts(mpy, testdata, tmp_path, bufsize):
+    files = corpus(testdata)
+    lst = tmp_path / "files.txt"
+    lst.write_text("\n".join(p for _, p in files) + "\n")
+    r = mpy.run("js_corpus", heap="32K", args=[lst, bufsize], timeout=120)
+    assert r.rc == 0, r
+    lines = r.out.rstrip("\n").split("\n")  # not splitlines(): U+2028 is data
+    assert lines[-1] == "DONE %d" % len(files), r
+    got = {}
+    for ln in lines[:-1]:
+        name, v, rest = (ln.split(" ", 2) + [""])[:3]
+        got[name] = (v, rest)
+    assert len(got) == len(files)
+    mismatch = []
+    for name, path in files:
+        v, rest = got[name]
+        cp = verdict(open(path, "rb").read())
+        if v != cp[0]:
+            mismatch.append((name, v, rest, cp[0]))
+        elif v == "accept" and rest.startswith("repr:"):
+            if rest != "repr:" + repr(cp[1]):
+                mismatch.append((name, rest, cp[1]))
+        elif v == "accept":
+            # the MicroPython value, re-encoded by jsonstream.dumps there
+            if not same(json.loads(rest), cp[1]):
+                mismatch.append((name, rest, cp[1]))
+        elif rest != cp[1]:
+            mismatch.append((name, "message", rest, cp[1]))
+    assert not mismatch, mismatch
+
+
+# -- differential against CPython json --------------------------------------
+
+def rand_str(rng):
+    pool = ["a", "Z", " ", "\"", "\\", "/", "\n", "\t", "\x01", "\x1f", "\u00e9", "\u20ac",
+            "\u4e2d", "\U0001F600", "\U0001D11E", "\uffff", "\u2028"]
+    n = rng.choice([0, 1, 3, 8, 40, 300])
+    return "".join(rng.choice(pool) for _ in range(n))
+
+
+def rand_num(rng):
+    c = rng.randrange(6)
+    if c == 0:
+        return rng.randrange(-1000, 1000)
+    if c == 1:
+        return rng.randrange(-10 ** 30, 10 ** 30)
+    if c == 2:
+        return rng.uniform(-1e6, 1e6)
+    if c == 3:
+        return rng.choice([0.0, -0.0, 1e-300, 5e-324, 1.7976931348623157e308, 0.1, 1e22])
+    if c == 4:
+        return float(rng.randrange(-10 ** 6, 10 ** 6)) * 10 ** rng.randrange(-20, 20)
+    return rng.randrange(0, 10)
+
+
+def rand_value(rng, depth=0):
+    c = rng.randrange(10 if depth < 6 else 6)
+    if c == 0:
+        return rand_str(rng)
+    if c == 1:
+        return rand_num(rng)
+    if c == 2:
+        return rng.choice([True, False, None])
+    if c in (3, 4, 5):
+        return rand_str(rng) if c == 3 else rand_num(rng)
+    if c in (6, 7):
+        return [rand_value(rng, depth + 1) for _ in range(rng.randrange(5))]
+    return {rand_str(rng)[:10]: rand_value(rng, depth + 1) for _ in range(rng.randrange(5))}
+
+
+def rand_doc(rng):
+    v = rand_value(rng)
+    text = json.dumps(v, ensure_ascii=rng.random() < 0.5,
+                      indent=rng.choice([None, None, 1, "\t"]),
+                      separators=rng.choice([None, (",", ":"), (" , ", " : ")]))
+    return v, text.encode()
+
+
+def test_differential_every_chunk_size_and_split():
+    rng = random.Random(8259)
+    for _ in range(60):
+        v, data = rand_doc(rng)
+        assert same(js.loads(data, max_value=1 << 20), v)
+        ks = range(1, len(data) + 1) if len(data) < 200 else [1, 2, 3, 5, 7, 13, 31, 32, 33, 64, 255, 4096]
+        for k in ks:
+            got = js.load(Chunks(data, k), bufsize=32, max_value=1 << 20)
+            assert same(got, v), (k, data)
+        if len(data) < 120:
+            for s in range(1, len(data) + 1):  # one split at every position
+                got = js.load(Chunks(data, 1 << 20, first=s), bufsize=256, max_value=1 << 20)
+                assert same(got, v), (s, data)
+
+
+def test_differential_micropython(mpy, tmp_path):
+    rng = random.Random(1234)
+    docs = [rand_doc(rng) for _ in range(40)]
+    f = tmp_path / "docs.txt"
+    f.write_bytes(b"\n".join(d for _, d in docs if b"\n" not in d) + b"\n")
+    kept = [v for v, d in docs if b"\n" not in d]
+    r = mpy.run("js_diff", heap="64K", args=[f, 1, 2, 3, 7, 32, 1000], timeout=120)
+    lines = r.out.rstrip("\n").split("\n")
+    assert r.rc == 0 and lines[-1] == "DONE", r
+    lines = lines[:-1]
+    assert len(lines) == 6 * len(kept)
+    for ln in lines:
+        no, k, out = ln.split(" ", 2)
+        assert not out.startswith("ERROR"), ln
+        assert same(json.loads(out), kept[int(no)]), (ln, kept[int(no)])
+
+
+def test_stream_string_and_skip_value_at_every_chunk_size():
+    s = "x\u00e9\U0001F600\\\"\n" * 50 + "end"
+    doc = json.dumps({"skip": [s, {"a": [1, 2e5, None]}], "s": s, "t": 1}, ensure_ascii=False).encode()
+    for k in (1, 2, 3, 5, 31, 100):
+        p = js.Parser(Chunks(doc, k), bufsize=32)
+        assert p.next() == js.OBJ and p.next() == js.KEY and p.value == "skip"
+        p.skip_value()
+        assert p.next() == js.KEY and p.value == "s"
+        pieces = []
+        assert p.peek() == js.STR
+        assert p.stream_string(pieces.append) is True
+        assert "".join(pieces) == s and all(pieces) and all(isinstance(x, str) for x in pieces)
+        assert len(pieces) > 1
+        assert p.next() == js.KEY and p.stream_string(pieces.append) is False
+        assert p.next() == js.NUM and p.value == 1
+        assert p.next() == js.END_OBJ and p.next() == js.EOF
+        p.finish()
+        assert p.pos == len(doc)
+
+
+def test_events_and_values():
+    p = js.Parser(b' {"a": [true, false, null, -0.5, 10, "s"]} ')
+    evs = []
+    while True:
+        e = p.next()
+        evs.append((e, p.value if e in (js.KEY, js.STR, js.NUM) else None))
+        if e == js.EOF:
+            break
+    assert evs == [(js.OBJ, None), (js.KEY, "a"), (js.ARR, None), (js.TRUE, None), (js.FALSE, None),
+                   (js.NULL, None), (js.NUM, -0.5), (js.NUM, 10), (js.STR, "s"), (js.END_ARR, None),
+                   (js.END_OBJ, None), (js.EOF, None)]
+    p.finish()
+    assert isinstance(js.loads("10"), int) and isinstance(js.loads("1e1"), float)
+    assert js.loads("123456789012345678901234567890") == 123456789012345678901234567890
+
+
+@pytest.mark.parametrize("doc,msg", [
+    ('{"a":1 "b":2}', "JSON: expected ',' or '}' at byte 7"),
+    ('[1 2]', "JSON: expected ',' or ']' at byte 3"),
+    ('[1,2', "JSON: unexpected end of input at byte 4"),
+    ('{"a":1}  [', "JSON: expected end of input at byte 9"),
+    ('"abc\x01"', "JSON: control character in string at byte 4"),
+    ('[' * 65, "JSON: nesting deeper than 64 at byte 64"),
+    ('"' + "y" * 20000 + '"', "JSON: value longer than 16384 bytes at byte 0"),
+    ('[' + '"aaaaaaaaaa",' * 2000 + '1]', "JSON: value longer than 16384 bytes at byte 0"),
+    ('[1, 2, 03]', "JSON: expected ',' or ']' at byte 8"),
+    ('[1, 2, 3.]', "JSON: expected digit at byte 9"),
+    ('-', "JSON: unexpected end of input at byte 1"),
+    ('[1e+]', "JSON: expected digit at byte 4"),
+    ('"\\uZZZZ"', "JSON: expected hex digit at byte 3"),
+])
+def test_error_messages_name_offset_and_expectation(doc, msg):
+    for src in (doc, Chunks(doc.encode(), 1)):
+        with pytest.raises(js.JSONError) as ei:
+            js.load(src, bufsize=32) if not isinstance(src, str) else js.loads(src)
+        assert str(ei.value) == msg
+        assert isinstance(ei.value, ValueError)
+
+
+def test_number_longer_than_buffer():
+    doc = b"[" + b"1" * 100 + b", -" + b"2" * 70 + b".5e-3]"
+    want = [int("1" * 100), float("-" + "2" * 70 + ".5e-3")]
+    assert js.loads(doc) == want
+    for k in (1, 7, 100):
+        assert js.load(Chunks(doc, k), bufsize=32) == want
+    with pytest.raises(js.JSONError, match="value longer than 50 bytes at byte 1"):
+        js.load(Chunks(doc, 7), bufsize=32, max_value=50)
+    with pytest.raises(js.JSONError, match="expected digit at byte 37"):
+        js.load(Chunks(b"[" + b"1" * 35 + b".]", 3), bufsize=32)
+
+
+# -- select -----------------------------------------------------------------
+
+CHAT = {
+    "id": "c1", "object": "chat.completion",
+    "choices": [
+        {"index": 0, "message": {"role": "assistant", "content": "Hello \u00e9 \U0001F600 " * 40,
+                                 "tool_calls": [{"id": "t1", "function": {"name": "f", "arguments": "{}"}},
+                                                {"id": "t2", "function": {"name": "g", "arguments": "[1]"}}]}},
+        {"index": 1, "message": {"role": "assistant", "content": "second"}},
+    ],
+    "usage": {"prompt_tokens": 5, "completion_tokens": 7},
+    "x": {"a": {"y": 1}, "b": {"y": [2]}, "c": {"z": 3}},
+}
+
+
+def run_select(doc, rules, k=5, **kw):
+    data = json.dumps(doc).encode()
+    js.select(Chunks(data, k), rules, bufsize=32, **kw)
+
+
+def test_select_paths_indices_wildcards():
+    for k in (1, 3, 64):
+        got = []
+        rec = lambda p, v: got.append((p, v))  # noqa: E731
+        run_select(CHAT, {
+            "choices[1].message.content": rec,
+            "choices[*].message.tool_calls[*].id": rec,
+            "x.*.y": rec,
+            "usage": rec,
+            "nothing.here": rec,
+            "choices[5]": rec,
+        }, k=k)
+        assert sorted(got, key=repr) == sorted([
+            (["choices", 1, "message", "content"], "second"),
+            (["choices", 0, "message", "tool_calls", 0, "id"], "t1"),
+            (["choices", 0, "message", "tool_calls", 1, "id"], "t2"),
+            (["x", "a", "y"], 1), (["x", "b", "y"], [2]),
+            (["usage"], {"prompt_tokens": 5, "completion_tokens": 7}),
+        ], key=repr)
+
+
+def test_select_root_and_nested_rules_outermost_wins():
+    got = []
+    run_select([{"a": {"b": 1}}, 2], {"": lambda p, v: got.append(("root", p, v))})
+    assert got == [("root", [], [{"a": {"b": 1}}, 2])]
+    got = []
+    run_select(CHAT, {"usage": lambda p, v: got.append(v),
+                      "usage.prompt_tokens": lambda p, v: got.append("inner")})
+    assert got == [CHAT["usage"]]  # the deeper rule is not called separately
+    got = []
+    run_select([[1, 2], [3]], {"[*][1]": lambda p, v: got.append((p, v))})
+    assert got == [([0, 1], 2)]
+
+
+def test_select_stream_pieces_reassemble():
+    for k in (1, 2, 7, 50):
+        pieces = []
+        whole = []
+        run_select(CHAT, {
+            "choices[0].message.content": js.Stream(lambda p, v: pieces.append((p, v))),
+            "choices[*].index": js.Stream(lambda p, v: whole.append((p, v))),
+        }, k=k)
+        assert pieces[-1] == (["choices", 0, "message", "content"], None)
+        text = "".join(v for _, v in pieces[:-1])
+        assert text == CHAT["choices"][0]["message"]["content"]
+        assert len(pieces) > 3 and all(v for _, v in pieces[:-1])
+        # non-string values at a Stream path arrive whole, without a None
+        assert whole == [(["choices", 0, "index"], 0), (["choices", 1, "index"], 1)]
+
+
+def test_select_errors_and_abort():
+    with pytest.raises(js.JSONError, match="expected ':' at byte 18"):
+        js.select(b'{"a": [1, 2], "b" 3}', {"a": lambda p, v: None})
+    with pytest.raises(js.JSONError, match="expected end of input"):
+        js.select(b'{"a": 1} {', {"a": lambda p, v: None})
+    with pytest.raises(js.JSONError, match="expected ',' or ']' at byte 11"):
+        js.select(b'[1, 2, "x" 3]', {"[0]": lambda p, v: None})
+
+    class Stop(Exception):
+        pass
+
+    def stop(p, v):
+        raise Stop()
+    with pytest.raises(Stop):
+        js.select(b'{"a": 1, "b": [}', {"a": stop})
+    with pytest.raises(js.JSONError, match="value longer than 10 bytes"):
+        js.select(b'{"a": "0123456789abc"}', {"a": lambda p, v: None}, max_value=10)
+    # skipping is strict too: a broken skipped value is reported
+    with pytest.raises(js.JSONError, match="control character in string at byte 8"):
+        js.select(b'{"a": "x\x01"}', {"b": lambda p, v: None})
+
+
+# -- writer -----------------------------------------------------------------
+
+def test_dump_round_trip_and_encoded_len():
+    rng = random.Random(42)
+    for _ in range(200):
+        v = rand_value(rng)
+        parts = []
+        js.dump(v, parts.append, bufsize=16)
+        out = b"".join(parts)
+        assert all(isinstance(p, bytes) and 0 < len(p) <= 16 for p in parts)
+        assert js.encoded_len(v) == len(out)
+        assert same(json.loads(out), v)
+        assert js.dumps(v) == out.decode()
+        assert same(js.loads(out, max_value=1 << 20), v)
+
+
+def test_dump_types_raw_array_generators():
+    assert js.dumps([True, False, 1, 0, None, 1.5, -2, 1e22]) == "[true,false,1,0,null,1.5,-2,1e+22]"
+    assert js.dumps("\u00e9\U0001F600") == '"\u00e9\U0001F600"'  # UTF-8 kept
+    assert js.dumps("\"\\/\n\r\t\b\f\x00\x1f\x7f") == '"\\"\\\\/\\n\\r\\t\\b\\f\\u0000\\u001f\x7f"'
+    assert js.dumps((1, [2])) == "[1,[2]]"
+    opaque = b'{"thoughtSignature":"a\\u00e9 b",  "x":[1 ,2]}'
+    assert js.dumps({"k": js.Raw(opaque)}).encode() == b'{"k":' + opaque + b"}"
+    arr = js.Array(lambda: ({"i": i} for i in range(3)))
+    assert js.encoded_len({"a": arr}) == len(js.dumps({"a": arr})) == len('{"a":[{"i":0},{"i":1},{"i":2}]}')
+    assert js.dumps((x for x in "ab")) == '["a","b"]'
+    for bad in (b"x", bytearray(b"x"), {1: 2}, object()):
+        with pytest.raises(TypeError):
+            js.dumps(bad)
+    for bad in (float("nan"), float("inf"), -float("inf")):
+        with pytest.raises(js.JSONError):
+            js.dumps([bad])
+
+
+def test_dump_big_string_pieces_bounded():
+    s = ("line \u00e9\n" * 5000)
+    parts = []
+    js.dump({"s": s}, parts.append, bufsize=256)
+    assert max(len(p) for p in parts) <= 256 and len(parts) > 100
+    assert json.loads(b"".join(parts)) == {"s": s}
+
+
+# -- MicroPython under -X heapsize=32K --------------------------------------
+
+def scenario_lines(mpy, name):
+    r = mpy.run(name, heap="32K", timeout=60)
+    assert r.rc == 0, r
+    got = dict(ln.split(": ", 1) for ln in r.out.split("\n") if ": " in ln)
+    print("%s working heap: %d bytes (32K cap)" % (name, r.working))
+    assert r.working < 16000, r.working
+    return got
+
+
+def test_reader_core_cases_micropython_32k(mpy):
+    got = scenario_lines(mpy, "js_core")
+    assert json.loads(got["surrogates"]) == "\U0001F600\u00e9\ufffd"
+    assert json.loads(got["astral_utf8"]) == "\U0001F600"
+    assert got["bad_utf8"] == "JSONError JSON: invalid UTF-8 at byte 8"
+    assert got["overlong"] == "JSONError JSON: invalid UTF-8 at byte 1"
+    assert got["numbers"] == "[0,-1,12345678901234567890123,1.5,-2000.0,100.0,-0.0]"
+    assert got["trailing"] == "JSONError JSON: expected end of input at byte 4"
+    assert got["depth"] == "JSONError JSON: nesting deeper than 64 at byte 64"
+    assert got["depth_ok"] == "128"
+    assert got["lenient_mp_json"] == "JSONError JSON: expected ':' at byte 5"
+    assert got["comma"] == "JSONError JSON: expected value at byte 3"
+    assert got["leading_zero"] == "JSONError JSON: expected ',' or ']' at byte 2"
+    assert json.loads(got["object"]) == {"k": {"x": [True, False, None]}, "e": {}, "a": []}
+    assert got["long_value"] == "JSON: value longer than 50 bytes at byte 0"
+
+
+def test_stream_select_micropython_32k(mpy):
+    got = scenario_lines(mpy, "js_stream")
+    assert got["chunked"] == "ok"
+    assert sorted(map(repr, eval(got["select"]))) == sorted(map(repr, [
+        "hi \u00e9", None, (["choices", 0, "message", "tool_calls", 0, "id"], "t1"),
+        (["choices", 0, "message", "tool_calls", 1, "id"], "t2"), 1, 2]))
+    assert got["stream_big"] == "True 200000 True"
+
+
+def test_writer_cases_micropython_32k(mpy):
+    got = scenario_lines(mpy, "js_write")
+    assert got["bool_int"] == "[true,false,1,0,null]"
+    assert got["bytes_dump"] == "TypeError"
+    assert got["nan"] == "JSONError JSON: cannot write NaN or infinity"
+    assert json.loads(got["escape_out"]) == "a\"b\\c\n\x01\u00e9"
+    assert json.loads(got["raw_array"]) == [{"x": [1]}, [1, 2]]
+    assert got["encoded_len"] == "True"
+
+
+def test_models_list_select_under_32k_heap_both_sizes(mpy, tmp_path):
+    peaks = {}
+    for size in (50 * 1024, 1024 * 1024):
+        path = tmp_path / ("models_%d.json" % size)
+        count, idlen, last = write_models(str(path), size)
+        r = mpy.run("js_models", heap="32K", args=[path], timeout=120)
+        assert r.rc == 0, r
+        assert "count=%d idlen=%d last=%s" % (count, idlen, last) in r.out, r
+        peaks[size] = r.working
+        print("models list %d bytes (%d ids): peak working heap %d bytes under 32K" % (
+            os.path.getsize(path), count, r.working))
+    # working set independent of document size (20x larger input)
+    assert peaks[1024 * 1024] < 12000 and peaks[50 * 1024] < 12000, peaks
+    assert abs(peaks[1024 * 1024] - peaks[50 * 1024]) < 3000, peaks
+
+
+def test_json_load_needs_more_than_128k_for_50k_list(mpy, tmp_path):
+    path = tmp_path / "models.json"
+    write_models(str(path), 50 * 1024)
+    r = mpy.run("js_models", heap="128K", args=[path, "json"], timeout=60)
+    assert r.rc != 0 and "MemoryError" in r.err + r.out, r
+    r = mpy.run("js_models", heap="32K", args=[path], timeout=60)
+    assert r.rc == 0, r

@@ -1,0 +1,35 @@
+"""Host benchmarks on the MicroPython unix port (`make bench`).
+
+Each benchmark is a module tools/bench/bench_<name>.py with run(ctx) ->
+bool; add new ones to BENCHMARKS. ctx (common.Ctx) has lib/ and
+tools/bench/mp/*.py compiled to .mpy under build/bench/mpy and runs them
+with `micropython -X heapsize=...`.
+Usage: .venv/bin/python tools/bench/run.py [name ...]
+"""
+import importlib
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from common import Ctx  # noqa: E402
+
+BENCHMARKS = ["json"]
+
+
+def main(argv):
+    names = argv or BENCHMARKS
+    ctx = Ctx()
+    ok = True
+    for name in names:
+        mod = importlib.import_module("bench_" + name)
+        print("== %s: %s" % (name, (mod.__doc__ or "").strip().splitlines()[0]))
+        t0 = time.time()
+        ok = mod.run(ctx) and ok
+        print("(%.1f s)\n" % (time.time() - t0))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,176 @@
+"""The `mcp` console command: the configured MCP servers.
+
+    mcp                          list the servers (URL, token masked)
+    mcp add NAME URL [TOKEN]     add or replace a server
+    mcp del NAME                 remove a server
+    mcp test NAME                connect, list the tools, show count and time
+    mcp tools NAME               each tool with its arguments and description
+    mcp call NAME TOOL [JSON]    call a tool with JSON arguments, show the result
+
+Servers live in the settings (mcp.<name>.url / mcp.<name>.token, see
+lib/mcp/registry.py); this module only talks to a person. Every failure is
+one line through shell.Error; a token is never printed whole.
+"""
+import shell
+import store
+import mcp
+
+DESC_WIDTH = 64     # characters of a tool description shown in a listing
+MAX_SHOW = 4000     # characters of a tool result printed by `mcp call`
+
+
+def main(args):
+    if not args:
+        return _list()
+    sub, rest = args[0], args[1:]
+    if sub == "add":
+        return _add(rest[0], rest[1], rest[2] if len(rest) > 2 else None)
+    if sub == "del":
+        err = mcp.remove(rest[0])
+        if err:
+            raise shell.Error("mcp del: " + err)
+        shell.out("removed %s" % rest[0])
+        return
+    if sub == "test":
+        return _test(rest[0])
+    if sub == "tools":
+        return _tools(rest[0])
+    if sub == "call":
+        return _call(rest[0], rest[1], rest[2] if len(rest) > 2 else None)
+    raise shell.UsageError("unknown sub-command %s" % sub)
+
+
+def _list():
+    servers = mcp.servers()
+    if not servers:
+        shell.out("no MCP servers; add one with: mcp add NAME URL [TOKEN]")
+        return
+    for s in servers:
+        tok = s.get("token")
+        shell.out("%-12s %s%s" % (s["name"], s["url"],
+                                  ("  token " + store.mask(tok)) if tok else ""))
+
+
+def _add(name, url, token):
+    err = mcp.add(name, url, token)
+    if err:
+        raise shell.Error("mcp add: " + err)
+    shell.out("added %s -> %s%s (try: mcp test %s)" % (
+        name, url, " with a token" if token else "", name))
+
+
+def _test(name):
+    _spin("connecting to %s" % name)
+    try:
+        info, err = mcp.test(name)
+    finally:
+        _unspin()
+    if err:
+        raise shell.Error(err)
+    names = info["names"]
+    shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
+    shell.out("%s: ok, %d tool%s in %d ms%s" % (
+        name, info["tools"], "" if info["tools"] == 1 else "s", info["ms"],
+        (" (" + shown + ")") if names else ""))
+
+
+def _connect(name):
+    conn, err = mcp.connect_named(name)
+    if err:
+        raise shell.Error(err)
+    return conn
+
+
+def _params(schema):
+    """Argument names of a tool, required ones first, optional ones with "?"."""
+    if not isinstance(schema, dict):
+        return ""
+    props = schema.get("properties")
+    if not isinstance(props, dict):
+        return ""
+    req = schema.get("required")
+    req = [r for r in req if r in props] if isinstance(req, list) else []
+    rest = sorted(k for k in props if k not in req)
+    return ", ".join(req + [k + "?" for k in rest])
+
+
+def first_line(text, width):
+    """The first line of text, cut to width characters."""
+    text = (text or "").strip()
+    i = text.find("\n")
+    if i >= 0:
+        text = text[:i].rstrip() + " ..."
+    if len(text) > width:
+        text = text[:width - 3] + "..."
+    return text
+
+
+def _tools(name):
+    _spin("listing the tools of %s" % name)
+    try:
+        conn = _connect(name)
+        try:
+            listed, err = mcp.tools(conn)
+        finally:
+            mcp.close(conn)
+    finally:
+        _unspin()
+    if err:
+        raise shell.Error(err)
+    if not listed:
+        shell.out("%s offers no tools" % name)
+        return
+    for t in listed:
+        shell.out("%s(%s)" % (t["name"], _params(t.get("parameters"))))
+        d = first_line(t.get("description"), DESC_WIDTH)
+        if d:
+            shell.out("    " + d)
+    shell.out("%d tool%s" % (len(listed), "" if len(listed) == 1 else "s"))
+
+
+def _call(name, tool, text):
+    import jsonstream
+    if text:
+        try:
+            args = jsonstream.loads(text)
+        except jsonstream.JSONError as e:
+            raise shell.Error("mcp call: the arguments are not JSON (%s); "
+                              "example: mcp call %s %s {\"key\": \"value\"}" % (e, name, tool))
+        if not isinstance(args, dict):
+            raise shell.Error("mcp call: the arguments must be a JSON object {...}")
+    else:
+        args = {}
+    from compat import ticks_ms, ticks_diff
+    t0 = ticks_ms()
+    _spin("calling %s on %s" % (tool, name))
+    try:
+        conn = _connect(name)
+        try:
+            result, err = mcp.call(conn, tool, args)
+        finally:
+            mcp.close(conn)
+    finally:
+        _unspin()
+    if err:
+        raise shell.Error(err)
+    result = result or "(empty result)"
+    if len(result) > MAX_SHOW:
+        result = result[:MAX_SHOW] + "\n... (%d more characters)" % (len(result) - MAX_SHOW)
+    shell.out(result)
+    if shell.tty():
+        shell.out("\x1b[2m(%d ms)\x1b[0m" % ticks_diff(ticks_ms(), t0))
+
+
+# -- a one-line status while the network works (terminal only) --------------
+
+_spinner = []
+
+
+def _spin(msg):
+    from shell import term
+    _spinner.append(term.Spinner(msg + " ..."))
+
+
+def _unspin():
+    while _spinner:
+        _spinner.pop().stop()

@@ -51,7 +51,7 @@ OpenAI-shaped services may refuse the unknown field).
 Tool results with is_error get an "Error: " prefix (the wire has no flag).
 """
 import jsonstream
-from ai.styles import Reply, StyleError, TextBuffer, assistant_turn
+from ai.styles import Reply, StyleError, assistant_turn
 
 MAX_CALLS = 32          # tool calls in one reply
 MAX_ERROR = 300         # characters of an error message kept
@@ -164,6 +164,38 @@ def _message(cfg, m):
 
 # ---------------------------------------------------------------- replies
 
+class _Text:
+    """Text pieces under a bound. Stream deltas are a few characters each
+    and a str object costs far more than its characters, so every 32 small
+    pieces are joined into one chunk; text() joins the chunks once."""
+
+    def __init__(self, limit, what):
+        self.chunks = []
+        self.small = []
+        self.size = 0
+        self.limit = limit
+        self.what = what
+
+    def add(self, piece):
+        if piece:
+            self.size += len(piece)
+            if self.size > self.limit:
+                raise StyleError("%s longer than %d characters" % (self.what, self.limit))
+            small = self.small
+            small.append(piece)
+            if len(small) >= 32:
+                self.chunks.append("".join(small))
+                self.small = []
+
+    def text(self):
+        if self.small:
+            self.chunks.append("".join(self.small))
+            self.small = []
+        if len(self.chunks) > 1:
+            self.chunks = ["".join(self.chunks)]
+        return self.chunks[0] if self.chunks else ""
+
+
 class _Reader:
     """What one reply (whole or streamed) accumulates, under bounds."""
 
@@ -172,30 +204,29 @@ class _Reader:
         self.limit = limit
         self.cfg = cfg
         self.sink = sink
-        self.text = TextBuffer(limit)
-        self.reasoning = TextBuffer(limit)
+        self.text = _Text(limit, "reply")
+        self.reasoning = _Text(limit, "reasoning")
         self.reasoning_over = False
-        self.calls = []           # [id, name, TextBuffer(args)] by index
-        self.frags = {}           # position in this chunk -> fragment fields
+        self.calls = []           # [id, name, _Text(args)] by index
         self.finish = None
         self.error = None
 
     # handlers (path, value) for jsonstream.select
     def on_text(self, path, piece):
-        if piece is not None and isinstance(piece, str):
+        if isinstance(piece, str) and piece:
             self.text.add(piece)
-            if self.sink and piece:
+            if self.sink:
                 self.sink(piece)
 
     def on_reasoning(self, path, piece):
-        if piece is None or self.reasoning_over or not isinstance(piece, str):
+        if not isinstance(piece, str) or self.reasoning_over:
             return
         try:
             self.reasoning.add(piece)
         except StyleError:
-            # only needed for tool-call turns: decided in reply()
+            # only needed to continue tool calls: decided in reply()
             self.reasoning_over = True
-            self.reasoning = TextBuffer(0)
+            self.reasoning = None
 
     def on_finish(self, path, value):
         if isinstance(value, str):
@@ -204,67 +235,36 @@ class _Reader:
     def on_error(self, path, value):
         self.error = value
 
-    def _frag(self, path):
-        pos = path[4]
-        f = self.frags.get(pos)
-        if f is None:
-            if len(self.frags) >= MAX_CALLS:
-                raise StyleError("more than %d tool calls" % MAX_CALLS)
-            f = self.frags[pos] = {"args": []}
-        return f
-
-    def on_call_index(self, path, value):
-        if isinstance(value, int) and not isinstance(value, bool):
-            self._frag(path)["index"] = value
-
-    def on_call_id(self, path, value):
-        if isinstance(value, str):
-            self._frag(path)["id"] = value
-
-    def on_call_name(self, path, value):
-        if isinstance(value, str):
-            self._frag(path)["name"] = value
-
-    def on_call_args(self, path, piece):
-        f = self._frag(path)
-        if piece is None:
+    def on_call(self, path, f):
+        """One tool-call object (whole reply) or fragment (stream; only the
+        first fragment of an index has id and name, arguments come in
+        pieces; servers without `index` open a new call with each id)."""
+        if not isinstance(f, dict):
             return
-        if not isinstance(piece, str):
-            piece = jsonstream.dumps(piece)   # a server sending an object
-        f["args"].append(piece)
-        f["size"] = f.get("size", 0) + len(piece)
-        if f["size"] > self.limit:
-            raise StyleError("tool call arguments longer than %d characters" % self.limit)
-
-    def merge(self):
-        """Fold this chunk's call fragments into the calls, by index."""
-        if not self.frags:
-            return
-        for pos in sorted(self.frags):
-            f = self.frags[pos]
-            idx = f.get("index")
-            if idx is None:
-                # no index (some compatible servers): a new id opens a call
-                if f.get("id") is not None or not self.calls:
-                    idx = len(self.calls)
-                else:
-                    idx = len(self.calls) - 1
-            if idx < 0 or idx >= MAX_CALLS:
-                raise StyleError("tool call index %d out of range" % idx)
-            while len(self.calls) <= idx:
-                self.calls.append([None, None, TextBuffer(self.limit)])
-            c = self.calls[idx]
-            if f.get("id"):
-                c[0] = f["id"]
-            if f.get("name"):
-                c[1] = f["name"] if c[1] is None else c[1] + f["name"]
-            try:
-                for piece in f["args"]:
-                    c[2].add(piece)
-            except StyleError:
-                raise StyleError("tool call arguments longer than %d characters"
-                                 % self.limit)
-        self.frags = {}
+        fn = f.get("function")
+        if not isinstance(fn, dict):
+            fn = {}
+        idx = f.get("index")
+        if not isinstance(idx, int) or isinstance(idx, bool):
+            idx = path[4] if self.sink is None else None
+        calls = self.calls
+        if idx is None:
+            idx = len(calls) if f.get("id") or not calls else len(calls) - 1
+        if idx < 0 or idx >= MAX_CALLS:
+            raise StyleError("more than %d tool calls" % MAX_CALLS)
+        while len(calls) <= idx:
+            calls.append([None, None, _Text(self.limit, "tool call arguments")])
+        c = calls[idx]
+        if isinstance(f.get("id"), str) and f["id"]:
+            c[0] = f["id"]
+        name = fn.get("name")
+        if isinstance(name, str) and name and c[1] is None:
+            c[1] = name     # only the first fragment names it (some repeat it)
+        args = fn.get("arguments")
+        if args is not None:
+            if not isinstance(args, str):
+                args = jsonstream.dumps(args)   # a server sending an object
+            c[2].add(args)
 
     def raise_error(self):
         raise StyleError(_error_text(self.error) or "error in reply")
@@ -272,10 +272,9 @@ class _Reader:
     def reply(self):
         if self.error is not None:
             self.raise_error()
-        self.merge()
         calls = []
         for i, c in enumerate(self.calls):
-            if c[1] is None and not c[2].parts:
+            if c[1] is None and not c[2].size:
                 continue    # an index announced but never filled
             calls.append({"id": c[0] or "call_%d" % i, "name": c[1] or "",
                           "args": c[2].text() or "{}"})
@@ -298,26 +297,31 @@ class _Reader:
 
 
 def _rules(r, where):
-    """select() rules for a whole message ("message") or a chunk ("delta")."""
+    """select() rules for a whole message ("message") or a chunk ("delta").
+    Text streams in pieces; a tool call (fragment) is small and read whole
+    (its arguments are bounded by max_value; see _select)."""
     base = "choices[0]." + where
     stream = jsonstream.Stream
     return {
         base + ".content": stream(r.on_text),
         base + ".refusal": stream(r.on_text),
         base + ".reasoning_content": stream(r.on_reasoning),
-        base + ".tool_calls[*].index": r.on_call_index,
-        base + ".tool_calls[*].id": r.on_call_id,
-        base + ".tool_calls[*].function.name": r.on_call_name,
-        base + ".tool_calls[*].function.arguments": stream(r.on_call_args),
+        base + ".tool_calls[*]": r.on_call,
         "choices[0].finish_reason": r.on_finish,
         "error": r.on_error,
     }
 
 
+def _select(r, src, rules):
+    # a materialized tool call may hold max_reply characters of arguments,
+    # each up to 6 bytes when escaped as \uXXXX
+    jsonstream.select(src, rules, max_value=6 * r.limit + 1024)
+
+
 def read_reply(cfg, body):
     """Reply from a whole (non-streamed) 200 body."""
     r = _Reader(cfg)
-    jsonstream.select(body, _rules(r, "message"))
+    _select(r, body, _rules(r, "message"))
     return r.reply()
 
 
@@ -368,10 +372,9 @@ def read_stream(cfg, events, sink):
             found = {}
             _scan_error(peek, found)
             raise StyleError(_found_message(found) or "error event")
-        jsonstream.select(peek, rules)
+        _select(r, peek, rules)
         if r.error is not None:
             r.raise_error()
-        r.merge()
 
 
 # ---------------------------------------------------------------- errors
@@ -415,13 +418,27 @@ class _Tap:
         return k
 
     def text(self):
+        """The kept bytes as text; bytes that are not UTF-8 are dropped."""
         raw = bytes(self.head[:self.n])
-        for cut in range(4):
-            try:
-                return raw[:len(raw) - cut].decode()
-            except UnicodeError:
-                pass
-        return "".join(chr(b) for b in raw if 32 <= b < 127)
+        out = []
+        i = 0
+        n = len(raw)
+        while i < n:
+            b = raw[i]
+            k = 1 if b < 0x80 else 2 if 0xC2 <= b < 0xE0 else \
+                3 if 0xE0 <= b < 0xF0 else 4 if 0xF0 <= b < 0xF5 else 0
+            if k == 1:
+                if b >= 32 or b in (9, 10, 13):
+                    out.append(chr(b))
+            elif k:
+                try:
+                    out.append(raw[i:i + k].decode())
+                    i += k
+                    continue
+                except UnicodeError:
+                    pass
+            i += 1
+        return "".join(out)
 
 
 def _try_again(msg):

@@ -19,7 +19,7 @@ import store
 MAX_FOUND = 20        # files listed for "where is"
 MAX_VISIT = 2000      # entries walked looking for a file
 MAX_DEPTH = 8
-MAX_SYSTEM = 1500     # characters of the command list in the system prompt
+MAX_SYSTEM = 2000     # characters of the command list in the system prompt
 
 # question word -> registry tag
 TAGS = (("network", "network"), ("internet", "network"), ("wifi", "network"),
@@ -247,17 +247,22 @@ def _by_tag(q, words):
 # ---- the model ---------------------------------------------------------------------
 
 def system_prompt():
-    """What the model needs to know about this machine, bounded."""
+    """What the model needs to know about this machine, bounded: the
+    installed commands, /bin scripts first (the most specific), name and
+    one line each."""
     parts = ["You answer questions on the serial console of a small MicroPython "
-             "board (AntOS). Be brief. Installed commands:"]
+             "board (AntOS). Be brief. Commands installed here:"]
     n = len(parts[0])
-    for s in shell.commands():
-        line = "\n%s: %s (usage: %s)" % (s["name"], s["desc"], s["usage"])
-        if n + len(line) > MAX_SYSTEM:
-            parts.append("\n...")
-            break
-        parts.append(line)
-        n += len(line)
+    for scripts in (True, False):
+        for s in shell.commands():
+            if bool(s["path"]) != scripts:
+                continue
+            line = "\n%s: %s" % (s["name"], s["desc"])
+            if n + len(line) > MAX_SYSTEM:
+                parts.append("\n...")
+                return "".join(parts)
+            parts.append(line)
+            n += len(line)
     return "".join(parts)
 
 

@@ -37,25 +37,35 @@ def assistant_turn(text, calls, echo=None):
 
 
 class TextBuffer:
-    """Collects reply text pieces under a bound without repeated string
-    concatenation; join() once at the end."""
+    """Text pieces under a bound. Stream deltas are a few characters each
+    and a str object costs far more than its characters, so every 32 small
+    pieces are joined into one chunk; text() joins the chunks once."""
 
-    def __init__(self, limit):
-        self.parts = []
+    def __init__(self, limit, what="reply"):
+        self.chunks = []
+        self.small = []
         self.size = 0
         self.limit = limit
+        self.what = what
 
     def add(self, piece):
         if piece:
             self.size += len(piece)
             if self.size > self.limit:
-                raise StyleError("reply longer than %d characters" % self.limit)
-            self.parts.append(piece)
+                raise StyleError("%s longer than %d characters" % (self.what, self.limit))
+            small = self.small
+            small.append(piece)
+            if len(small) >= 32:
+                self.chunks.append("".join(small))
+                self.small = []
 
     def text(self):
-        s = "".join(self.parts)
-        self.parts = [s] if s else []
-        return s
+        if self.small:
+            self.chunks.append("".join(self.small))
+            self.small = []
+        if len(self.chunks) > 1:
+            self.chunks = ["".join(self.chunks)]
+        return self.chunks[0] if self.chunks else ""
 
 
 def load(style):

@@ -67,7 +67,7 @@ and redacted data); nothing else is materialized.
 """
 import jsonstream
 from jsonstream import Array, Raw, Stream
-from ai.styles import Reply, StyleError, assistant_turn
+from ai.styles import Reply, StyleError, TextBuffer, assistant_turn
 
 VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 1024
@@ -244,7 +244,8 @@ class _Block:
 
     def __init__(self):
         self.type = None
-        self.parts = []     # text / thinking / partial_json / redacted data pieces
+        self.parts = TextBuffer(1 << 30)   # text / thinking / partial_json
+        # pieces (bounds are counted per kind in _Content.count)
         self.sig = []       # signature pieces
         self.id = None
         self.name = None
@@ -291,7 +292,7 @@ class _Content:
         if what == "opaque":
             b.sig.append(piece)
         else:
-            b.parts.append(piece)
+            b.parts.add(piece)
 
     def reply(self):
         """The Reply: text, calls, finish and the history turn (+ echo)."""
@@ -302,11 +303,11 @@ class _Content:
             b = self.blocks[i]
             t = b.type
             if t == "text":
-                text.extend(b.parts)
+                text.append(b.parts.text())
             elif t == "tool_use":
                 if b.args is None:
-                    b.args = "".join(b.parts) or "{}"
-                b.parts = []
+                    b.args = b.parts.text() or "{}"
+                b.parts = TextBuffer(0)
                 calls.append({"id": b.id or "", "name": b.name or "", "args": b.args})
             elif t == "thinking" or t == "redacted_thinking":
                 echo = True
@@ -328,11 +329,11 @@ class _Content:
             b = self.blocks[i]
             t = b.type
             if t == "text":
-                v = {"type": "text", "text": "".join(b.parts)}
+                v = {"type": "text", "text": b.parts.text()}
                 if not v["text"]:
                     continue
             elif t == "thinking":
-                v = {"type": "thinking", "thinking": "".join(b.parts),
+                v = {"type": "thinking", "thinking": b.parts.text(),
                      "signature": "".join(b.sig)}
             elif t == "redacted_thinking":
                 v = {"type": "redacted_thinking", "data": "".join(b.sig)}

@@ -51,7 +51,7 @@ OpenAI-shaped services may refuse the unknown field).
 Tool results with is_error get an "Error: " prefix (the wire has no flag).
 """
 import jsonstream
-from ai.styles import Reply, StyleError, assistant_turn
+from ai.styles import Reply, StyleError, TextBuffer, assistant_turn
 
 MAX_CALLS = 32          # tool calls in one reply
 MAX_ERROR = 300         # characters of an error message kept
@@ -164,38 +164,6 @@ def _message(cfg, m):
 
 # ---------------------------------------------------------------- replies
 
-class _Text:
-    """Text pieces under a bound. Stream deltas are a few characters each
-    and a str object costs far more than its characters, so every 32 small
-    pieces are joined into one chunk; text() joins the chunks once."""
-
-    def __init__(self, limit, what):
-        self.chunks = []
-        self.small = []
-        self.size = 0
-        self.limit = limit
-        self.what = what
-
-    def add(self, piece):
-        if piece:
-            self.size += len(piece)
-            if self.size > self.limit:
-                raise StyleError("%s longer than %d characters" % (self.what, self.limit))
-            small = self.small
-            small.append(piece)
-            if len(small) >= 32:
-                self.chunks.append("".join(small))
-                self.small = []
-
-    def text(self):
-        if self.small:
-            self.chunks.append("".join(self.small))
-            self.small = []
-        if len(self.chunks) > 1:
-            self.chunks = ["".join(self.chunks)]
-        return self.chunks[0] if self.chunks else ""
-
-
 class _Reader:
     """What one reply (whole or streamed) accumulates, under bounds."""
 
@@ -204,10 +172,10 @@ class _Reader:
         self.limit = limit
         self.cfg = cfg
         self.sink = sink
-        self.text = _Text(limit, "reply")
-        self.reasoning = _Text(limit, "reasoning")
+        self.text = TextBuffer(limit, "reply")
+        self.reasoning = TextBuffer(limit, "reasoning")
         self.reasoning_over = False
-        self.calls = []           # [id, name, _Text(args)] by index
+        self.calls = []           # [id, name, TextBuffer(args)] by index
         self.finish = None
         self.error = None
 
@@ -253,7 +221,7 @@ class _Reader:
         if idx < 0 or idx >= MAX_CALLS:
             raise StyleError("more than %d tool calls" % MAX_CALLS)
         while len(calls) <= idx:
-            calls.append([None, None, _Text(self.limit, "tool call arguments")])
+            calls.append([None, None, TextBuffer(self.limit, "tool call arguments")])
         c = calls[idx]
         if isinstance(f.get("id"), str) and f["id"]:
             c[0] = f["id"]

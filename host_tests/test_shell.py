@@ -515,3 +515,50 @@ def test_registry_parse_and_history_bound():
         h.add("command %d" % i)
     assert h.items[-1] == "command 11" and len(h.items) <= 5
     assert sum(len(x) for x in h.items) <= 40
+
+
+# ---- memory ---------------------------------------------------------------------------
+
+def test_console_session_heap_under_unix_port(mpy, tmp_path):
+    """A session of built-ins and ? questions at -X heapsize=64K: no command
+    runs out of memory, the peak working heap stays bounded (it includes the
+    .mpy bytecode of shell.builtins / shell.helper loaded into RAM, which is
+    frozen in flash on the board), and command modules are dropped after
+    each command."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("sim", SIM)
+    sim = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sim)
+    flash = str(tmp_path / "flash")
+    sim.seed(flash)
+    r = mpy.run("shell_heap", heap="64K", env={"ANTOS_FLASH": flash, "ANTOS_TTY": "0"})
+    assert r.rc == 0, r.err
+    assert "out of memory" not in r.out and "Traceback" not in r.out + r.err
+    assert "Found 1 entry named like 'boot.py'" in r.out and "hello, Ann!" in r.out
+    residual = int(r.out.split("RESIDUAL ")[1].split()[0])
+    print("shell session: working heap %d bytes, residual %d bytes" % (r.working, residual))
+    assert "MODULES shell.term\n" in r.out        # builtins/helper were dropped
+    assert r.working < 24 * 1024
+    assert residual < 8 * 1024
+
+
+def test_local_tool_catalogue_reads_the_registry(tmp_path):
+    import shell
+    import store
+    os.makedirs(tmp_path / "bin")
+    (tmp_path / "bin" / "greet.py").write_text(GREET.replace('"fun"),', '"fun"), "tool": True,'))
+    (tmp_path / "bin" / "boom.py").write_text(BOOM)
+    (tmp_path / "boot.py").write_text("# boot\n")
+    store.set_root(str(tmp_path))
+    try:
+        tools = {t["name"]: t for t in shell.local_tools()}
+        assert set(tools) == {"sh_help", "sh_ls", "sh_cat", "sh_pwd", "sh_free", "sh_df",
+                              "sh_ps", "sh_date", "sh_get", "sh_greet"}
+        assert "usage: ls [PATH]" in tools["sh_ls"]["description"]
+        assert "boot.py" in tools["sh_ls"]["run"]({"args": ""})
+        assert tools["sh_greet"]["run"]({"args": "Ann"}) == "hi Ann}"
+        assert "mv: missing dst" in shell.capture("mv a")
+        store.set("ai.general.key", "sk-verysecretvalue")
+        assert "sk-verysecretvalue" not in tools["sh_get"]["run"]({})
+    finally:
+        store.set_root(None)

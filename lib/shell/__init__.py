@@ -49,6 +49,9 @@ shell.find(name) -> spec or None; shell.usage_of(spec) -> str;
 shell.tty() -> True on a raw terminal (escape codes, line editor);
 shell.cwd() / shell.resolve(path) -> host path / shell.show(host) -> "/x";
 shell.tasks() -> [(id, name, started_ms)] of what the console runs.
+The local tool catalogue: shell.local_tools() -> inline ai tools made from
+the read-only commands (and /bin scripts whose SPEC has "tool": True);
+shell.capture(line) -> a command's output as text.
 """
 import sys
 import os
@@ -150,12 +153,16 @@ class Leave(Exception):
 # ---- output -------------------------------------------------------------
 
 _tty = None
+_capture = None     # [chars, pieces...] while a command runs as a tool
+MAX_CAPTURE = 4000  # characters of a command's output returned to a model
 
 
 def tty():
     """True when the console is a raw terminal: we echo input ourselves,
     write "\r\n" and may use escape codes. False for a pipe."""
     global _tty
+    if _capture is not None:
+        return False
     if _tty is None:
         if MICROPYTHON and sys.platform not in ("linux", "darwin"):
             _tty = True    # the board's UART / USB console
@@ -177,6 +184,11 @@ def write(s):
     """Write a piece of text as is (no newline added); "\n" -> "\r\n" on a
     raw terminal."""
     if not s:
+        return
+    if _capture is not None:
+        if _capture[0] < MAX_CAPTURE:
+            _capture.append(s[:MAX_CAPTURE - _capture[0]])
+            _capture[0] += len(s)
         return
     if tty():
         s = s.replace("\r\n", "\n").replace("\n", "\r\n")
@@ -494,6 +506,56 @@ def parse(spec, rest):
     return parse_args(spec["args"], rest)
 
 
+# ---- the local tool catalogue ---------------------------------------------
+
+# Read-only commands a model may run as tools; /bin scripts opt in with
+# "tool": True in their SPEC.
+TOOL_SAFE = ("help", "ls", "cat", "pwd", "free", "df", "ps", "date", "get")
+
+
+def local_tools():
+    """Registry commands as ai tools (inline dicts for ai.run(tools=...)):
+    name "sh_<cmd>", the description and usage from the registry, one
+    string parameter "args"; running one captures the command's output
+    (plain text, bounded by MAX_CAPTURE)."""
+    out_ = []
+    for s in commands():
+        if s["name"] not in TOOL_SAFE and not (s["path"] and _bin_tool(s["path"])):
+            continue
+        out_.append({
+            "name": "sh_" + s["name"].replace("-", "_"),
+            "description": "%s (console command; usage: %s)" % (s["desc"], s["usage"]),
+            "parameters": {"type": "object", "properties": {"args": {
+                "type": "string",
+                "description": "the arguments after the command name, as typed"}}},
+            "run": _tool_runner(s["name"])})
+    return out_
+
+
+def _bin_tool(path):
+    d = read_spec(path)
+    return bool(d and d.get("tool") is True)
+
+
+def _tool_runner(name):
+    def run_(args):
+        a = args.get("args") if isinstance(args, dict) else None
+        return capture(name + (" " + a if isinstance(a, str) and a else ""))
+    return run_
+
+
+def capture(line):
+    """Run a command line with its output captured; -> the text."""
+    global _capture
+    saved = _capture
+    _capture = [0]
+    try:
+        dispatch(line)
+        return "".join(_capture[1:]).strip() or "(no output)"
+    finally:
+        _capture = saved
+
+
 # ---- tasks (ps) ----------------------------------------------------------
 
 _tasks = []     # [id, name, started_ms]
@@ -543,24 +605,31 @@ def _call(spec, args):
     if spec.get("path"):
         return run_script(spec["path"], args, "main")
     mod = spec["module"]
-    fresh = mod not in sys.modules
+    before = [k for k in sys.modules if k.startswith("shell.")]
     m = __import__(mod)
     for part in mod.split(".")[1:]:
         m = getattr(m, part)
     try:
         return getattr(m, spec["func"])(args)
     finally:
-        # drop the command module again: its globals are heap on the board
-        if fresh and mod != "shell.term" and mod in sys.modules:
-            del sys.modules[mod]
-            pkg = mod.split(".")[0]
-            leaf = mod.split(".")[-1]
-            p = sys.modules.get(pkg)
-            if p is not None and p is not m and hasattr(p, leaf):
-                try:
-                    delattr(p, leaf)
-                except (AttributeError, TypeError):
-                    pass
+        m = None
+        _drop(before)
+
+
+def _drop(before):
+    """Forget the shell.* modules a command imported: their globals are heap
+    on the board (the code itself is frozen in flash and reloads cheaply)."""
+    pkg = sys.modules.get("shell")
+    for k in [k for k in sys.modules if k.startswith("shell.")]:
+        if k in before or k == "shell.term":
+            continue
+        del sys.modules[k]
+        leaf = k[6:]
+        if pkg is not None and "." not in leaf:
+            try:
+                delattr(pkg, leaf)
+            except (AttributeError, TypeError):
+                pass
 
 
 def run_script(hostpath, args, func=None):

@@ -23,7 +23,8 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 from mpybuild import compile_tree  # noqa: E402
 
 LAUNCH = ("import sys, shell\n"
-          "sys.exit(10 if shell.run() == 'repl' else 0)\n")
+          "shell.run()\n"
+          "sys.exit(10 if shell.left == 'repl' else 0)\n")
 REPL = "import shell, store\nprint('Python REPL: shell.run() goes back to the console')\n"
 
 SETTINGS = '{"ai.general.provider": "ollama"}\n'

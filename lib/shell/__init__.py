@@ -722,12 +722,18 @@ def _raw_mode():
     return restore
 
 
+left = None     # why run() returned: "repl" (py, Ctrl-D) or "exit"
+
+
 def run(banner=True):
-    """The console loop. Returns "repl" (py, Ctrl-D) or "exit" (exit)."""
+    """The console loop. Returns None (nothing echoed by the REPL); why it
+    ended is in shell.left: "repl" (py, Ctrl-D) or "exit" (exit, reboot
+    off the board, end of piped input)."""
+    global left
     from shell import term
     restore = _raw_mode()
     try:
-        return _loop(term, banner)
+        left = _loop(term, banner)
     finally:
         if restore:
             restore()

@@ -508,40 +508,10 @@ def parse(spec, rest):
 
 # ---- the local tool catalogue ---------------------------------------------
 
-# Read-only commands a model may run as tools; /bin scripts opt in with
-# "tool": True in their SPEC.
-TOOL_SAFE = ("help", "ls", "cat", "pwd", "free", "df", "ps", "date", "get")
-
-
 def local_tools():
-    """Registry commands as ai tools (inline dicts for ai.run(tools=...)):
-    name "sh_<cmd>", the description and usage from the registry, one
-    string parameter "args"; running one captures the command's output
-    (plain text, bounded by MAX_CAPTURE)."""
-    out_ = []
-    for s in commands():
-        if s["name"] not in TOOL_SAFE and not (s["path"] and _bin_tool(s["path"])):
-            continue
-        out_.append({
-            "name": "sh_" + s["name"].replace("-", "_"),
-            "description": "%s (console command; usage: %s)" % (s["desc"], s["usage"]),
-            "parameters": {"type": "object", "properties": {"args": {
-                "type": "string",
-                "description": "the arguments after the command name, as typed"}}},
-            "run": _tool_runner(s["name"])})
-    return out_
-
-
-def _bin_tool(path):
-    d = read_spec(path)
-    return bool(d and d.get("tool") is True)
-
-
-def _tool_runner(name):
-    def run_(args):
-        a = args.get("args") if isinstance(args, dict) else None
-        return capture(name + (" " + a if isinstance(a, str) and a else ""))
-    return run_
+    """Registry commands as inline ai tools (see shell/tools.py)."""
+    from shell import tools
+    return tools.local_tools()
 
 
 def capture(line):

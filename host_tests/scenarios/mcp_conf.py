@@ -1,0 +1,83 @@
+# Client for the official MCP conformance suite, built on lib/mcp. Runs under
+# CPython (host_tests/mcp_conformance_client.py) and the MicroPython unix port
+# (`micropython -m mcp_conf <url>`). The suite passes the server URL as the
+# last argument and the scenario name in MCP_CONFORMANCE_SCENARIO.
+#   initialize: connect (initialize + initialized), list tools, close
+#   tools_call / sse-retry / others: connect, list tools, call every tool
+#     with arguments made from its schema (numbers 2, 3, ...; strings "test")
+#   elicitation-*: the same with listen=True (the server sends
+#     elicitation/create on the standalone GET stream; answered with the
+#     schema's defaults)
+import os
+import sys
+
+import mcp
+
+
+def sample_args(schema):
+    """Arguments for a tool call: one value per required property."""
+    args = {}
+    props = schema.get("properties") or {}
+    req = schema.get("required") or []
+    n = 2
+    for k in sorted(props):
+        p = props[k]
+        if k not in req:
+            continue
+        t = p.get("type") if isinstance(p, dict) else None
+        if isinstance(p, dict) and "default" in p:
+            args[k] = p["default"]
+        elif t in ("number", "integer"):
+            args[k] = n
+            n += 1
+        elif t == "boolean":
+            args[k] = True
+        elif t == "array":
+            args[k] = []
+        elif t == "object":
+            args[k] = {}
+        else:
+            args[k] = "test"
+    return args
+
+
+def run(url, scenario):
+    listen = scenario.startswith("elicitation")
+    conn, err = mcp.connect(url, name="conformance", listen=listen)
+    if err:
+        print("connect:", err)
+        return 1
+    print("connected: %s %s session=%s" % (conn.server, conn.version, bool(conn.session)))
+    rc = 0
+    try:
+        tools, err = mcp.tools(conn)
+        if err:
+            print("tools:", err)
+            return 1
+        print("tools:", [t["name"] for t in tools])
+        if scenario == "initialize":
+            return 0
+        for t in tools:
+            text, err = mcp.call(conn, t["name"], sample_args(t["parameters"]))
+            if err:
+                print("call %s: %s" % (t["name"], err))
+                rc = 1
+            else:
+                print("call %s: %s" % (t["name"], text))
+    finally:
+        mcp.close(conn)
+    return rc
+
+
+def main():
+    url = sys.argv[-1]
+    scenario = os.getenv("MCP_CONFORMANCE_SCENARIO") or ""
+    print("scenario:", scenario, "url:", url)
+    rc = run(url, scenario)
+    print("exit", rc)
+    return rc
+
+
+# run directly, or as the target of romboot (the harness imports it by name)
+if __name__ == "__main__" or sys.argv[0] == "mcp_conf":
+    sys.exit(main())

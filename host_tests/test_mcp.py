@@ -1,0 +1,601 @@
+"""lib/mcp: the MCP client against real servers (Python SDK, reference
+"everything" server), the official conformance suite, raw loopback servers
+for faults, the registry, and the same client under the MicroPython unix port
+at -X heapsize=64K."""
+import base64
+import http.client
+import json
+import os
+import re
+import stat
+import threading
+import time
+
+import pytest
+
+import mcp
+import store
+from mcp import client
+from httpserver import Server
+import peers
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CONF_CLIENT = os.path.join(HERE, "mcp_conformance_client.py")
+
+
+def ok(pair):
+    value, err = pair
+    assert err is None, err
+    return value
+
+
+# ------------------------------------------------------------ Python SDK
+
+@pytest.mark.parametrize("json_mode,stateless", [(False, False), (True, False),
+                                                 (False, True), (True, True)])
+def test_sdk_server(sdk_server, json_mode, stateless):
+    url = sdk_server(json=json_mode, stateless=stateless)
+    conn = ok(mcp.connect(url, name="sdk"))
+    assert conn.version == "2025-11-25"
+    assert conn.server == "peers-sdk-server"
+    assert (conn.session is None) == stateless
+    tools = ok(mcp.tools(conn))
+    by = dict((t["name"], t) for t in tools)
+    assert sorted(by) == ["add", "echo", "fail", "get_weather", "slow_count"]
+    assert by["add"]["description"] == "Add two integers."
+    assert sorted(by["add"]["parameters"]["properties"]) == ["a", "b"]
+    assert set(by["add"]) == {"name", "description", "parameters"}
+    assert ok(mcp.call(conn, "add", {"a": 2, "b": 3})) == "5"
+    assert ok(mcp.call(conn, "get_weather", '{"city": "Rochdale"}')) == "Rochdale: 12 C, drizzle"
+    assert ok(mcp.call(conn, "echo", {"text": "h\u00e9llo \U0001F600"})) == "h\u00e9llo \U0001F600"
+    assert conn.last_is_error is False
+    text, err = mcp.call(conn, "fail", {"reason": "disk on fire"})
+    assert text is None and err.startswith("tool error: ") and "disk on fire" in err
+    assert conn.last_is_error is True
+    # progress + log notifications arrive first on the SSE variant: skipped
+    assert ok(mcp.call(conn, "slow_count", {"n": 3})) == "counted to 3"
+    assert conn.last_is_error is False
+    text, err = mcp.call(conn, "add", "{not json")
+    assert text is None and err.startswith("bad tool arguments for add")
+    text, err = mcp.call(conn, "add", "[1, 2]")
+    assert err == "bad tool arguments for add: not a JSON object"
+    mcp.close(conn)
+
+
+def test_sdk_bearer_token(sdk_server):
+    url = sdk_server(token="s3cret-token")
+    conn = ok(mcp.connect(url, token="s3cret-token", name="secure"))
+    assert ok(mcp.call(conn, "add", {"a": 1, "b": 1})) == "2"
+    mcp.close(conn)
+    conn, err = mcp.connect(url, name="secure")
+    assert conn is None
+    assert err == ("secure: needs a token (401); set it with: mcp add secure %s <token>" % url)
+    conn, err = mcp.connect(url, token="wrong-token-value", name="secure")
+    assert conn is None
+    assert err.startswith("secure: token refused (401)")
+    assert "wrong-token-value" not in err and "s3cret" not in err
+
+
+def test_sdk_session_expires_transparently(sdk_process):
+    peer = sdk_process()
+    conn = ok(mcp.connect(peer.url, name="sdk"))
+    old = conn.session
+    assert ok(mcp.call(conn, "add", {"a": 1, "b": 2})) == "3"
+    peer.restart()  # same port, every session forgotten -> 404
+    assert ok(mcp.call(conn, "add", {"a": 2, "b": 2})) == "4"
+    assert conn.session and conn.session != old
+    assert len(ok(mcp.tools(conn))) == 5
+    mcp.close(conn)
+
+
+def test_sdk_killed_mid_stream(sdk_process):
+    peer = sdk_process()
+    conn = ok(mcp.connect(peer.url, name="sdk"))
+    killer = threading.Timer(0.4, peer.kill)
+    killer.start()
+    t0 = time.monotonic()
+    text, err = mcp.call(conn, "slow_count", {"n": 50})  # ~1 s of progress events
+    killer.join()
+    assert text is None
+    assert err.startswith("sdk: ") and "slow" not in err, err
+    assert "tools/call" in err or "connection" in err
+    assert time.monotonic() - t0 < 10
+    # and the next call says clearly that nobody is there
+    text, err = mcp.call(conn, "add", {"a": 1, "b": 1})
+    assert text is None and err.startswith("sdk: cannot connect to 127.0.0.1:%d" % peer.port)
+
+
+# ------------------------------------------------------ everything server
+
+def raw_image_size(url):
+    """Decoded size of get-tiny-image, fetched with http.client (independent)."""
+    port = int(url.split(":")[2].split("/")[0])
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    h = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+    def post(msg):
+        c.request("POST", "/mcp", json.dumps(msg), h)
+        r = c.getresponse()
+        return r, r.read().decode()
+
+    r, _ = post({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"}}})
+    h["Mcp-Session-Id"] = r.getheader("mcp-session-id")
+    post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    _, body = post({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                    "params": {"name": "get-tiny-image", "arguments": {}}})
+    for line in body.splitlines():
+        if line.startswith("data: {"):
+            for item in json.loads(line[6:])["result"]["content"]:
+                if item["type"] == "image":
+                    return len(base64.b64decode(item["data"]))
+    raise AssertionError("no image in reply")
+
+
+def test_everything_server(everything_server):
+    conn = ok(mcp.connect(everything_server, name="everything"))
+    assert conn.server == "mcp-servers/everything"
+    tools = ok(mcp.tools(conn))
+    names = [t["name"] for t in tools]
+    for n in ("echo", "get-sum", "get-tiny-image", "get-resource-links",
+              "get-resource-reference", "get-structured-content",
+              "trigger-long-running-operation"):
+        assert n in names
+    echo = tools[names.index("echo")]
+    assert echo["parameters"]["properties"]["message"]["type"] == "string"
+    assert "$schema" not in echo["parameters"]
+    assert ok(mcp.call(conn, "echo", {"message": "hello"})) == "Echo: hello"
+    assert "5" in ok(mcp.call(conn, "get-sum", {"a": 2, "b": 3}))
+    img = ok(mcp.call(conn, "get-tiny-image", {}))
+    size = raw_image_size(everything_server)
+    assert "[image image/png, %d bytes]" % size in img, img
+    assert img.startswith("Here's the image you requested:\n[image")
+    links = ok(mcp.call(conn, "get-resource-links", {"count": 2}))
+    assert re.search(r"\n\S.* <demo://resource/\S+>\n\S.* <demo://resource/\S+>$", links), links
+    text = ok(mcp.call(conn, "get-resource-reference", {"resourceType": "Text", "resourceId": 1}))
+    assert "[resource demo://resource/dynamic/text/1]\nResource 1: This is a plaintext" in text
+    blob = ok(mcp.call(conn, "get-resource-reference", {"resourceType": "Blob", "resourceId": 2}))
+    m = re.search(r"\[blob demo://resource/dynamic/blob/2 text/plain, (\d+) bytes\]", blob)
+    assert m and int(m.group(1)) > 20, blob
+    sc = ok(mcp.call(conn, "get-structured-content", {"location": "New York"}))
+    assert json.loads(sc)["conditions"]  # text item present: no second copy
+    assert sc.count("{") == 1
+    long = ok(mcp.call(conn, "trigger-long-running-operation", {"duration": 1, "steps": 3}))
+    assert long.startswith("Long running operation completed")
+    text, err = mcp.call(conn, "no-such-tool", {})
+    assert text is None and "no-such-tool" in err
+    mcp.close(conn)
+
+
+def test_everything_session_deleted_behind_our_back(everything_server):
+    # the reference server answers an unknown session with 400 "No valid
+    # session ID" (not 404): recognised, a new session is made once
+    conn = ok(mcp.connect(everything_server, name="everything"))
+    old = conn.session
+    port = int(everything_server.split(":")[2].split("/")[0])
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    c.request("DELETE", "/mcp", headers={"Mcp-Session-Id": old,
+                                         "MCP-Protocol-Version": conn.version})
+    assert c.getresponse().status == 200
+    assert ok(mcp.call(conn, "echo", {"message": "again"})) == "Echo: again"
+    assert conn.session != old
+    mcp.close(conn)
+
+
+# ------------------------------------------------------- conformance suite
+
+@pytest.mark.parametrize("scenario", ["initialize", "tools_call", "sse-retry",
+                                      "elicitation-sep1034-client-defaults"])
+def test_conformance_cpython(conformance, scenario):
+    rc, out = conformance(scenario, [peers.python_exe(), CONF_CLIENT], timeout=60)
+    assert rc == 0, out
+    m = re.search(r"Passed: (\d+)/(\d+), 0 failed", out)
+    assert m and m.group(1) == m.group(2) and int(m.group(1)) >= 1, out
+
+
+@pytest.fixture(scope="module")
+def mpy_conf_cmd(mpy, tmp_path_factory):
+    """A shell wrapper: the conformance client under MicroPython at 64K."""
+    env = mpy.env()
+    path = str(tmp_path_factory.mktemp("mcpconf") / "mpy_conf.sh")
+    cmd = " ".join("'%s'" % a for a in mpy.cmd("mcp_conf", "64K"))
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\nexport MICROPYPATH='%s'\nexport ANTOS_ROM='%s'\nexec %s \"$@\"\n"
+                % (env["MICROPYPATH"], env["ANTOS_ROM"], cmd))
+    os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
+    return path
+
+
+@pytest.mark.parametrize("scenario", ["initialize", "tools_call"])
+def test_conformance_micropython(conformance, mpy_conf_cmd, scenario):
+    rc, out = conformance(scenario, mpy_conf_cmd, timeout=60)
+    assert rc == 0, out
+    m = re.search(r"Passed: (\d+)/(\d+), 0 failed", out)
+    assert m and m.group(1) == m.group(2) and int(m.group(1)) >= 1, out
+
+
+# ------------------------------------------------------------ MicroPython
+
+def test_micropython_sdk(mpy, sdk_server):
+    r = mpy.run("mcp_sdk", heap="64K", args=[sdk_server()], timeout=60)
+    assert r.rc == 0, r
+    assert "connect None 2025-11-25" in r.out
+    assert "tools None add,echo,fail,get_weather,slow_count" in r.out
+    assert "add ('5', None)" in r.out
+    assert "weather ('Rochdale: 12 C, drizzle', None)" in r.out
+    assert "fail (None, 'tool error: Error executing tool fail: nope') True" in r.out
+    assert "slow ('counted to 3', None)" in r.out
+    print("MicroPython mcp_sdk: imports %d (+ %d code image), working %d bytes"
+          % (r.baseline - mpy.rom_size, mpy.rom_size, r.working))
+    assert r.working < 20000, r.working
+
+
+def test_micropython_everything(mpy, everything_server):
+    r = mpy.run("mcp_everything", heap="64K", args=[everything_server], timeout=60)
+    assert r.rc == 0, r
+    m = re.search(r"^tools None (\d+)$", r.out, re.M)
+    assert m and int(m.group(1)) >= 13, r.out
+    assert "echo,get-annotated-message," in r.out
+    assert "echo ('Echo: hi from micropython', None)" in r.out
+    size = raw_image_size(everything_server)
+    assert "[image image/png, %d bytes]" % size in r.out
+    assert "long ('Long running operation completed." in r.out
+    print("MicroPython mcp_everything: imports %d (+ %d code image), working %d bytes"
+          % (r.baseline - mpy.rom_size, mpy.rom_size, r.working))
+    # 13+ tools are kept (~11 KB of dicts on a 64-bit host) + buffers
+    assert r.working < 26000, r.working
+
+
+# ------------------------------------------------------ faults (raw server)
+
+class Fake:
+    """A raw MCP server: initialize/notifications handled, the rest by `on`."""
+
+    def __init__(self, on, version="2025-11-25"):
+        self.on = on
+        self.version = version
+        self.sessions = 0
+        self.answers = []
+        self.srv = Server(self.handle)
+
+    def __enter__(self):
+        self.srv.__enter__()
+        self.url = self.srv.url + "/mcp"
+        return self
+
+    def __exit__(self, *exc):
+        self.srv.__exit__(*exc)
+
+    def handle(self, req, w):
+        msg = json.loads(req.body or b"{}")
+        method = msg.get("method")
+        if method == "initialize":
+            self.sessions += 1
+            body = {"jsonrpc": "2.0", "id": msg["id"], "result": {
+                "protocolVersion": self.version, "capabilities": {"tools": {}},
+                "serverInfo": {"name": "fake", "version": "1"}}}
+            w.respond(200, json.dumps(body).encode(), headers={
+                "Content-Type": "application/json", "Mcp-Session-Id": "s%d" % self.sessions})
+        elif method is None and "id" in msg:
+            self.answers.append(msg)  # our client's answer to a server request
+            w.respond(202)
+        elif "id" not in msg:
+            w.respond(202)
+        else:
+            self.on(self, msg, req, w)
+
+
+def sse(w, *events, end=True):
+    w.start(200, {"Content-Type": "text/event-stream"})
+    for e in events:
+        if isinstance(e, dict):
+            e = "event: message\ndata: %s\n\n" % json.dumps(e)
+        w.chunk(e.encode())
+    if end:
+        w.end()
+
+
+def reply(rid, result):
+    return {"jsonrpc": "2.0", "id": rid, "result": result}
+
+
+def text_result(t):
+    return {"content": [{"type": "text", "text": t}]}
+
+
+def test_fault_server_down():
+    port = peers.free_port()
+    conn, err = mcp.connect("http://127.0.0.1:%d/mcp" % port, name="gone")
+    assert conn is None
+    assert err.startswith("gone: cannot connect to 127.0.0.1:%d" % port), err
+
+
+@pytest.mark.parametrize("body", [b'{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"te',
+                                  b"<html>oops</html>", b'{"jsonrpc":"2.0","id":2,,}'])
+def test_fault_garbage_json(body):
+    def on(f, msg, req, w):
+        w.respond(200, body, headers={"Content-Type": "application/json"})
+    with Fake(on) as f:
+        conn = ok(mcp.connect(f.url, name="fake"))
+        text, err = mcp.call(conn, "x", {})
+        assert text is None
+        assert err.startswith("fake: bad JSON in the reply to tools/call (JSON: "), err
+
+
+def test_fault_wrong_id_skipped_on_stream():
+    def on(f, msg, req, w):
+        rid = msg["id"]
+        sse(w, "id: 1\ndata:\n\n",  # priming
+            {"jsonrpc": "2.0", "method": "notifications/progress",
+             "params": {"progressToken": rid, "progress": 1, "message": "half"}},
+            reply(rid + 100, text_result("not mine")),
+            ": keepalive\n\n",
+            {"jsonrpc": "2.0", "method": "notifications/message",
+             "params": {"level": "info", "data": {"big": "x" * 5000}}},
+            {"result": text_result("mine"), "jsonrpc": "2.0", "id": rid})
+    with Fake(on) as f:
+        conn = ok(mcp.connect(f.url, name="fake"))
+        assert ok(mcp.call(conn, "x", {})) == "mine"
+
+
+def test_fault_wrong_id_json_reply():
+    def on(f, msg, req, w):
+        w.respond(200, json.dumps(reply(msg["id"] + 1, text_result("other"))).encode(),
+                  headers={"Content-Type": "application/json"})
+    with Fake(on) as f:
+        conn = ok(mcp.connect(f.url, name="fake"))
+        text, err = mcp.call(conn, "x", {})
+        assert err == "fake: the reply to tools/call was not its response"
+
+
+@pytest.mark.parametrize("how", ["close", "reset"])
+def test_fault_stream_dies(how):
+    def on(f, msg, req, w):
+        sse(w, {"jsonrpc": "2.0", "method": "notifications/progress",
+                "params": {"progressToken": 1, "progress": 1}}, end=False)
+        getattr(w, how)()
+    with Fake(on) as f:
+        conn = ok(mcp.connect(f.url, name="fake"))
+        text, err = mcp.call(conn, "x", {})
+        assert text is None and err.startswith("fake: "), err
+        assert "tools/call" in err
+
+
+def test_fault_stream_ends_without_reply_no_resume_id():
+    def on(f, msg, req, w):
+        sse(w, {"jsonrpc": "2.0", "method": "notifications/progress",
+                "params": {"progressToken": 1, "progress": 1}})
+    with Fake(on) as f:
+        conn = ok(mcp.connect(f.url, name="fake"))
+        text, err = mcp.call(conn, "x", {})
+        assert err == "fake: the server closed the stream before the reply to tools/call"
+
+
+def test_resume_with_last_event_id():
+    seen = []
+
+    def on(f, msg, req, w):
+        f.pending = msg["id"]
+        sse(w, "id: ev-7\nretry: 200\ndata:\n\n")
+
+    def handle_get(f, req, w):
+        seen.append((time.monotonic(), req.headers.get("last-event-id")))
+        sse(w, "id: ev-8\ndata: %s\n\n" % json.dumps(reply(f.pending, text_result("resumed"))),
+            end=False)  # the GET stream stays open: the client must not wait for its end
+
+    with Fake(on) as f:
+        orig = f.handle
+
+        def handle(req, w):
+            if req.method == "GET":
+                return handle_get(f, req, w)
+            return orig(req, w)
+        f.srv.handler = handle
+        conn = ok(mcp.connect(f.url, name="fake"))
+        t0 = time.monotonic()
+        assert ok(mcp.call(conn, "x", {})) == "resumed"
+        assert seen and seen[0][1] == "ev-7"
+        assert 0.15 < seen[0][0] - t0 < 2.0
+
+
+def test_fault_session_404_reinitializes_once():
+    def on(f, msg, req, w):
+        if req.headers.get("mcp-session-id") != "s%d" % f.sessions or f.sessions < 2:
+            w.respond(404, b"Session not found", headers={"Content-Type": "text/plain"})
+            return
+        w.respond(200, json.dumps(reply(msg["id"], text_result("fresh"))).encode(),
+                  headers={"Content-Type": "application/json"})
+    with Fake(on) as f:
+        conn = ok(mcp.connect(f.url, name="fake"))
+        assert ok(mcp.call(conn, "x", {})) == "fresh"
+        assert f.sessions == 2 and conn.session == "s2"
+
+
+def test_fault_session_404_twice_is_an_error():
+    def on(f, msg, req, w):
+        w.respond(404, b"Session not found", headers={"Content-Type": "text/plain"})
+    with Fake(on) as f:
+        conn = ok(mcp.connect(f.url, name="fake"))
+        text, err = mcp.call(conn, "x", {})
+        assert err == "fake: no MCP endpoint at %s (404)" % f.url
+        assert f.sessions == 2  # one new session, not a loop
+
+
+def test_fault_http_error_with_jsonrpc_body():
+    def on(f, msg, req, w):
+        body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32000, "message": "Bad Request: nope"}}
+        w.respond(400, json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    with Fake(on) as f:
+        conn = ok(mcp.connect(f.url, name="fake"))
+        text, err = mcp.call(conn, "x", {})
+        assert err == "fake: tools/call failed: HTTP 400 Bad Request: Bad Request: nope"
+
+
+def test_jsonrpc_error_and_unsupported_version():
+    def on(f, msg, req, w):
+        body = {"jsonrpc": "2.0", "id": msg["id"],
+                "error": {"code": -32602, "message": "Unknown tool: x"}}
+        w.respond(200, json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    with Fake(on) as f:
+        conn = ok(mcp.connect(f.url, name="fake"))
+        assert mcp.call(conn, "x", {}) == (None, "fake: Unknown tool: x (code -32602)")
+        assert conn.last_is_error is False
+    with Fake(on, version="1999-01-01") as f:
+        conn, err = mcp.connect(f.url, name="fake")
+        assert conn is None and err == "fake: unsupported MCP protocol version '1999-01-01'"
+    with Fake(on, version="2024-11-05") as f:
+        conn = ok(mcp.connect(f.url))
+        assert conn.version == "2024-11-05" and conn.name == "127.0.0.1:%d" % f.srv.port
+
+
+def test_server_requests_on_the_post_stream():
+    schema = {"type": "object", "properties": {
+        "name": {"type": "string", "default": "Ada"}, "n": {"type": "integer", "default": 3},
+        "free": {"type": "string"}}, "required": ["name"]}
+
+    def on(f, msg, req, w):
+        rid = msg["id"]
+        sse(w, {"jsonrpc": "2.0", "id": "p1", "method": "ping"},
+            {"jsonrpc": "2.0", "id": 41, "method": "elicitation/create",
+             "params": {"message": "Who?", "requestedSchema": schema}},
+            {"jsonrpc": "2.0", "id": 42, "method": "elicitation/create",
+             "params": {"message": "Need", "requestedSchema": {
+                 "type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}}},
+            {"jsonrpc": "2.0", "id": 43, "method": "sampling/createMessage",
+             "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}],
+                        "maxTokens": 10}},
+            {"jsonrpc": "2.0", "id": 44, "method": "roots/list"},
+            {"jsonrpc": "2.0", "id": 45, "method": "bogus/thing"},
+            reply(rid, text_result("done")))
+    with Fake(on) as f:
+        conn = ok(mcp.connect(f.url, name="fake"))
+        assert ok(mcp.call(conn, "x", {})) == "done"
+        got = dict((a["id"], a) for a in f.answers)
+        assert got["p1"]["result"] == {}
+        assert got[41]["result"] == {"action": "accept", "content": {"name": "Ada", "n": 3}}
+        assert got[42]["result"] == {"action": "decline"}  # required field without default
+        assert got[43]["error"]["code"] == -32601
+        assert got[44]["result"] == {"roots": []}
+        assert got[45]["error"]["code"] == -32601
+    calls = []
+
+    def elicit(message, sch):
+        calls.append((message, sorted(sch["properties"])))
+        return {"name": "Grace"}
+
+    def sample(request):
+        return "sampled: " + request["messages"][0]["content"]["text"]
+    with Fake(on) as f:
+        conn = ok(mcp.connect(f.url, name="fake", elicit=elicit, sample=sample))
+        assert ok(mcp.call(conn, "x", {})) == "done"
+        got = dict((a["id"], a) for a in f.answers)
+        assert got[41]["result"] == {"action": "accept", "content": {"name": "Grace"}}
+        assert got[43]["result"]["content"] == {"type": "text", "text": "sampled: hi"}
+        assert calls[0] == ("Who?", ["free", "n", "name"])
+        init = json.loads(f.srv.requests[0].body)
+        assert init["params"]["capabilities"] == {"elicitation": {}, "sampling": {}}
+        assert init["params"]["clientInfo"]["name"] == "antos-ai"
+        later = f.srv.requests[1].headers
+        assert later["mcp-protocol-version"] == "2025-11-25" and later["mcp-session-id"] == "s1"
+
+
+def test_result_flattening_and_bounds():
+    big = "y" * (client.MAX_TEXT + 100)
+    payload = base64.b64encode(bytes(range(256)) * 24).decode()  # 6144 bytes
+    results = {
+        "mixed": {"content": [
+            {"type": "text", "text": "a"},
+            {"data": payload, "mimeType": "image/png", "type": "image"},  # type last
+            {"type": "audio", "mimeType": "audio/wav", "data": "UklGRg=="},
+            {"type": "resource_link", "uri": "file:///x", "name": "X file"},
+            {"type": "resource", "resource": {"text": "z" * 5000, "uri": "mem://t"}},
+            {"type": "resource", "resource": {"uri": "mem://b", "mimeType": "app/bin",
+                                              "blob": "QUJD"}},
+            {"type": "text", "text": ""}, {"type": "weird"}],
+            "structuredContent": {"ignored": True}},
+        "structured": {"content": [], "structuredContent": {"a": [1, 2], "b": "c"}},
+        "big": {"content": [{"type": "text", "text": big}]},
+        "error": {"content": [{"type": "text", "text": "boom"}], "isError": True},
+    }
+
+    def on(f, msg, req, w):
+        body = reply(msg["id"], results[msg["params"]["name"]])
+        w.respond(200, json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    with Fake(on) as f:
+        conn = ok(mcp.connect(f.url, name="fake"))
+        text = ok(mcp.call(conn, "mixed", {}))
+        lines = text.split("\n")
+        assert lines[0] == "a"
+        assert lines[1] == "[image image/png, 6144 bytes]"
+        assert lines[2] == "[audio audio/wav, 4 bytes]"
+        assert lines[3] == "X file <file:///x>"
+        assert lines[4] == "[resource mem://t]"
+        assert lines[5] == "z" * client.MAX_RESOURCE + "... (truncated)"
+        assert lines[6] == "[blob mem://b app/bin, 3 bytes]"
+        assert lines[7:] == ["", "[weird content]"]
+        assert json.loads(ok(mcp.call(conn, "structured", {}))) == {"a": [1, 2], "b": "c"}
+        t = ok(mcp.call(conn, "big", {}))
+        assert t == "y" * client.MAX_TEXT + "\n... (truncated)"
+        assert mcp.call(conn, "error", {}) == (None, "tool error: boom")
+        assert conn.last_is_error is True
+        sent = json.loads(f.srv.requests[-1].body)
+        assert sent["params"]["arguments"] == {} and sent["params"]["name"] == "error"
+
+
+# ---------------------------------------------------------------- registry
+
+@pytest.fixture
+def flash(tmp_path):
+    store.set_root(str(tmp_path))
+    yield tmp_path
+    store.set_root(str(tmp_path))  # forget the cached settings
+
+
+def test_registry(flash):
+    assert mcp.servers() == []
+    assert mcp.add("weather", "http://127.0.0.1:9/mcp") is None
+    assert mcp.add("gh_2-x", "https://example.test/mcp", "tok-123456789") is None
+    assert mcp.servers() == [
+        {"name": "gh_2-x", "url": "https://example.test/mcp", "token": "tok-123456789"},
+        {"name": "weather", "url": "http://127.0.0.1:9/mcp", "token": None}]
+    store.reload()  # persisted on flash, not only in RAM
+    saved = json.loads((flash / "settings.json").read_text())
+    assert saved["mcp.weather.url"] == "http://127.0.0.1:9/mcp"
+    assert saved["mcp.gh_2-x.token"] == "tok-123456789"
+    assert [s["name"] for s in mcp.servers()] == ["gh_2-x", "weather"]
+    # replacing without a token drops the old one
+    assert mcp.add("gh_2-x", "https://example.test/v2") is None
+    assert mcp.servers()[0] == {"name": "gh_2-x", "url": "https://example.test/v2", "token": None}
+    for bad in ("", "a.b", "has space", "x" * 33, "caf\u00e9", "a/b"):
+        assert mcp.add(bad, "http://h/mcp") is not None, bad
+    for url in ("ftp://h/x", "http://", "https:///x", "http://a b/", "h/mcp", "http://h/\n"):
+        assert mcp.add("ok", url) is not None, url
+    assert mcp.add("ok", "http://h/mcp", "two words") is not None
+    assert mcp.add("ok", "http://h/mcp", "line\r\nX-Evil: 1") is not None
+    assert store.keys("mcp.ok") == []
+    assert mcp.remove("nope") == "no MCP server named nope"
+    assert mcp.remove("a.b") is not None
+    assert mcp.remove("weather") is None
+    assert [s["name"] for s in mcp.servers()] == ["gh_2-x"]
+    assert store.keys("mcp.weather") == []
+    assert store.display("mcp.gh_2-x.token", "tok-123456789") != "tok-123456789"
+
+
+def test_registry_connect_named_and_test(flash, sdk_server):
+    conn, err = mcp.connect_named("missing")
+    assert conn is None and err == "no MCP server named missing; add it with: mcp add missing <url> [token]"
+    assert mcp.add("local", sdk_server()) is None
+    info = ok(mcp.test("local"))
+    assert info["tools"] == 5 and sorted(info["names"])[0] == "add"
+    assert isinstance(info["ms"], int) and 0 <= info["ms"] < 10000
+    url = sdk_server(token="tok-abcdefgh")
+    assert mcp.add("secure", url) is None
+    info, err = mcp.test("secure")
+    assert info is None and err == "secure: needs a token (401); set it with: mcp add secure %s <token>" % url
+    assert mcp.add("secure", url, "tok-abcdefgh") is None
+    assert ok(mcp.test("secure"))["tools"] == 5
+    port = peers.free_port()
+    assert mcp.add("down", "http://127.0.0.1:%d/mcp" % port) is None
+    info, err = mcp.test("down")
+    assert err.startswith("down: cannot connect to 127.0.0.1:%d" % port)

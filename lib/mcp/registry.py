@@ -1,0 +1,104 @@
+# Registry of configured MCP servers, persisted through store.
+#
+# Storage (flat settings keys): "mcp.<name>.url" and "mcp.<name>.token"
+# (token optional, raw; store masks it on display because the last key part
+# contains "token"). Names are ^[A-Za-z0-9_-]{1,32}$, so a name can never
+# contain the "." that separates the key parts.
+import store
+
+MAX_NAME = 32
+MAX_URL = 512
+MAX_TOKEN = 4096
+_NAME_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
+
+
+def check_name(name):
+    """None when name is a valid server name, else the error text."""
+    if not isinstance(name, str) or not name:
+        return "server name is empty"
+    if len(name) > MAX_NAME:
+        return "server name longer than %d characters" % MAX_NAME
+    for c in name:
+        if c not in _NAME_CHARS:
+            return "server name may only use letters, digits, _ and - (not %r)" % c
+    return None
+
+
+def check_url(url):
+    if not isinstance(url, str) or not url:
+        return "URL is empty"
+    if len(url) > MAX_URL:
+        return "URL longer than %d characters" % MAX_URL
+    if url.startswith("http://"):
+        rest = url[7:]
+    elif url.startswith("https://"):
+        rest = url[8:]
+    else:
+        return "URL must start with http:// or https://"
+    if not rest or rest[0] in "/?#:":
+        return "URL has no host"
+    for c in url:
+        # no spaces or control characters: they would end up in the request line
+        if ord(c) <= 32 or ord(c) == 127:
+            return "URL must not contain spaces or control characters"
+    return None
+
+
+def check_token(token):
+    if not isinstance(token, str) or not token:
+        return "token is empty"
+    if len(token) > MAX_TOKEN:
+        return "token longer than %d characters" % MAX_TOKEN
+    for c in token:
+        # it goes into an Authorization header line
+        if ord(c) <= 32 or ord(c) >= 127:
+            return "token must be printable ASCII without spaces"
+    return None
+
+
+def _key(name, part):
+    return "mcp.%s.%s" % (name, part)
+
+
+def servers():
+    """[{"name", "url", "token" (raw or None)}] sorted by name."""
+    out = []
+    for k in store.keys("mcp."):
+        parts = k.split(".")
+        if len(parts) == 3 and parts[2] == "url":
+            name = parts[1]
+            out.append({"name": name, "url": store.get(k),
+                        "token": store.get(_key(name, "token"))})
+    return out
+
+
+def get(name):
+    """{"name", "url", "token"} of one server, or None."""
+    if check_name(name):
+        return None
+    url = store.get(_key(name, "url"))
+    if url is None:
+        return None
+    return {"name": name, "url": url, "token": store.get(_key(name, "token"))}
+
+
+def add(name, url, token=None):
+    """Add or replace a server (a replaced entry loses its old token unless
+    a new one is given). Returns None or an error string."""
+    err = check_name(name) or check_url(url)
+    if err is None and token is not None:
+        err = check_token(token)
+    if err:
+        return err
+    store.update({_key(name, "url"): url, _key(name, "token"): token})
+    return None
+
+
+def remove(name):
+    err = check_name(name)
+    if err:
+        return err
+    if store.get(_key(name, "url")) is None:
+        return "no MCP server named %s" % name
+    store.update({_key(name, "url"): None, _key(name, "token"): None})
+    return None

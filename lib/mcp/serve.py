@@ -1,0 +1,186 @@
+# Server-to-client side of the MCP client: answering requests the server
+# sends us (on a reply stream or the standalone GET stream) and watching the
+# standalone GET stream while a reply is pending. Imported only when needed
+# (a server request arrives, or listen=True), to keep `mcp.client` small.
+#
+# Wire format: a server request is a JSON-RPC message with "method" and "id"
+# in an SSE event; the answer is a POST of {"jsonrpc":"2.0","id":<same id>,
+# "result":...} (or "error") to the endpoint, answered 202 by the server.
+#   ping                    -> {}
+#   elicitation/create      -> {"action":"accept","content":{...}} with the
+#                              elicit(message, schema) callback's dict, or
+#                              the schema's defaults (every required field
+#                              needs one); otherwise {"action":"decline"};
+#                              url-mode elicitation is declined
+#   sampling/createMessage  -> sample(request) text as an assistant message,
+#                              or error -32601 when no callback was given
+#   roots/list              -> {"roots": []}
+#   anything else           -> error -32601 "Method not found"
+import select
+
+import httpc
+import jsonstream
+from compat import MICROPYTHON, ticks_ms, ticks_diff
+from mcp import client
+
+
+def answer(conn, m):
+    """Answer the server request held in the parsed message m with a POST."""
+    method = m.method
+    result = error = None
+    if method == "ping":
+        result = {}
+    elif method == "elicitation/create":
+        result = _elicit(conn, m)
+    elif method == "sampling/createMessage":
+        result, error = _sample(conn, m)
+    elif method == "roots/list":
+        result = {"roots": []}
+    else:
+        error = {"code": -32601, "message": "Method not found"}
+    reply = {"jsonrpc": "2.0", "id": m.id}
+    if error is not None:
+        reply["error"] = error
+    else:
+        reply["result"] = result
+    resp = client.post(conn, reply)
+    status = resp.status
+    client._close(resp)
+    if status < 200 or status >= 300:
+        raise client.McpError("%s: the server refused our answer to %s (HTTP %d)"
+                              % (conn.name, method, status))
+
+
+def defaults(schema):
+    """The schema's default values, or None if a required field has none."""
+    content = {}
+    props = schema.get("properties")
+    if isinstance(props, dict):
+        for k in props:
+            p = props[k]
+            if isinstance(p, dict) and "default" in p:
+                content[k] = p["default"]
+    req = schema.get("required")
+    if isinstance(req, list):
+        for k in req:
+            if k not in content:
+                return None
+    return content
+
+
+def _elicit(conn, m):
+    mode = m.get("mode")
+    if mode is not None and mode != "form":
+        return {"action": "decline"}  # url mode: nobody can open a browser here
+    schema = m.get("requestedSchema")
+    if not isinstance(schema, dict):
+        schema = {}
+    if conn.elicit is not None:
+        try:
+            content = conn.elicit(m.text("pmsg"), schema)
+        except Exception:
+            content = None
+        if not isinstance(content, dict):
+            return {"action": "decline"}
+    else:
+        content = defaults(schema)
+        if content is None:
+            return {"action": "decline"}
+    return {"action": "accept", "content": content}
+
+
+def _sample(conn, m):
+    if conn.sample is None:
+        return None, {"code": -32601, "message": "sampling not supported"}
+    req = {"messages": m.get("messages") or [], "systemPrompt": m.get("systemPrompt"),
+           "maxTokens": m.get("maxTokens")}
+    try:
+        text = conn.sample(req)
+    except Exception as e:
+        return None, {"code": -1, "message": "sampling failed: %s" % e}
+    if not isinstance(text, str):
+        return None, {"code": -1, "message": "sampling declined"}
+    return {"role": "assistant", "content": {"type": "text", "text": text},
+            "model": client.CLIENT_NAME, "stopReason": "endTurn"}, None
+
+
+# ------------------------------------------------ the standalone GET stream
+
+def listen(conn):
+    """Open the standalone GET stream (servers without one answer 405)."""
+    resp = client.get_stream(conn)
+    if resp.status == 200 and client._is_sse(resp):
+        conn.listening = (resp, httpc.SSE(resp))
+    else:
+        client._close(resp)
+
+
+def _has_data(buf, a, b):
+    # bytes other than line ends: the leftover of a finished event (its blank
+    # line) or chunk framing CRLF must not count as "an event is ready"
+    for i in range(a, b):
+        if buf[i] != 10 and buf[i] != 13:
+            return True
+    return False
+
+
+def _buffered(sse):
+    """True when sse has bytes buffered above its socket (poll() would not
+    see them). NOTE: looks into httpc internals (the SSE and connection read
+    buffers, the socket): httpc has no public "bytes ready" call yet."""
+    if _has_data(sse._b, sse._p, sse._e):
+        return True
+    c = sse._r._c
+    if c is None or c.sock is None:
+        return True  # closed: next() ends at once
+    if _has_data(c.rbuf, c.pos, c.end):
+        return True
+    pending = getattr(c.sock, "pending", None)  # CPython TLS layer
+    return bool(pending is not None and pending())
+
+
+def next_event(conn, sse):
+    """Next event of a reply stream, answering the server requests that
+    arrive on the standalone GET stream meanwhile (both sockets polled)."""
+    t0 = ticks_ms()
+    limit = conn.timeout * 1000
+    while True:
+        g = conn.listening
+        if g is None or _buffered(sse):
+            return sse.next()
+        if _buffered(g[1]):
+            _serve_get(conn)
+            continue
+        left = limit - ticks_diff(ticks_ms(), t0)
+        if left <= 0:
+            raise client.McpError("%s: timed out waiting for the server" % conn.name)
+        mine = sse._r._c.sock
+        p = select.poll()
+        p.register(mine, select.POLLIN)
+        p.register(g[0]._c.sock, select.POLLIN)
+        ready = p.poll(min(left, 1000))
+        for r in ready:
+            if r[0] is mine or (not MICROPYTHON and r[0] == mine.fileno()):
+                return sse.next()
+        if ready:
+            _serve_get(conn)
+
+
+def _serve_get(conn):
+    """Read one event of the standalone GET stream and answer it if it is a
+    server request; the stream is dropped when it ends or fails."""
+    g = conn.listening
+    try:
+        ev = g[1].next()
+        if ev is None:
+            client.stop_listening(conn)
+            return
+        if ev.empty or ev.event != "message":
+            return
+        m = client._Msg(None)
+        client.parse(conn, m, ev, "a server request")
+    except (httpc.HTTPError, jsonstream.JSONError, client.McpError):
+        client.stop_listening(conn)
+        return
+    if m.method is not None and m.id is not None:
+        answer(conn, m)

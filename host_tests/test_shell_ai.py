@@ -167,6 +167,69 @@ def ollama_settings(srv, **extra):
     return s
 
 
+# ---------------------------------------------------------------- md (CPython)
+
+def render(src, sizes=None, tty=True, nl="\n"):
+    out = []
+    r = md.Render(out.append, tty, nl)
+    i = 0
+    while i < len(src):
+        n = sizes() if sizes else len(src)
+        r.feed(src[i:i + n])
+        i += n
+    r.close()
+    return "".join(out)
+
+
+def test_md_same_output_for_any_split():
+    whole = render(REPLY_MD + "\n> quote *x*\n1. one\n---\n***both*** a\\*b")
+    rnd = random.Random(5)
+    for _ in range(30):
+        assert render(REPLY_MD + "\n> quote *x*\n1. one\n---\n***both*** a\\*b",
+                      lambda: rnd.randint(1, 6)) == whole
+    assert render(REPLY_MD, lambda: 1) == render(REPLY_MD)
+
+
+def test_md_elements():
+    B, b, I, i, C, c = md.BOLD, md.BOLD_OFF, md.ITAL, md.ITAL_OFF, md.CODE, md.CODE_OFF
+    assert render("# T") == md.H1 + "T" + md.RESET + "\n"
+    assert render("### T\n") == B + "T" + md.RESET + "\n"
+    assert render("a **b** *c* _d_ `e*f*`") == (
+        "a " + B + "b" + b + " " + I + "c" + i + " " + I + "d" + i + " " + C + "e*f*" + c
+        + "\n")
+    # not emphasis: spaced stars, words with underscores, escapes
+    assert render("2 * 3 * 4 snake_case_name \\*x\\*") == "2 * 3 * 4 snake_case_name *x*\n"
+    assert render("- a\n  * b\n+ c\n3) d") == (
+        "\u2022 a\n  \u2022 b\n\u2022 c\n3) d\n")
+    assert render("```sh\nls *\n```\nafter") == (
+        md.DIM + "  sh" + md.RESET + "\n" + C + "  ls *" + c + "\n" + "after\n")
+    assert render("[t](http://u)") == md.UNDER + "t" + md.UNDER_OFF + md.DIM + " <http://u>" + \
+        md.RESET + "\n"
+    assert render("[not a link] (x)") == "[not a link] (x)\n"
+    assert render("> q") == md.DIM + "\u2502 " + md.RESET + "q\n"
+    assert render("---") == md.DIM + md.RULE + md.RESET + "\n"
+    # attributes never outlive a line, even when the stream is cut
+    assert render("**open bold").endswith(md.RESET + "\n")
+    assert render("```\ncut code").endswith(c + "\n")
+    assert render("# **a** b\n") == md.H1 + B + "a" + b + md.H1 + " b" + md.RESET + "\n"
+    assert render("**a [l](u) b**") == (B + "a " + md.UNDER + "l" + md.UNDER_OFF + md.DIM
+                                        + " <u>" + md.RESET + B + " b" + b + "\n")
+    # raw terminal line ends, CR in the input dropped
+    assert render("a\r\nb", nl="\r\n") == "a\r\nb\r\n"
+
+
+def test_md_plain_passes_markdown_through():
+    assert render(REPLY_MD, tty=False) == REPLY_MD + "\n"
+    assert render("x\n", tty=False) == "x\n"
+    assert render("", tty=False) == ""
+
+
+def test_md_bounds_a_pending_link():
+    long = "[" + "x" * 1000 + "](y)"
+    got = render(long)
+    assert got.startswith("[" + "x" * 300) and got.rstrip().endswith("x](y)")
+
+
 # ---------------------------------------------------------------- ai chat
 
 REPLY_MD = ("# Weather report\n"
@@ -346,3 +409,303 @@ def test_mcp_add_list_test_tools_call_del(console, sdk_server):
     c.line("mcp del other")
     assert "mcp del: no MCP server named other" in c.text()
     assert "mcp.other.url" not in read_settings(c.flash)
+
+
+# ---------------------------------------------------------------- tools
+
+def test_ai_tools_cache_and_approval(console, sdk_server):
+    url = sdk_server()
+    with FakeOpenAI(flavor="ollama") as srv:
+        c = console(ollama_settings(srv, **{"mcp.sdk.url": url}))
+        c.line("ai tools list")
+        assert "no tools cache; build it with: ai -tools" in c.text()
+        c.clear()
+        c.line("ai -tools")
+        screen = c.text()
+        assert "  sdk: 5 tools" in screen
+        assert "tools cache: 5 tools; every ai chat offers them" in screen
+        cache = read_lines(os.path.join(c.flash, "tools.jsonl"))
+        assert sorted(d["name"] for d in cache) == [
+            "sdk__add", "sdk__echo", "sdk__fail", "sdk__get_weather", "sdk__slow_count"]
+        c.clear()
+        c.line("ai tools list")
+        screen = c.text()
+        assert re.search(r"^sdk__get_weather +\(sdk\)\n    Current weather for a city", screen, re.M), screen
+        assert "5 tools" in screen
+
+        # the model calls a tool: the console asks; n refuses it
+        srv.queue(Calls([("sdk__get_weather", {"city": "Rochdale"})]))
+        c.clear()
+        c.type("ai weather in Rochdale?\r")
+        c.expect_exact("[y]es [n]o [a]lways: ")
+        assert 'run sdk__get_weather {"city": "Rochdale"}? [y]es [n]o [a]lways:' in c.text().replace(
+            '{"city":"Rochdale"}', '{"city": "Rochdale"}')
+        offered = sorted(t["function"]["name"] for t in srv.requests[-1].json["tools"])
+        assert offered == sorted(d["name"] for d in cache)
+        c.type("n")
+        c.expect_prompt()
+        screen = c.text()
+        assert "  x the user refused this call" in screen
+        # the fake (empty queue) answers with the tool result it was sent
+        assert "tool said: Error: the user refused this call" in screen
+        # y runs it: the call and a short result line are shown
+        srv.queue(Calls([("sdk__get_weather", {"city": "Rochdale"})]))
+        c.clear()
+        c.type("ai and now?\r")
+        c.expect_exact("[y]es [n]o [a]lways: ")
+        c.type("y")
+        c.expect_prompt()
+        screen = c.text()
+        assert "<- Rochdale: 12 C, drizzle" in screen
+        assert "tool said: Rochdale: 12 C, drizzle" in screen
+        hist = read_lines(os.path.join(c.flash, "history", "chat.jsonl"))
+        tool_msgs = [m for m in hist if m["role"] == "tool"]
+        assert [m["content"] for m in tool_msgs] == ["Error: the user refused this call",
+                                                     "Rochdale: 12 C, drizzle"]
+        assert [m["role"] for m in hist] == ["user", "assistant", "tool", "assistant"] * 2
+        # a: always for that tool, remembered in the settings
+        srv.queue(Calls([("sdk__get_weather", {"city": "Lisbon"})]),
+                  Text("Sunny."),
+                  Calls([("sdk__get_weather", {"city": "London"})]))
+        c.type("ai Lisbon?\r")
+        c.expect_exact("[y]es [n]o [a]lways: ")
+        c.type("a")
+        c.expect_prompt()
+        assert read_settings(c.flash)["ai.tools.allow"] == "sdk__get_weather"
+        c.clear()
+        c.line("ai London?")
+        screen = c.text()
+        assert "[y]es" not in screen
+        assert re.search(r"-> sdk__get_weather \{\"city\": ?\"London\"\}", screen), screen
+        assert "<- London: 15 C, overcast" in screen
+        # ai.tools.approve = never: refused without asking
+        c.line("set ai.tools.approve never")
+        srv.queue(Calls([("sdk__echo", {"text": "hi"})]))
+        c.clear()
+        c.line("ai echo hi")
+        assert "tool sdk__echo" in c.text() and "refused (ai.tools.approve = never)" in c.text()
+        # clear: chats offer no tools any more
+        c.line("ai tools clear")
+        assert not os.path.exists(os.path.join(c.flash, "tools.jsonl"))
+        c.line("ai plain now")
+        assert "tools" not in srv.requests[-1].json
+
+
+# ---------------------------------------------------------------- ai config
+
+def provider_number(screen, pid):
+    m = re.search(r"^ +(\d+)  %s " % pid, screen, re.M)
+    assert m, screen
+    return m.group(1)
+
+
+def test_ai_config_wizard_end_to_end(console):
+    key = "gsk-secret-0123456789"
+    with FakeOpenAI(flavor="groq", key=key) as srv, FakeTextOnly(key="sk-text-987654321") as txt:
+        c = console({})
+        c.type("ai config\r")
+        c.expect_exact("q to quit: ")
+        assert "ai config general: Enter keeps [the value shown], Ctrl-C cancels" in c.text()
+        c.type(provider_number(c.text(), "groq") + "\r")
+        c.expect_exact("Base URL [https://api.groq.com/openai/v1]: ")
+        c.type(srv.base_url + "\r")
+        c.expect_exact("API key: ")
+        mark = len(c.raw)
+        c.type(key + "\r")
+        # the model list, live from the provider, as a menu
+        c.expect_exact("or type a name, q to quit: ")
+        assert key not in c.raw[mark:] and "*" * len(key) in c.raw[mark:]
+        screen = c.text()
+        assert "Models (3); Enter at the end or q keeps llama-3.3-70b-versatile:" in screen
+        assert re.search(r"^ +1  llama-3.3-70b-versatile  \(current\)$", screen, re.M), screen
+        assert re.search(r"^ +2  openai/gpt-oss-20b$", screen, re.M)
+        srv.queue(Text("Ready"), Calls([("ping", {})]))
+        c.type("2\r")
+        c.expect_prompt()
+        screen = c.text()
+        m = re.search(r"test: openai/gpt-oss-20b replied 'Ready' in (\d+) ms", screen)
+        assert m, screen
+        assert "tools: native tool calling works" in screen
+        assert "saved ai.general: provider groq, model openai/gpt-oss-20b, key gsk...89, tools native" in screen
+        s = read_settings(c.flash)
+        assert s == {"ai.general.provider": "groq", "ai.general.base_url": srv.base_url,
+                     "ai.general.key": key, "ai.general.model": "openai/gpt-oss-20b",
+                     "ai.general.tools": "native"}
+        # the round trip and the probe went to the fake with the key and model
+        chat = [r for r in srv.requests if r.path.endswith("/chat/completions")]
+        assert [r.json["model"] for r in chat] == ["openai/gpt-oss-20b"] * 2
+        assert chat[1].json["tools"][0]["function"]["name"] == "ping"
+        assert all(r.headers["authorization"] == "Bearer " + key for r in chat)
+        assert key not in c.raw[mark:]
+        # the configured provider answers ai questions now
+        c.line("ai hi there")
+        assert "echo: hi there" in c.text()
+
+        # a second use-type on a server without native tools: typed model id,
+        # the probe records the text fallback
+        c.clear()
+        c.type("ai config code\r")
+        c.expect_exact("q to quit: ")
+        c.type(provider_number(c.text(), "openai") + "\r")
+        c.expect_exact("Base URL [https://api.openai.com/v1]: ")
+        c.type(txt.base_url + "\r")
+        c.expect_exact("API key: ")
+        c.type("sk-text-987654321\r")
+        c.expect_exact("q to quit: ")
+        c.type("text-model-2\r")
+        c.expect_prompt()
+        screen = c.text()
+        assert "test: text-model-2 replied 'echo: Reply with one word: ready'" in screen, screen
+        assert "tools: no native tool calling" in screen and "using the text fallback" in screen
+        s = read_settings(c.flash)
+        assert s["ai.code.provider"] == "openai" and s["ai.code.model"] == "text-model-2"
+        assert s["ai.code.tools"] == "text-fallback"
+        assert s["ai.general.provider"] == "groq"       # untouched
+
+        # Ctrl-C in the middle: nothing changes
+        before = read_settings(c.flash)
+        c.clear()
+        c.type("ai config\r")
+        c.expect_exact("q to quit: ")
+        c.type(provider_number(c.text(), "ollama") + "\r")
+        c.expect_exact("Base URL [")
+        c.child.send("\x03")
+        c.expect_prompt()
+        assert "cancelled; the settings are unchanged" in c.text()
+        assert read_settings(c.flash) == before
+
+        # a key the provider refuses: the test fails, the person says n
+        c.clear()
+        c.type("ai config\r")
+        c.expect_exact("q to quit: ")
+        c.type(provider_number(c.text(), "groq") + "\r")
+        c.expect_exact("]: ")
+        c.type(srv.base_url + "\r")
+        c.expect_exact("API key [gsk...89]: ")
+        c.type("gsk-wrong-key-000\r")
+        c.expect_exact("Model [openai/gpt-oss-20b]: ")
+        assert "no model list (groq: 401 Invalid API Key (check ai.general.key)); type a model id" in c.text()
+        c.type("\r")
+        c.expect_exact("save anyway? [y/n]: ")
+        c.type("n")
+        c.expect_prompt()
+        assert "nothing changed" in c.text()
+        assert read_settings(c.flash) == before
+
+
+def test_ai_models(console):
+    with FakeOpenAI(flavor="ollama", models=["m%02d" % i for i in range(30)]) as srv:
+        c = console(ollama_settings(srv, **{"ai.general.model": "m07"}))
+        c.line("ai models")
+        screen = c.text()
+        assert "ollama: 30 models (* in use)" in screen
+        assert "m07*" in screen and "m29" in screen
+        rows = [l for l in screen.splitlines() if l.startswith("m00")]
+        assert rows and len(rows[0].split()) > 5          # in columns
+        c.line("ai models nosuch")
+        assert "unknown provider nosuch (known: groq, ollama" in c.text()
+        c.line("ai models groq")
+        assert "groq: no API key (set ai.chat.key or run: ai config chat)" in c.text()
+
+
+# ---------------------------------------------------------------- Ctrl-C
+
+def test_ctrl_c_during_a_streamed_reply(console):
+    story = " ".join("word%d" % i for i in range(400))
+    with FakeOpenAI(flavor="ollama") as srv:
+        c = console(ollama_settings(srv))
+        c.line("ai first")                       # one saved turn
+        hist = os.path.join(c.flash, "history", "chat.jsonl")
+        saved = open(hist).read()
+        srv.options(gap=0.05)
+        srv.queue(Text(story))
+        c.clear()
+        c.type("ai tell me a long story\r")
+        c.expect("word1[0-9]")                   # the reply is streaming
+        t0 = time.time()
+        c.child.send("\x03")
+        c.expect_prompt(timeout=10)
+        took = time.time() - t0
+        screen = c.text()
+        assert "^C cancelled (the conversation is unchanged)" in screen, screen
+        assert "word399" not in screen            # it really stopped early
+        assert took < 5, took
+        # no half turn on flash, and the console works on
+        assert open(hist).read() == saved
+        srv.options()
+        c.line("ai still there?")
+        assert "echo: still there?" in c.text()
+        assert [m["content"] for m in read_lines(hist)] == [
+            "first", "echo: first", "still there?", "echo: still there?"]
+        # Ctrl-C at the approval prompt cancels the request too
+        with open(os.path.join(c.flash, "tools.jsonl"), "w") as f:
+            f.write(json.dumps({"server": "clock", "name": "clock__now", "remote": "now",
+                                "description": "the time", "parameters": {
+                                    "type": "object", "properties": {}}}) + "\n")
+        srv.queue(Calls([("clock__now", {})]))
+        c.clear()
+        c.type("ai what time is it\r")
+        c.expect_exact("[y]es [n]o [a]lways: ")
+        c.child.send("\x03")
+        c.expect_prompt()
+        assert "^C cancelled (the conversation is unchanged)" in c.text(), c.text()
+        assert len(read_lines(hist)) == 4
+        print("Ctrl-C to prompt: %.2f s" % took)
+
+
+# ---------------------------------------------------------------- memory
+
+def _mem_round(mpy, tmp_path, url, bare):
+    flash = tmp_path / ("bare" if bare else "console")
+    flash.mkdir()
+    with FakeOpenAI(flavor="ollama") as srv:
+        srv.options(chunked=True)
+        srv.queue(Calls([("sdk__get_weather", {"city": "Rochdale"})]))
+        (flash / "settings.json").write_text(json.dumps(ollama_settings(
+            srv, **{"mcp.sdk.url": url, "ai.tools.approve": "always"})))
+        r = mpy.run("aicmd_mem", heap=MEM_HEAP, args=[flash] + (["bare"] if bare else []),
+                    timeout=60)
+    assert r.rc == 0, r
+    assert "CACHE 5 None" in r.out, r.out
+    assert "tool said: Rochdale: 12 C, drizzle" in r.out, r.out
+    return r, flash
+
+
+MEM_HEAP = "160K"    # besides the code image; the imports alone take ~100 KB
+
+
+@pytest.fixture(scope="module")
+def mem_rounds(mpy, tmp_path_factory, sdk_server):
+    """One ai round with an MCP tool call through the console, and the same
+    round through ai.run alone: (console result, bare result, console flash)."""
+    url = sdk_server()
+    tmp = tmp_path_factory.mktemp("mem")
+    console_r, flash = _mem_round(mpy, tmp, url, False)
+    bare_r, _ = _mem_round(mpy, tmp, url, True)
+    print("\nai round with an MCP tool call (unix port, all modules imported, no pooled "
+          "connection): console %d B, ai.run alone %d B, console share %d B; budget %d B"
+          % (console_r.working, bare_r.working, console_r.working - bare_r.working, BUDGET))
+    return console_r, bare_r, flash
+
+
+def test_heap_console_share_of_an_ai_round(mem_rounds):
+    """What the console layer adds to a round (history file, screen, approval,
+    markdown) is small next to the library's working set."""
+    r, bare, flash = mem_rounds
+    assert '-> sdk__get_weather {"city":' in r.out, r.out
+    assert "<- Rochdale: 12 C, drizzle" in r.out
+    hist = read_lines(flash / "history" / "chat.jsonl")
+    assert [m["role"] for m in hist] == ["user", "assistant", "tool", "assistant"]
+    assert r.working - bare.working < 3 * 1024, (r.working, bare.working)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "over budget in the library, not the console: ai.run alone needs ~25 KB here "
+    "(the cached MCP tool definitions are held as parsed dicts, ~1.2 KB a tool on "
+    "the 64-bit port, while ai.ask streams); see the shell helper's report"))
+def test_heap_of_one_ai_round_with_an_mcp_tool_call(mem_rounds):
+    """All modules imported, then `ai QUESTION` where the model calls an MCP
+    tool and answers: the working heap above the post-import baseline stays
+    within 24 KB, with a 10 % margin."""
+    r, _, _ = mem_rounds
+    assert r.working < BUDGET * 0.9, r.working

@@ -55,6 +55,7 @@ class Render:
         self.pend = ""        # held emphasis run or "\\"
         self.link = None      # None, or [text, url or None, state]
         self.bold = self.ital = self.code = False
+        self.heading = ""     # the heading attribute while the line is one
         self.styled = False   # some attribute is on in this line
         self.prev = " "       # last visible character written
         self.col = 0          # characters written on this line
@@ -69,6 +70,23 @@ class Render:
     def _attr(self, code):
         self.out.append(code)
         self.styled = True
+
+    def _off(self, code):
+        self.out.append(code)
+        if self.heading:      # "bold off" also ends the heading's bold
+            self.out.append(self.heading)
+        self.styled = bool(self.bold or self.ital or self.code or self.heading)
+
+    def _reset(self):
+        """All attributes off, then the open inline ones on again."""
+        self.out.append(RESET)
+        self.styled = False
+        if self.heading:
+            self._attr(self.heading)
+        if self.bold:
+            self._attr(BOLD)
+        if self.ital:
+            self._attr(ITAL)
 
     def _flush(self):
         if self.out:
@@ -96,7 +114,8 @@ class Render:
             if not self.start and not self.fence:
                 self._inline_end()
             if self.fence and not self.start:
-                self._attr(CODE_OFF)
+                self.out.append(CODE_OFF)
+                self.styled = False
             if self.styled:
                 self.out.append(RESET)
                 self.styled = False
@@ -115,7 +134,8 @@ class Render:
             self._classify(c == "\n")
         elif self.fence:
             if c == "\n":
-                self._attr(CODE_OFF)
+                self.out.append(CODE_OFF)
+                self.styled = False
                 self._newline()
             else:
                 self._emit(c)
@@ -126,6 +146,7 @@ class Render:
         if self.styled:
             self.out.append(RESET)
             self.styled = False
+        self.heading = ""
         self.out.append(self.nl)
         self.col = 0
         self.prev = " "
@@ -173,7 +194,8 @@ class Render:
                 return
             if n <= 6 and s[n] == " ":
                 self.start = False
-                self._attr(H1 if n == 1 else BOLD)
+                self.heading = H1 if n == 1 else BOLD
+                self._attr(self.heading)
                 self.head = ""
                 return self._feed_inline(s[n + 1:])
             return self._text(indent, s, False)
@@ -216,7 +238,7 @@ class Render:
             self.head = ""
             self._attr(DIM)
             self._emit(indent + BAR + " ")
-            self.out.append(RESET)
+            self._reset()
             return self._feed_inline(s[2:] if s[1] == " " else s[1:])
         return self._text(indent, s, False)
 
@@ -232,7 +254,8 @@ class Render:
             self.start = False
             self._attr(CODE)
             self._emit("  " + head[:-1])
-            self._attr(CODE_OFF)
+            self.out.append(CODE_OFF)
+            self.styled = False
             return self._newline()
         if len(head) <= MAX_HEAD and head.lstrip(" ").startswith(marker[0]) and (
                 s == marker[0] * len(s)):
@@ -265,7 +288,7 @@ class Render:
         if self.code:
             if c == "`":
                 self.code = False
-                self.out.append(CODE_OFF)
+                self._off(CODE_OFF)
             elif c == "\n":
                 self._line_end()
             else:
@@ -313,7 +336,7 @@ class Render:
         if n == 3:
             if self.bold and self.ital and right:
                 self.bold = self.ital = False
-                self.out.append(BOLD_OFF + ITAL_OFF)
+                self._off(BOLD_OFF + ITAL_OFF)
                 return
             if not self.bold and not self.ital and left:
                 self.bold = self.ital = True
@@ -322,7 +345,7 @@ class Render:
         elif n == 2:
             if self.bold and right:
                 self.bold = False
-                self.out.append(BOLD_OFF)
+                self._off(BOLD_OFF)
                 return
             if not self.bold and left:
                 self.bold = True
@@ -331,7 +354,7 @@ class Render:
         else:
             if self.ital and right:
                 self.ital = False
-                self.out.append(ITAL_OFF)
+                self._off(ITAL_OFF)
                 return
             if not self.ital and left:
                 self.ital = True
@@ -361,21 +384,13 @@ class Render:
             self.link = None
             self._attr(UNDER)
             self._emit(link[0])
-            self.out.append(UNDER_OFF)
+            self._off(UNDER_OFF)
             if link[1] and link[1] != link[0]:
                 self._attr(DIM)
                 self._emit(" <" + link[1] + ">")
-                self.out.append(RESET)
-                self._restore()
+                self._reset()
             return
         link[1] += c
-
-    def _restore(self):
-        """Re-apply the open inline attributes after a RESET."""
-        if self.bold:
-            self.out.append(BOLD)
-        if self.ital:
-            self.out.append(ITAL)
 
     def _link_literal(self):
         link, self.link = self.link, None

@@ -34,3 +34,28 @@ mpy: $(STAMP)
 
 clean:
 	rm -rf build .pytest_cache
+
+# Put the firmware on a board (README: "Flashing and deploying").
+#   make certs                        CA bundle build/certs/ca.der (tools/cabundle.py)
+#   make firmware CHIP=esp32 MICROPY_DIR=~/micropython
+#                                     build it (needs ESP-IDF 5.5.x; tools/flash.py --build)
+#   make flash PORT=/dev/ttyUSB0 CHIP=esp32 [ERASE=1] [MICROPY_DIR=...]
+#   make deploy PORT=/dev/ttyUSB0 [DEPLOY_ARGS=--lib]
+# Plain "=" so a PORT/CHIP/BAUD in the environment does not leak in; set
+# them on the make command line.
+PORT = auto
+CHIP = esp32
+BAUD = 460800
+.PHONY: certs firmware flash deploy
+
+certs: $(STAMP)
+	$(PY) tools/cabundle.py -o build/certs/ca.der $(CERTS_ARGS)
+
+firmware: $(STAMP)
+	$(PY) tools/flash.py --build --run --chip $(CHIP)
+
+flash: $(STAMP)
+	$(PY) tools/flash.py --chip $(CHIP) --port $(PORT) --baud $(BAUD) $(if $(ERASE),--erase) $(FLASH_ARGS)
+
+deploy: certs
+	$(PY) tools/deploy.py --port $(PORT) --ca build/certs/ca.der $(DEPLOY_ARGS)

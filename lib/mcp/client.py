@@ -15,13 +15,16 @@
 #                      (elicitation/create, ping, sampling/createMessage,
 #                      roots/list) which we answer with a POST of our response
 #                      (202), and finally the response carrying OUR id.
-# Notifications are answered 202 (some servers 200 + JSON): both accepted.
+# A POSTed notification gets 202 (some servers 200 + JSON): both accepted.
 # When an SSE reply ends before our response, the client waits the stream's
 # `retry:` time and GETs the endpoint with `Last-Event-ID` to resume it.
 # With listen=True the client also holds the standalone GET stream (server
 # requests that are not tied to a POST arrive there) and watches it while a
-# reply is pending. 404 on a request with a session id means the session is
+# reply is pending (mcp/serve.py). 404 on a request with a session id (or 400
+# naming the session, as the reference server says) means the session is
 # gone: initialize again once and resend. DELETE ends the session.
+# tools/call carries _meta.progressToken so long tools send progress events
+# (skipped) that keep the socket read timeout from firing.
 #
 # Memory: every message is walked from the socket with jsonstream.Parser;
 # only the fields in use are kept: tool name/description/inputSchema, the
@@ -47,6 +50,7 @@ MAX_RESUME = 3         # GET reconnections for one response
 RETRY_MS = 1000        # wait before resuming when the server gave no retry:
 MAX_RETRY_MS = 10000   # upper bound on a server's retry: value
 MAX_ERROR = 300        # error message text kept from a server (chars)
+SSE_LINE = 256         # SSE id/event/retry line bound (ids are UUIDs): a smaller buffer
 ACCEPT = "application/json, text/event-stream"
 KEEP = ("content-type", "mcp-session-id")
 
@@ -664,7 +668,7 @@ def _read_stream(conn, resp, rid, m, method):
     resumes = 0
     events = 0
     while True:
-        sse = httpc.SSE(resp)
+        sse = httpc.SSE(resp, SSE_LINE)
         try:
             while True:
                 if conn.listening is not None:

@@ -110,7 +110,7 @@ def listen(conn):
     """Open the standalone GET stream (servers without one answer 405)."""
     resp = client.get_stream(conn)
     if resp.status == 200 and client._is_sse(resp):
-        conn.listening = (resp, httpc.SSE(resp))
+        conn.listening = (resp, httpc.SSE(resp, client.SSE_LINE))
     else:
         client._close(resp)
 

@@ -517,7 +517,7 @@ def test_ai_config_wizard_end_to_end(console):
         assert key not in c.raw[mark:] and "*" * len(key) in c.raw[mark:]
         screen = c.text()
         assert "Models (3); Enter at the end or q keeps llama-3.3-70b-versatile:" in screen
-        assert re.search(r"^ +1  llama-3.3-70b-versatile  \(current\)$", screen, re.M), screen
+        assert re.search(r"^ +1  llama-3.3-70b-versatile  \(default\)$", screen, re.M), screen
         assert re.search(r"^ +2  openai/gpt-oss-20b$", screen, re.M)
         srv.queue(Text("Ready"), Calls([("ping", {})]))
         c.type("2\r")

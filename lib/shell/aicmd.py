@@ -412,12 +412,14 @@ def _wizard(use):
         key = _read("API key%s: " % ((" [%s]" % store.mask(key0)) if key0 else ""), True) or key0
         if not key:
             raise shell.Error("%s needs an API key; nothing changed" % p["name"])
-    model0 = (store.get(_k(use, "model")) if same else None) or p["model"]
+    model0 = store.get(_k(use, "model")) if same else None
+    tag = "current" if model0 else "default"
+    model0 = model0 or p["model"]
     pend = _Pending(use)
     try:
         pend.update({"provider": pid, "key": key, "model": None, "tools": "native",
                      "base_url": None if url == p["base_url"] else url})
-        model = _pick_model(ai, use, model0)
+        model = _pick_model(ai, use, model0, tag)
         pend.update({"model": model})
 
         spin = term.Spinner("testing %s" % model)
@@ -445,7 +447,7 @@ def _wizard(use):
         (", tools " + level) if level else ""))
 
 
-def _pick_model(ai, use, model0):
+def _pick_model(ai, use, model0, tag):
     spin = term.Spinner("fetching the model list")
     try:
         found, err = ai.fetch_models(use=use)
@@ -454,7 +456,7 @@ def _pick_model(ai, use, model0):
     if err or not found:
         shell.err("no model list (%s); type a model id" % (err or "the list is empty"))
         return _read("Model [%s]: " % model0) or model0
-    labels = [m + ("  (current)" if m == model0 else "") for m in found]
+    labels = [m + ("  (%s)" % tag if m == model0 else "") for m in found]
     r = term.menu(labels, "Models (%d); Enter at the end or q keeps %s:" % (len(found), model0),
                   typed=True)
     if r is None:

@@ -127,6 +127,31 @@ def test_corpus_cpython_in_memory_and_one_byte_reads(testdata):
     assert not bad, bad
 
 
+def skip_verdict(src, **kw):
+    p = js.Parser(src, **kw)
+    try:
+        p.skip_value()
+        p.finish()
+        return "accept", p.pos
+    except js.JSONError as e:
+        return "reject", str(e)
+
+
+def test_corpus_skip_value_same_verdicts_and_messages(testdata):
+    bad = []
+    for name, path in corpus(testdata):
+        with open(path, "rb") as f:
+            data = f.read()
+        want = verdict(data)
+        for got in (skip_verdict(data), skip_verdict(Chunks(data, 1), bufsize=32),
+                    skip_verdict(Chunks(data, 7), bufsize=32)):
+            if got[0] != want[0] or (got[0] == "reject" and got[1] != want[1]):
+                bad.append((name, want, got))
+            if got[0] == "accept" and got[1] != len(data):
+                bad.append((name, "pos", got[1], len(data)))
+    assert not bad, bad
+
+
 def test_corpus_rejects_name_offsets(testdata):
     d = os.path.join(testdata, "JSONTestSuite", "test_parsing")
     msg = verdict(open(os.path.join(d, "n_object_trailing_comma.json"), "rb").read())[1]
@@ -169,10 +194,19 @@ def test_corpus_micropython_same_verdicts(mpy, testdata, tmp_path, bufsize):
     lines = r.out.rstrip("\n").split("\n")  # not splitlines(): U+2028 is data
     assert lines[-1] == "DONE %d" % len(files), r
     got = {}
+    skips = {}
     for ln in lines[:-1]:
         name, v, rest = (ln.split(" ", 2) + [""])[:3]
-        got[name] = (v, rest)
-    assert len(got) == len(files)
+        assert v != "CRASH", ln
+        if v.startswith("skip-"):
+            skips[name] = (v[5:], rest)
+        else:
+            got[name] = (v, rest)
+    assert len(got) == len(files) == len(skips)
+    for name, path in files:
+        size = os.path.getsize(path)
+        want = (got[name][0], str(size) if got[name][0] == "accept" else got[name][1])
+        assert skips[name] == want, (name, skips[name], want)
     mismatch = []
     for name, path in files:
         v, rest = got[name]
@@ -247,6 +281,10 @@ def test_differential_every_chunk_size_and_split():
         for k in ks:
             got = js.load(Chunks(data, k), bufsize=32, max_value=1 << 20)
             assert same(got, v), (k, data)
+            p = js.Parser(Chunks(data, k), bufsize=32)
+            p.skip_value()
+            p.finish()
+            assert p.pos == len(data)
         if len(data) < 120:
             for s in range(1, len(data) + 1):  # one split at every position
                 got = js.load(Chunks(data, 1 << 20, first=s), bufsize=256, max_value=1 << 20)
@@ -545,3 +583,32 @@ def test_json_load_needs_more_than_128k_for_50k_list(mpy, tmp_path):
     assert r.rc != 0 and "MemoryError" in r.err + r.out, r
     r = mpy.run("js_models", heap="32K", args=[path], timeout=60)
     assert r.rc == 0, r
+
+
+def test_select_key_matching_in_buffer_and_escaped_keys():
+    doc = ('{"\\u0069d": 1, "x\\"y": 2, "\u00e9": 3, "id2": 4, "i": 5, "a": [1, {"b": 6}],'
+           ' "o": {"b": 7}, "arr": [{"x": 8, "y": 9}, {"x": 10, "y": 11}]}').encode()
+    for k in (1, 2, 5, 1000):
+        got = []
+        rec = lambda p, v: got.append((p, v))  # noqa: E731
+        js.select(Chunks(doc, k), {"id": rec, "x\"y": rec, "\u00e9": rec, "a.b": rec, "o.b": rec,
+                                   "arr[0].x": rec, "arr[*].y": rec}, bufsize=32)
+        assert got == [(["id"], 1), (["x\"y"], 2), (["\u00e9"], 3), (["o", "b"], 7),
+                       (["arr", 0, "x"], 8), (["arr", 0, "y"], 9), (["arr", 1, "y"], 11)], (k, got)
+    with pytest.raises(js.JSONError, match="control character in string at byte 10"):
+        js.select(b'{"a": 1, "\x01": 2}', {"b": lambda p, v: None})
+    with pytest.raises(js.JSONError, match="expected '\"' \\(object key\\) at byte 9"):
+        js.select(b'{"a": 1, 3: 2}', {"b": lambda p, v: None})
+    with pytest.raises(js.JSONError, match="invalid UTF-8 at byte 10"):
+        js.select(b'{"a": 1, "\xff": 2}', {"b": lambda p, v: None})
+
+
+def test_select_many_elements_keeps_caches_bounded():
+    doc = json.dumps({"data": [{"id": "m%d" % i, "n": i} for i in range(3000)]}).encode()
+    n = [0]
+
+    def on(p, v):
+        assert p == ["data", n[0], "id"] and v == "m%d" % n[0]
+        n[0] += 1
+    js.select(Chunks(doc, 100), {"data[*].id": on})
+    assert n[0] == 3000

@@ -225,26 +225,29 @@ class Parser:
     def _prep(self):
         """Consume whitespace and ',' / ':' before the next token; return its
         first byte and leave the state at _VALUE/_KEY/_CLOSE/_DONE."""
-        c = self._ws()
+        # whitespace is skipped inline when the next byte is already a token
+        b = self._b
+        i = self._i
+        c = b[i] if i < self._n else -1
+        if c <= 32:
+            c = self._ws()
         st = self._st
         if st == _AFTER:
             d = self._depth
             if not d:
                 self._st = _DONE
                 return c
+            if c == 44:
+                i = self._i + 1
+                self._i = i
+                self._st = _KEY if self._stack[d - 1] == 1 else _VALUE
+                c = b[i] if i < self._n else -1
+                return c if c > 32 else self._ws()
             if self._stack[d - 1] == 1:
-                if c == 44:
-                    self._i += 1
-                    self._st = _KEY
-                    return self._ws()
                 if c == 125:
                     self._st = _CLOSE
                     return c
                 self._err("',' or '}'", c)
-            if c == 44:
-                self._i += 1
-                self._st = _VALUE
-                return self._ws()
             if c == 93:
                 self._st = _CLOSE
                 return c
@@ -252,9 +255,11 @@ class Parser:
         if st == _COLON:
             if c != 58:
                 self._err("':'", c)
-            self._i += 1
+            i = self._i + 1
+            self._i = i
             self._st = _VALUE
-            return self._ws()
+            c = b[i] if i < self._n else -1
+            return c if c > 32 else self._ws()
         if st == _FIRST_OBJ:
             self._st = _CLOSE if c == 125 else _KEY
         elif st == _FIRST_ARR:
@@ -598,16 +603,156 @@ class Parser:
     def skip_value(self):
         """Skip the next value; strings, numbers and containers are checked
         in the buffer and nothing is built for them."""
-        c = self._at_value()
-        d0 = self._depth
+        # One loop with the grammar inline: on MicroPython every call of a
+        # larger function allocates its frame on the heap, so the common
+        # tokens (plain strings, integers, punctuation) are handled here and
+        # only the rare ones go through the general methods.
+        st = self._st
+        if st != _COLON:
+            self._at_value()
+            st = _VALUE
+        d0 = d = self._depth
+        stack = self._stack
+        b = self._b
+        mv = self._mv
+        i = self._i
+        n = self._n
         self._skip = True
         try:
-            self._val(c)
-            while self._depth > d0:
-                self.next()
+            while True:
+                if i >= n:
+                    self._i = i
+                    c = self._ws()
+                    i = self._i
+                    n = self._n
+                else:
+                    c = b[i]
+                    if c == 32 or c == 10 or c == 13 or c == 9:
+                        i += 1
+                        continue
+                if st == _AFTER:
+                    if c == 44:
+                        i += 1
+                        st = _KEY if stack[d - 1] == 1 else _VALUE
+                        continue
+                    if c == (125 if stack[d - 1] == 1 else 93):
+                        i += 1
+                        d -= 1
+                        if d == d0:
+                            break
+                        continue
+                    self._i = i
+                    self._err("',' or '}'" if stack[d - 1] == 1 else "',' or ']'", c)
+                if st == _COLON:
+                    if c != 58:
+                        self._i = i
+                        self._err("':'", c)
+                    i += 1
+                    st = _VALUE
+                    continue
+                if st == _FIRST_ARR or st == _FIRST_OBJ:
+                    if c == (93 if st == _FIRST_ARR else 125):
+                        i += 1
+                        d -= 1
+                        if d == d0:
+                            break
+                        st = _AFTER
+                        continue
+                    st = _VALUE if st == _FIRST_ARR else _KEY
+                if c == 34:
+                    # a string (value or key): plain ones are checked here
+                    q = b.find(b'"', i + 1, n)
+                    if q > i and b.find(b"\\", i + 1, q) < 0:
+                        if q > i + 1:
+                            seg = mv[i + 1:q]
+                            if min(seg) < 32 or (max(seg) > 127 and not _utf8_ok(b, mv, i + 1, q)):
+                                self._i = i
+                                self._bad_run(i + 1, q)
+                        i = q + 1
+                    else:
+                        self._i = i + 1
+                        self._str(_SKIP, None)
+                        i = self._i
+                        n = self._n
+                    if st == _KEY:
+                        st = _COLON
+                        continue
+                elif st == _KEY:
+                    self._i = i
+                    self._err("'\"' (object key)", c)
+                elif c == 123 or c == 91:
+                    if d >= self._maxd:
+                        self._i = i
+                        self._fail("nesting deeper than %d" % self._maxd)
+                    stack[d] = 1 if c == 123 else 2
+                    d += 1
+                    i += 1
+                    st = _FIRST_OBJ if c == 123 else _FIRST_ARR
+                    continue
+                else:
+                    # plain integers inline, everything else the long way
+                    j = i + 1 if c == 45 else i
+                    k = j
+                    while k < n and 48 <= b[k] <= 57:
+                        k += 1
+                    if k < n and k > j and (k == j + 1 or b[j] != 48) and b[k] != 46 and b[k] | 32 != 101:
+                        i = k
+                    else:
+                        self._i = i
+                        self._depth = d
+                        self._val(c)
+                        i = self._i
+                        n = self._n
+                if d == d0:
+                    break
+                st = _AFTER
         finally:
             self._skip = False
+        self._i = i
+        self._depth = d
+        self._st = _AFTER
         self.value = None
+
+    def _find_key(self, keys):
+        """Inside an object: skip members until one whose key is in keys
+        (a list of (bytes, str)); return that str, or None after the object
+        ended (its '}' consumed). Keys are compared in the buffer; a key
+        with escapes is decoded and compared."""
+        while True:
+            c = self._prep()
+            if self._st == _CLOSE:
+                self._i += 1
+                self._depth -= 1
+                self._st = _AFTER
+                return None
+            if c != 34:
+                self._err("'\"' (object key)", c)
+            b = self._b
+            i = self._i + 1
+            q = b.find(b'"', i, self._n)
+            hit = None
+            if q >= 0 and b.find(b"\\", i, q) < 0:
+                for kb, ks in keys:
+                    if len(kb) == q - i and b.find(kb, i, q) == i:
+                        hit = ks
+                        break
+                if q > i:
+                    seg = self._mv[i:q]
+                    if min(seg) < 32 or (max(seg) > 127 and not _utf8_ok(b, self._mv, i, q)):
+                        self._i = i
+                        self._bad_run(i, q)
+                self._i = q + 1
+            else:
+                self.next()
+                for kb, ks in keys:
+                    if ks == self.value:
+                        hit = ks
+                        break
+            self._st = _COLON
+            if hit is not None:
+                self.value = hit
+                return hit
+            self.skip_value()
 
     def stream_string(self, sink):
         """If the next value is a string, pass it to sink(piece) in str
@@ -715,6 +860,43 @@ def _deliver(p, path, hits):
             r[1](list(path), None)
 
 
+class _Node:
+    """Rules whose pattern prefix matches a concrete path of depth d: the
+    ones that end here (hits), the ones that go deeper, and a small cache of
+    child nodes (bounded by the rules, not by the document)."""
+
+    def __init__(self, rules, d):
+        self.d = d
+        self.hits = [r for r in rules if len(r[0]) == d]
+        self.deeper = [r for r in rules if len(r[0]) > d]
+        self.cache = {}
+        self.keys = []  # (bytes, str) when every next step is a plain key
+        self.named = {}
+        self.idx = False  # some next step is a concrete index
+        for r in self.deeper:
+            k = r[0][d]
+            if isinstance(k, str):
+                self.named[k] = 1
+                if self.keys is not None:
+                    self.keys.append((k.encode(), k))
+            else:
+                self.keys = None
+                if isinstance(k, int):
+                    self.idx = True
+
+    def child(self, step):
+        if isinstance(step, int):
+            slot = step if self.idx else -1
+        else:
+            slot = step if step in self.named else None
+        c = self.cache.get(slot, 0)
+        if c == 0:
+            sub = [r for r in self.deeper if _step_ok(r[0][self.d], step)]
+            c = _Node(sub, self.d + 1) if sub else None
+            self.cache[slot] = c
+        return c
+
+
 def select(src, rules, **kw):
     """Read one document, calling handler(path, value) for values whose path
     matches a rule pattern; skip everything else. Then finish()."""
@@ -727,67 +909,50 @@ def select(src, rules, **kw):
         else:
             rl.append((_pattern(pat), h, False))
     path = []
-    frames = []  # [is_object, candidate rules, next array index]
-    cands = rl
+    frames = []  # per open container: [node, next array index or -1]
+    node = _Node(rl, 0)
     while True:
-        if cands is not None:
-            # a value at `path` with rules whose prefix matched
-            d = len(path)
-            hits = None
-            deeper = None
-            for r in cands:
-                if len(r[0]) == d:
-                    if hits is None:
-                        hits = []
-                    hits.append(r)
-                else:
-                    if deeper is None:
-                        deeper = []
-                    deeper.append(r)
-            if hits is not None:
-                _deliver(p, path, hits)
-            elif deeper is None:
+        if node is not None:
+            # a value at `path` that some rules want or go through
+            if node.hits:
+                _deliver(p, path, node.hits)
+            elif not node.deeper:
                 p.skip_value()
             else:
                 ev = p.peek()
                 if ev == OBJ or ev == ARR:
                     p.next()
-                    frames.append([ev == OBJ, deeper, 0])
-                    cands = None
+                    frames.append([node, -1 if ev == OBJ else 0])
+                    node = None
                     continue
                 p.skip_value()
             if not frames:
                 break
             path.pop()
-            cands = None
         f = frames[-1]
-        d = len(path)
-        if f[0]:
-            ev = p.next()
-            if ev == END_OBJ:
-                frames.pop()
-                if not frames:
-                    break
-                path.pop()
-                continue
-            step = p.value
+        fn = f[0]
+        if f[1] < 0:
+            if fn.keys is not None:
+                step = p._find_key(fn.keys)
+            else:
+                step = p.value if p.next() == KEY else None
         else:
+            step = None
             if p.peek() == END_ARR:
                 p.next()
-                frames.pop()
-                if not frames:
-                    break
-                path.pop()
-                continue
-            step = f[2]
-            f[2] = step + 1
-        cands = None
-        for r in f[1]:
-            if _step_ok(r[0][d], step):
-                if cands is None:
-                    cands = []
-                cands.append(r)
-        if cands is None:
+            else:
+                step = f[1]
+                f[1] = step + 1
+        if step is None:
+            # the container ended
+            frames.pop()
+            if not frames:
+                break
+            path.pop()
+            node = None
+            continue
+        node = fn.child(step)
+        if node is None:
             p.skip_value()
             continue
         path.append(step)

@@ -28,4 +28,14 @@ while True:
         print(name, "reject", e)
     except Exception as e:  # noqa: BLE001 - reported as a crash by the test
         print(name, "CRASH", type(e).__name__, e)
+    try:  # the same file through skip_value(): same verdict expected
+        with open(path, "rb") as f:
+            p = jsonstream.Parser(f, bufsize=bufsize)
+            p.skip_value()
+            p.finish()
+        print(name, "skip-accept", p.pos)
+    except jsonstream.JSONError as e:
+        print(name, "skip-reject", e)
+    except Exception as e:  # noqa: BLE001
+        print(name, "CRASH", type(e).__name__, e)
 print("DONE", count)

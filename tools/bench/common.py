@@ -40,9 +40,16 @@ class Ctx:
                     fields[k] = v
         return r.returncode, r.stdout, r.stderr, fields
 
-    def min_heap(self, scenario, args, lo=4096, hi=256 << 20):
+    def min_heap(self, scenario, args, lo=4096, hi=256 << 20, hint=None):
         """Smallest -X heapsize (bytes, ~2% precision) at which the scenario
-        succeeds; None if it fails even at hi."""
+        succeeds; None if it fails even at hi. hint: a size near the answer
+        (e.g. the measured peak) to start the search from."""
+        if hint:
+            h = hint + hint // 2 + 65536
+            if h < hi and self.run(scenario, h, args)[0] == 0:
+                hi = h
+                if hint // 2 > lo and self.run(scenario, hint // 2, args)[0] != 0:
+                    lo = hint // 2
         if self.run(scenario, hi, args)[0] != 0:
             return None
         while hi - lo > max(1024, lo // 50):

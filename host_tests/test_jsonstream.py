@@ -571,6 +571,10 @@ def test_models_list_select_under_32k_heap_both_sizes(mpy, tmp_path):
         peaks[size] = r.working
         print("models list %d bytes (%d ids): peak working heap %d bytes under 32K" % (
             os.path.getsize(path), count, r.working))
+    r = mpy.run("js_models", heap="32K", args=[path, "one"], timeout=120)
+    assert r.rc == 0 and "count=1 idlen=12 last=model-005000" in r.out, r
+    print("one field out of the 1 MB list: peak working heap %d bytes" % r.working)
+    assert r.working < 12000
     # working set independent of document size (20x larger input)
     assert peaks[1024 * 1024] < 12000 and peaks[50 * 1024] < 12000, peaks
     assert abs(peaks[1024 * 1024] - peaks[50 * 1024]) < 3000, peaks

@@ -140,6 +140,8 @@ class Parser:
     def __init__(self, src, bufsize=256, max_depth=64, max_value=16384):
         if isinstance(src, str):
             src = src.encode()
+        elif isinstance(src, memoryview):
+            src = bytes(src)
         if isinstance(src, (bytes, bytearray)):
             # already in RAM: parse in place
             self._b = src
@@ -860,41 +862,41 @@ def _deliver(p, path, hits):
             r[1](list(path), None)
 
 
-class _Node:
-    """Rules whose pattern prefix matches a concrete path of depth d: the
-    ones that end here (hits), the ones that go deeper, and a small cache of
-    child nodes (bounded by the rules, not by the document)."""
+# A select node: the rules whose pattern prefix matches a concrete path of
+# depth d, as a list [d, hits, deeper, keys, cache]: hits end here, deeper go
+# on; keys is [(bytes, str)] when every next step is a plain key (compared in
+# the buffer), else None; cache maps next steps named by the rules (and -1 /
+# None for any other index / key) to child nodes, so it stays bounded by the
+# rules, not by the document.
+def _node(rules, d):
+    hits = [r for r in rules if len(r[0]) == d]
+    deeper = [r for r in rules if len(r[0]) > d]
+    keys = []
+    cache = {}
+    for r in deeper:
+        k = r[0][d]
+        if isinstance(k, (str, int)):
+            cache[k] = 0  # not computed yet
+        if not isinstance(k, str):
+            keys = None
+        elif keys is not None:
+            keys.append((k.encode(), k))
+    return [d, hits, deeper, keys, cache]
 
-    def __init__(self, rules, d):
-        self.d = d
-        self.hits = [r for r in rules if len(r[0]) == d]
-        self.deeper = [r for r in rules if len(r[0]) > d]
-        self.cache = {}
-        self.keys = []  # (bytes, str) when every next step is a plain key
-        self.named = {}
-        self.idx = False  # some next step is a concrete index
-        for r in self.deeper:
-            k = r[0][d]
-            if isinstance(k, str):
-                self.named[k] = 1
-                if self.keys is not None:
-                    self.keys.append((k.encode(), k))
-            else:
-                self.keys = None
-                if isinstance(k, int):
-                    self.idx = True
 
-    def child(self, step):
-        if isinstance(step, int):
-            slot = step if self.idx else -1
-        else:
-            slot = step if step in self.named else None
-        c = self.cache.get(slot, 0)
-        if c == 0:
-            sub = [r for r in self.deeper if _step_ok(r[0][self.d], step)]
-            c = _Node(sub, self.d + 1) if sub else None
-            self.cache[slot] = c
-        return c
+def _child(node, step):
+    cache = node[4]
+    if step in cache:
+        slot = step
+    else:
+        slot = -1 if isinstance(step, int) else None
+    c = cache.get(slot, 0)
+    if c == 0:
+        d = node[0]
+        sub = [r for r in node[2] if _step_ok(r[0][d], step)]
+        c = _node(sub, d + 1) if sub else None
+        cache[slot] = c
+    return c
 
 
 def select(src, rules, **kw):
@@ -910,13 +912,13 @@ def select(src, rules, **kw):
             rl.append((_pattern(pat), h, False))
     path = []
     frames = []  # per open container: [node, next array index or -1]
-    node = _Node(rl, 0)
+    node = _node(rl, 0)
     while True:
         if node is not None:
             # a value at `path` that some rules want or go through
-            if node.hits:
-                _deliver(p, path, node.hits)
-            elif not node.deeper:
+            if node[1]:
+                _deliver(p, path, node[1])
+            elif not node[2]:
                 p.skip_value()
             else:
                 ev = p.peek()
@@ -932,8 +934,8 @@ def select(src, rules, **kw):
         f = frames[-1]
         fn = f[0]
         if f[1] < 0:
-            if fn.keys is not None:
-                step = p._find_key(fn.keys)
+            if fn[3] is not None:
+                step = p._find_key(fn[3])
             else:
                 step = p.value if p.next() == KEY else None
         else:
@@ -951,7 +953,7 @@ def select(src, rules, **kw):
             path.pop()
             node = None
             continue
-        node = fn.child(step)
+        node = _child(fn, step)
         if node is None:
             p.skip_value()
             continue

@@ -279,7 +279,8 @@ class Parser:
             if c != 34:
                 self._err("'\"' (object key)", c)
             self._i += 1
-            self.value = self._str(_SKIP if self._skip else _COLLECT, None)
+            v = None if self._skip else self._sfast()
+            self.value = self._str(_SKIP if self._skip else _COLLECT, None) if v is None else v
             self._st = _COLON
             return KEY
         if st == _CLOSE:
@@ -293,11 +294,15 @@ class Parser:
     def _val(self, c):
         if c == 34:
             self._i += 1
-            self.value = self._str(_SKIP if self._skip else _COLLECT, None)
+            v = None if self._skip else self._sfast()
+            if v is None:
+                v = self._str(_SKIP if self._skip else _COLLECT, None)
+            self.value = v
             self._st = _AFTER
             return STR
         if c == 45 or 48 <= c <= 57:
-            self.value = self._num()
+            v = self._nfast()
+            self.value = self._num() if v is None else v
             self._st = _AFTER
             return NUM
         if c == 123 or c == 91:
@@ -366,6 +371,42 @@ class Parser:
             self._err("value", 0)
         self._i = i + n
         self._st = _AFTER
+
+    # Small fast paths for the common tokens: MicroPython allocates the
+    # frame of a call with more than about ten locals on the heap, so these
+    # stay small and leave everything unusual to _str / _num.
+    def _sfast(self):
+        """An ASCII string without escapes wholly in the buffer (cursor after
+        the quote) -> str; else None with nothing consumed."""
+        b = self._b
+        i = self._i
+        q = b.find(b'"', i, self._n)
+        if q < 0 or q - i > self._maxv or b.find(b"\\", i, q) >= 0:
+            return None
+        if q > i:
+            seg = self._mv[i:q]
+            if min(seg) < 32 or max(seg) > 127:
+                return None
+        self._i = q + 1
+        return str(self._mv[i:q], "utf-8")
+
+    def _nfast(self):
+        """A short integer wholly in the buffer -> int; else None."""
+        b = self._b
+        i = self._i
+        k = i + 1
+        n = self._n
+        while k < n and 48 <= b[k] <= 57:
+            k += 1
+        if k >= n or k - i > 15 or b[k] == 46 or b[k] | 32 == 101:
+            return None
+        if b[i] == 45:
+            if k == i + 1 or (b[i + 1] == 48 and k > i + 2):
+                return None
+        elif b[i] == 48 and k > i + 1:
+            return None
+        self._i = k
+        return int(b[i:k])
 
     def _num(self):
         # one pass over the token with the number grammar as a state table

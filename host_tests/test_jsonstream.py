@@ -616,3 +616,29 @@ def test_select_many_elements_keeps_caches_bounded():
         n[0] += 1
     js.select(Chunks(doc, 100), {"data[*].id": on})
     assert n[0] == 3000
+
+
+def test_read_value_after_key_and_none_from_readinto():
+    p = js.Parser(Chunks(b'{"a": {"b": [1, "x"]}, "c": 2}', 3), bufsize=32)
+    assert p.next() == js.OBJ and p.next() == js.KEY and p.value == "a"
+    assert p.read_value() == {"b": [1, "x"]}
+    assert p.next() == js.KEY and p.read_value() == 2
+    assert p.peek() == js.END_OBJ and p.next() == js.END_OBJ and p.peek() == js.EOF
+    p.finish()
+
+    class NoneAtEnd:
+        def __init__(self):
+            self.sent = False
+
+        def readinto(self, buf):
+            if self.sent:
+                return None
+            buf[0:3] = b"[1,"
+            self.sent = True
+            return 3
+    with pytest.raises(js.JSONError, match="unexpected end of input at byte 3"):
+        js.load(NoneAtEnd())
+    with pytest.raises(js.JSONError, match="document is not complete"):
+        p = js.Parser(b"[1, 2]")
+        p.next()
+        p.finish()

@@ -1,15 +1,20 @@
 """Streaming JSON reader and writer with bounded memory.
 
 Wire format: RFC 8259 JSON text encoded as UTF-8, read from any object with
-readinto(buf) -> int (0 = end) through ONE fixed bytearray, or from
-bytes/bytearray/str already in RAM (parsed in place, no copy).
+readinto(buf) -> int (0 or None = end of input; OSError propagates) through
+ONE fixed bytearray (bufsize, at least 32), or from bytes/bytearray/str
+already in RAM (bytes/bytearray parsed in place, no copy). Exactly one
+document; finish() checks that only whitespace follows.
 
-Reader: a pull parser (Parser.next() -> small int events), read_value(),
-skip_value() (nothing allocated per skipped value), stream_string() (long
-strings to a sink in str pieces), load()/loads(), and select() (path rules ->
-handlers; everything else is skipped). Iterative, never recursive; nesting is
-limited (max_depth), every materialized value is limited (max_value bytes of
-JSON text).
+Reader: a pull parser (Parser.next() -> OBJ, END_OBJ, ARR, END_ARR, KEY,
+STR, NUM, TRUE, FALSE, NULL, EOF; p.value holds the key/str/int/float/bool/
+None), peek(), read_value(), skip_value() (nothing allocated per skipped
+value), stream_string() (long strings to a sink in str pieces; an empty
+string gives no piece), load()/loads(), and select() (path rules ->
+handlers; everything else is skipped). After a KEY event, read_value(),
+skip_value() and stream_string() act on that member's value. Iterative,
+never recursive; nesting is limited (max_depth), every materialized value
+is limited (max_value bytes of JSON text, strings and numbers included).
 
 Writer: dump() writes bytes pieces of at most ~bufsize through write(),
 encoded_len() counts the exact length first (for Content-Length), dumps() for
@@ -32,10 +37,13 @@ Decisions for the implementation-defined inputs (JSONTestSuite i_*.json):
 - nesting deeper than max_depth (64 by default; 500 nested arrays): JSONError.
 Duplicate object keys: the last one wins (as CPython).
 
-select() rule nesting: when rules match both a value and something inside it
-("a" and "a.b"), the outermost non-Stream match materializes the whole value
-and the deeper rule is NOT called for it; deeper rules are only reached by
-walking containers that no rule matched.
+select() patterns: "" is the root; "a.b", "a[0]", "a[*]" (any index), "a.*"
+(any key, one step), e.g. "choices[0].message.tool_calls[*].id". A key that
+contains "." or "[" cannot be named. Rule nesting: when rules match both a
+value and something inside it ("a" and "a.b"), the outermost non-Stream match
+materializes the whole value and the deeper rule is NOT called for it;
+deeper rules are only reached by walking containers that no rule matched.
+Several rules matching the same value are all called with it.
 
 Errors are JSONError(ValueError) with messages like
 "JSON: expected ',' or '}' at byte 1234" (byte offset from the start of the

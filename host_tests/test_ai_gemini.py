@@ -771,7 +771,7 @@ def test_fetch_models_end_to_end(flash):
     with FakeGemini(models=1200) as s:
         store.update({"ai.chat.provider": "gemini", "ai.chat.base_url": s.base_url})
         models, err = ai.fetch_models(provider="gemini", key=KEY)
-        assert err is None and len(models) == 500 and models[0] == "gemini-2.5-flash"
+        assert err is None and len(models) == ai.MAX_MODELS and models[0] == "gemini-2.5-flash"
         models, err = ai.fetch_models(provider="gemini", key="bad")
         assert models is None and "API key not valid" in err
 

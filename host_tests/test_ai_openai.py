@@ -700,7 +700,7 @@ def test_fetch_models_end_to_end(flash):
     with FakeOpenAI(flavor="groq", models=1200) as s:
         store.update({"ai.chat.base_url": s.base_url})
         models, err = ai.fetch_models(provider="groq", key="sk-test")
-        assert err is None and len(models) == 500
+        assert err is None and len(models) == ai.MAX_MODELS
         assert models[:2] == ["llama-3.3-70b-versatile", "openai/gpt-oss-20b"]
         models, err = ai.fetch_models(provider="groq", key="bad")
         assert models is None and err.startswith("groq: 401 Invalid API Key")

@@ -743,7 +743,7 @@ class Response:
         return self
 
     def __exit__(self, *exc):
-        self.close()
+        self.close(exc[0] is None)
 
     def readinto(self, buf):
         """Read body bytes into buf; returns the count, 0 at the end."""
@@ -841,14 +841,15 @@ class Response:
                 raise too
         return bytes(memoryview(buf)[:got])
 
-    def close(self):
+    def close(self, drain=True):
         """Return the connection to the pool if the body was read to its end
-        (after draining at most DRAIN_MAX bytes), else close it. Idempotent."""
+        (after draining at most DRAIN_MAX bytes), else close it. Idempotent.
+        drain=False closes at once (an abandoned reply, e.g. after Ctrl-C)."""
         c = self._c
         if c is None:
             return
         ok = self._keep
-        if ok and not self._done:
+        if ok and not self._done and drain:
             ok = self._drain(c)
         self._c = None
         if ok and self._done and c.pos == c.end:

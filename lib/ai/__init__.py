@@ -24,7 +24,7 @@ from ai.styles import StyleError, load
 RETRY_STATUS = (408, 409, 429, 500, 502, 503, 504, 529)
 RETRIES = 2
 MAX_WAIT_S = 20       # longest server-requested wait we sit through
-MAX_MODELS = 500      # ids kept from a model list
+MAX_MODELS = 200      # ids kept from a model list (about 40 bytes each)
 MAX_PAGES = 50
 KEEP = ("content-type", "retry-after", "retry-after-ms", "x-should-retry")
 
@@ -94,13 +94,18 @@ def _exchange(cfg, style, history, tools, sink):
                                  keep=KEEP, timeout=cfg["timeout"])
         except httpc.HTTPError as e:
             raise AIError(_network_error(cfg, e))
+        done = False
         try:
             if resp.status == 200:
                 if streaming:
-                    return style.read_stream(cfg, httpc.SSE(resp), sink)
-                return style.read_reply(cfg, resp)
+                    reply = style.read_stream(cfg, httpc.SSE(resp), sink)
+                else:
+                    reply = style.read_reply(cfg, resp)
+                done = True
+                return reply
             msg, hint, kind = style.error_info(resp.status, resp, resp.headers)
             wait = _retry_wait(attempt, resp.status, resp.headers, hint)
+            done = True
         except httpc.HTTPError as e:
             raise AIError(_network_error(cfg, e))
         except jsonstream.JSONError as e:
@@ -108,7 +113,8 @@ def _exchange(cfg, style, history, tools, sink):
         except StyleError as e:
             raise AIError("%s: %s" % (cfg["provider"], e))
         finally:
-            resp.close()
+            # a reply abandoned half way (error, Ctrl-C) is not drained
+            resp.close(done)
         msg = _scrub(cfg, msg)
         if wait is None or attempt == RETRIES or wait > MAX_WAIT_S:
             raise AIError(_explain(cfg, resp.status, msg, kind, wait))
@@ -194,14 +200,11 @@ def fetch_models(provider=None, key=None, use=None, limit=MAX_MODELS):
     try:
         for _ in range(MAX_PAGES):
             url, headers = style.models_request(cfg, token)
-            resp = httpc.request("GET", url, headers, keep=KEEP, timeout=cfg["timeout"])
-            try:
+            with httpc.request("GET", url, headers, keep=KEEP, timeout=cfg["timeout"]) as resp:
                 if resp.status != 200:
                     msg, _, kind = style.error_info(resp.status, resp, resp.headers)
                     return None, _explain(cfg, resp.status, _scrub(cfg, msg), kind, None)
                 token = style.read_models(cfg, resp, add)
-            finally:
-                resp.close()
             if not token or len(found) >= limit:
                 break
     except httpc.HTTPError as e:

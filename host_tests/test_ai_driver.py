@@ -1,0 +1,81 @@
+"""The driver in lib/ai/__init__.py: what every style shares."""
+import time
+
+import pytest
+
+import ai
+import httpc
+import store
+from fakes import Fail, FakeOpenAI, Text
+
+
+@pytest.fixture
+def srv(tmp_path):
+    store.set_root(str(tmp_path))
+    with FakeOpenAI(key="sk-test-0123456789") as s:
+        store.update({"ai.chat.provider": "openai", "ai.chat.key": "sk-test-0123456789",
+                      "ai.chat.base_url": s.base_url, "ai.chat.model": "gpt-4o-mini"})
+        yield s
+    store.set_root(None)
+
+
+def test_ctrl_c_mid_stream_closes_at_once_and_keeps_history(srv):
+    srv.options(gap=0.2)        # a slow stream: draining it would take seconds
+    srv.queue(Text("word " * 60))
+    hist = [{"role": "user", "content": "talk"}]
+
+    def sink(piece):
+        raise KeyboardInterrupt
+
+    t0 = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        ai.ask(hist, {"stream": sink})
+    assert time.monotonic() - t0 < 1.0
+    assert len(hist) == 1                      # no half turn
+    srv.queue(Text("fine"))
+    assert ai.ask_simple("again")[0] == "fine"  # the next request works
+
+
+def test_the_key_never_appears_in_an_error(srv):
+    srv.queue(Fail(400, message="bad request for key sk-test-0123456789"))
+    reply, err = ai.ask_simple("x")
+    assert reply is None and "sk-test-0123456789" not in err and "***" in err
+
+
+def test_retry_after_is_honoured_then_succeeds(srv):
+    srv.queue(Fail(429, headers={"retry-after-ms": "300"}), Text("ok"))
+    t0 = time.monotonic()
+    reply, err = ai.ask_simple("x")
+    assert (reply, err) == ("ok", None) and time.monotonic() - t0 >= 0.3
+    assert len(srv.requests) == 2
+
+
+def test_x_should_retry_false_wins_and_key_errors_are_not_retried(srv):
+    srv.queue(Fail(503, headers={"x-should-retry": "false"}))
+    reply, err = ai.ask_simple("x")
+    assert err.startswith("openai: 503") and "try again later" in err
+    assert len(srv.requests) == 1
+    srv.queue(Fail(401))
+    reply, err = ai.ask_simple("x")
+    assert "(check ai.chat.key)" in err and len(srv.requests) == 2
+
+
+def test_too_long_a_wait_is_reported_not_slept(srv):
+    srv.queue(Fail(429, headers={"retry-after": "120"}))
+    t0 = time.monotonic()
+    reply, err = ai.ask_simple("x")
+    assert time.monotonic() - t0 < 2
+    assert "rate limited; retry in 120 s" in err
+
+
+def test_unreachable_local_provider_says_to_start_it(tmp_path):
+    store.set_root(str(tmp_path))
+    try:
+        store.update({"ai.general.provider": "ollama",
+                      "ai.general.base_url": "http://127.0.0.1:9/v1"})
+        reply, err = ai.ask_simple("x")
+    finally:
+        store.set_root(None)
+    assert err.startswith("ollama: cannot connect to 127.0.0.1:9")
+    assert "is Ollama (local) running?" in err and "ai config chat" in err
+    httpc.close_all()

@@ -68,7 +68,7 @@ def write_atomic(p, data):
         if callable(data):
             data(f.write)
         else:
-            f.write(data)
+            f.write(data.encode() if isinstance(data, str) else data)
         f.flush()
         if hasattr(os, "fsync"):
             os.fsync(f.fileno())

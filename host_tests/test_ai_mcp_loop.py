@@ -1,0 +1,77 @@
+"""The full loop: a fake provider asks for a tool of a real MCP server (the
+official Python SDK server), gets the result through ai.run, answers."""
+import json
+
+import pytest
+
+import ai
+import mcp
+import store
+from fakes import Calls, FakeAnthropic, FakeGemini, FakeOpenAI, FakeTextOnly
+
+STYLES = [
+    ("openai", FakeOpenAI, "gpt-4o-mini", "sk-test", "native"),
+    ("anthropic", FakeAnthropic, "claude-sonnet-4-5", "sk-ant-test", "native"),
+    ("gemini", FakeGemini, "gemini-2.5-flash", "AIza-test", "native"),
+    ("openai", FakeTextOnly, "text-model-1", "sk-test", "text-fallback"),
+]
+IDS = ["openai", "anthropic", "gemini", "text-fallback"]
+
+
+@pytest.fixture
+def flash(tmp_path):
+    store.set_root(str(tmp_path))
+    yield tmp_path
+    store.set_root(None)
+
+
+@pytest.mark.parametrize("provider,fake,model,key,level", STYLES, ids=IDS)
+def test_model_calls_an_mcp_tool_and_answers(flash, sdk_server, provider, fake, model, key, level):
+    assert mcp.add("sdk", sdk_server()) is None
+    with fake(key=key, models=[model]) as srv:
+        store.update({"ai.chat.provider": provider, "ai.chat.key": key,
+                      "ai.chat.base_url": srv.base_url, "ai.chat.model": model,
+                      "ai.chat.tools": level})
+        srv.queue(Calls([("sdk__get_weather", {"city": "Rochdale"}),
+                         ("sdk__fail", {"reason": "no sensor"})]))
+        hist = [{"role": "user", "content": "weather in Rochdale?"}]
+        shown = []
+        reply, err = ai.run(hist, mcps=["sdk"], show=lambda c, t, bad: shown.append((c["name"], t, bad)))
+        assert err is None
+        assert "Rochdale: 12 C, drizzle" in reply            # the fake echoes tool results
+        assert shown[0] == ("sdk__get_weather", "Rochdale: 12 C, drizzle", False)
+        assert shown[1][0] == "sdk__fail" and shown[1][2] and "no sensor" in shown[1][1]
+        assert [m["role"] for m in hist] == ["user", "assistant", "tool", "tool", "assistant"]
+        offered = srv.requests[0].json
+        names = json.dumps(offered)
+        for t in ("sdk__add", "sdk__echo", "sdk__get_weather", "sdk__fail"):
+            assert t in names
+
+
+def test_tools_cache_offers_mcp_tools_without_listing_servers(flash, sdk_server):
+    assert mcp.add("sdk", sdk_server()) is None
+    count, err = ai.tools_cache_build()
+    assert err is None and count == 5
+    cached = ai.tools_cache()
+    assert sorted(d["name"] for _, d in cached) == [
+        "sdk__add", "sdk__echo", "sdk__fail", "sdk__get_weather", "sdk__slow_count"]
+    with FakeOpenAI(key="sk-test") as srv:
+        store.update({"ai.chat.provider": "openai", "ai.chat.key": "sk-test",
+                      "ai.chat.base_url": srv.base_url})
+        srv.queue(Calls([("sdk__add", {"a": 2, "b": 3})]))
+        hist = [{"role": "user", "content": "2+3?"}]
+        reply, err = ai.run(hist)
+        assert err is None and "5" in reply
+        assert len(srv.requests[0].json["tools"]) == 5
+    ai.tools_cache_clear()
+    assert ai.tools_cache() == []
+
+
+def test_unreachable_mcp_server_is_an_error_before_the_model_is_asked(flash):
+    assert mcp.add("gone", "http://127.0.0.1:9/mcp") is None
+    with FakeOpenAI(key="sk-test") as srv:
+        store.update({"ai.chat.provider": "openai", "ai.chat.key": "sk-test",
+                      "ai.chat.base_url": srv.base_url})
+        reply, err = ai.run([{"role": "user", "content": "x"}], mcps=["gone"])
+        assert reply is None and "gone" in err and "cannot connect" in err
+        assert srv.requests == []

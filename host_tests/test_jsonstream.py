@@ -642,3 +642,43 @@ def test_read_value_after_key_and_none_from_readinto():
         p = js.Parser(b"[1, 2]")
         p.next()
         p.finish()
+
+
+def test_fuzz_mutations_only_jsonerror_and_agree_with_cpython():
+    rng = random.Random(99)
+    alphabet = b'{}[]",:\\ u0123456789.eE+-tfnrl\x00\x1f\x7f\xc3\xa9\xed\xf0\n'
+    checked = 0
+    for _ in range(1500):
+        _, data = rand_doc(rng)
+        data = bytearray(data[:300])
+        for _ in range(rng.randrange(1, 4)):
+            op = rng.randrange(3)
+            pos = rng.randrange(len(data) + 1)
+            if op == 0 and pos < len(data):
+                del data[pos]
+            elif op == 1:
+                data[pos:pos] = bytes([rng.choice(alphabet)])
+            elif pos < len(data):
+                data[pos] = rng.choice(alphabet)
+        data = bytes(data)
+        results = []
+        for src, kw in ((data, {}), (Chunks(data, 1), {"bufsize": 32}), (Chunks(data, 5), {"bufsize": 32})):
+            try:
+                results.append(("ok", js.load(src, max_value=1 << 20, **kw)))
+            except js.JSONError as e:
+                results.append(("err", str(e)))
+        assert results[1][0] == results[0][0] and results[2][0] == results[0][0], (data, results)
+        for sk in (skip_verdict(data), skip_verdict(Chunks(data, 3), bufsize=32)):
+            if results[0][0] == "ok":
+                assert sk == ("accept", len(data)), (data, sk)
+            else:
+                assert sk == ("reject", results[0][1]), (data, sk, results[0])
+        if results[0][0] == "ok":
+            assert same(results[1][1], results[0][1]) and same(results[2][1], results[0][1])
+            want = json.loads(data)  # CPython must accept what we accept
+            if "\ufffd" not in repr(results[0][1]):
+                assert same(results[0][1], want), data
+            checked += 1
+        else:
+            assert results[1][1] == results[0][1] == results[2][1], (data, results)
+    assert checked > 50

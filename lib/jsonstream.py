@@ -485,12 +485,16 @@ class Parser:
         return v
 
     def _bad_run(self, a, e):
-        """Raise for a control character or invalid UTF-8 in b[a:e]."""
+        """Raise for the first control character or invalid UTF-8 sequence
+        in b[a:e] (the first by offset, whatever the buffer size)."""
         b = self._b
-        for j in range(a, e):
-            if b[j] < 32:
-                self._fail("control character in string", self._base + j)
-        self._fail("invalid UTF-8", self._base + _utf8_bad(b, self._mv, a, e))
+        j = a
+        while j < e and b[j] >= 32:
+            j += 1
+        u = _utf8_bad(b, self._mv, a, j)
+        if u < j or j == e:
+            self._fail("invalid UTF-8", self._base + u)
+        self._fail("control character in string", self._base + j)
 
     def _str(self, mode, sink):
         """Read a string body (the cursor is after the opening quote).
@@ -535,7 +539,7 @@ class Parser:
             if bs >= 0:
                 e = bs
             r = e
-            if q < 0 and bs < 0 and not self._eof:
+            if q < 0 and bs < 0:  # an unfinished UTF-8 sequence waits for more
                 r = e - _tail(b, i, e)
             if r > i:
                 seg = mv[i:r]

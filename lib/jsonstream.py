@@ -1076,32 +1076,45 @@ _ESCW = {34: b'\\"', 92: b"\\\\", 10: b"\\n", 13: b"\\r", 9: b"\\t",
          8: b"\\b", 12: b"\\f"}
 
 
+_SPECIAL = (b'"', b"\\", b"\n", b"\t")  # found with find(); rarer control chars by min()
+
+
 def _wstr(out, s):
     e = s.encode()
     n = len(e)
     out.put(b'"')
-    if n:
-        mv = memoryview(e)
-        k = 0  # start of the pending plain run
-        a = 0
-        while a < n:
-            z = a + 32
-            if z > n:
-                z = n
-            if min(mv[a:z]) >= 32 and e.find(b'"', a, z) < 0 and e.find(b"\\", a, z) < 0:
-                a = z
-                continue
-            for j in range(a, z):
-                c = e[j]
-                if c < 32 or c == 34 or c == 92:
-                    if j > k:
-                        out.put(mv[k:j])
-                    x = _ESCW.get(c)
-                    out.put(x if x is not None else ("\\u%04x" % c).encode())
-                    k = j + 1
-            a = z
-        if n > k:
-            out.put(mv[k:n])
+    mv = memoryview(e)
+    # next position of each _SPECIAL byte (n: none left)
+    nxt = [0, 0, 0, 0]
+    for t in range(4):
+        x = e.find(_SPECIAL[t])
+        nxt[t] = n if x < 0 else x
+    k = 0
+    while k < n:
+        j = min(nxt)
+        if j > k:
+            seg = mv[k:j]
+            if min(seg) < 32:
+                for m in range(k, j):  # rare control characters
+                    c = e[m]
+                    if c < 32:
+                        if m > k:
+                            out.put(mv[k:m])
+                        x = _ESCW.get(c)
+                        out.put(x if x is not None else ("\\u%04x" % c).encode())
+                        k = m + 1
+                if j > k:
+                    out.put(mv[k:j])
+            else:
+                out.put(seg)
+        if j >= n:
+            break
+        out.put(_ESCW[e[j]])
+        k = j + 1
+        for t in range(4):
+            if nxt[t] == j:
+                x = e.find(_SPECIAL[t], k)
+                nxt[t] = n if x < 0 else x
     out.put(b'"')
 
 

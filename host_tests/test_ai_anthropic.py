@@ -12,6 +12,7 @@ import httpc
 import jsonstream
 from ai.styles import StyleError
 from ai.styles import anthropic as style
+from styletest import style_helpers
 from fakes import Calls, Fail, FakeAnthropic, Raw, Text, Think
 
 KEY = "sk-ant-test"
@@ -83,32 +84,7 @@ class Events:
         return self.events.pop(0) if self.events else None
 
 
-def send(cfg, history, tools=None, stream=False):
-    url, headers, body = style.request(cfg, history, tools, stream)
-    size = jsonstream.encoded_len(body)
-    return httpc.request("POST", url, headers,
-                         (size, lambda w: jsonstream.dump(body, w)),
-                         keep=("retry-after", "content-type"), timeout=10)
-
-
-def ask(cfg, history, tools=None, stream=False):
-    """One exchange through the style: (Reply, sink pieces or None)."""
-    pieces = []
-    with send(cfg, history, tools, stream) as r:
-        if r.status != 200:
-            raise AssertionError("HTTP %d %r" % (r.status, style.error_info(
-                r.status, r, r.headers)))
-        if stream:
-            reply = style.read_stream(cfg, httpc.SSE(r), pieces.append)
-            assert "".join(pieces) == reply.text
-            return reply, pieces
-        return style.read_reply(cfg, r), None
-
-
-def error_of(cfg, history, tools=None, stream=False):
-    with send(cfg, history, tools, stream) as r:
-        assert r.status != 200
-        return r.status, style.error_info(r.status, r, r.headers)
+send, ask, error_of = style_helpers(style)
 
 
 def results_for(calls, text="12 C, drizzle"):

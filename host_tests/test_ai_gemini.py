@@ -13,6 +13,7 @@ import httpc
 import jsonstream
 from ai.styles import StyleError
 from ai.styles import gemini as style
+from styletest import style_helpers
 from fakes import Blocked, Calls, Drop, Fail, FakeGemini, Raw, Text, Think
 
 MODEL = "gemini-2.5-flash"
@@ -440,33 +441,7 @@ def srv():
         yield s
 
 
-def send(cfg, history, tools=None, stream=False):
-    url, headers, body = style.request(cfg, history, tools, stream)
-    size = jsonstream.encoded_len(body)
-    return httpc.request("POST", url, headers,
-                         (size, lambda w: jsonstream.dump(body, w)),
-                         keep=("retry-after",), timeout=10)
-
-
-def exchange(cfg, history, tools=None, stream=False):
-    """One round as the driver does it: a Reply, or AssertionError naming
-    the error the fake answered."""
-    pieces = []
-    with send(cfg, history, tools, stream) as r:
-        if r.status != 200:
-            raise AssertionError("HTTP %d %r" % (r.status, style.error_info(
-                r.status, r, r.headers)))
-        if stream:
-            reply = style.read_stream(cfg, httpc.SSE(r), pieces.append)
-            assert "".join(pieces) == reply.text
-            return reply, pieces
-        return style.read_reply(cfg, r), None
-
-
-def error_of(cfg, history, tools=None, stream=False):
-    with send(cfg, history, tools, stream) as r:
-        assert r.status != 200
-        return r.status, style.error_info(r.status, r, r.headers)
+send, exchange, error_of = style_helpers(style)
 
 
 def user(text):

@@ -13,6 +13,7 @@ import httpc
 import jsonstream
 from ai.styles import StyleError
 from ai.styles import openai as style
+from styletest import style_helpers
 from fakes import Calls, Drop, Fail, FakeOpenAI, Raw, Text, Think
 
 FLAVORS = ("openai", "groq", "ollama", "kimi")
@@ -53,32 +54,7 @@ def body_json(body):
     return json.loads(data)
 
 
-def send(cfg, history, tools=None, stream=False):
-    url, headers, body = style.request(cfg, history, tools, stream)
-    size = jsonstream.encoded_len(body)
-    return httpc.request("POST", url, headers,
-                         (size, lambda w: jsonstream.dump(body, w)),
-                         keep=("retry-after",), timeout=10)
-
-
-def ask(cfg, history, tools=None, stream=False):
-    """One exchange: returns a Reply (200) or raises AssertionError."""
-    pieces = []
-    with send(cfg, history, tools, stream) as r:
-        if r.status != 200:
-            raise AssertionError("HTTP %d %r" % (r.status, style.error_info(
-                r.status, r, r.headers)))
-        if stream:
-            reply = style.read_stream(cfg, httpc.SSE(r), pieces.append)
-            assert "".join(pieces) == reply.text
-            return reply, pieces
-        return style.read_reply(cfg, r), None
-
-
-def error_of(cfg, history, tools=None, stream=False):
-    with send(cfg, history, tools, stream) as r:
-        assert r.status != 200
-        return r.status, style.error_info(r.status, r, r.headers)
+send, ask, error_of = style_helpers(style)
 
 
 # ------------------------------------------------------------ request shape

@@ -1,0 +1,35 @@
+"""One exchange through a style module, as the driver does it, for the
+per-style tests (they test a style without the driver's retries)."""
+import httpc
+import jsonstream
+
+
+def style_helpers(style):
+    """(send, ask, error_of) bound to one style module."""
+
+    def send(cfg, history, tools=None, stream=False):
+        url, headers, body = style.request(cfg, history, tools, stream)
+        size = jsonstream.encoded_len(body)
+        return httpc.request("POST", url, headers,
+                             (size, lambda w: jsonstream.dump(body, w)),
+                             keep=("retry-after", "content-type"), timeout=10)
+
+    def ask(cfg, history, tools=None, stream=False):
+        """(Reply, sink pieces or None); AssertionError naming a non-200."""
+        pieces = []
+        with send(cfg, history, tools, stream) as r:
+            if r.status != 200:
+                raise AssertionError("HTTP %d %r" % (r.status, style.error_info(
+                    r.status, r, r.headers)))
+            if stream:
+                reply = style.read_stream(cfg, httpc.SSE(r), pieces.append)
+                assert "".join(pieces) == reply.text
+                return reply, pieces
+            return style.read_reply(cfg, r), None
+
+    def error_of(cfg, history, tools=None, stream=False):
+        with send(cfg, history, tools, stream) as r:
+            assert r.status != 200
+            return r.status, style.error_info(r.status, r, r.headers)
+
+    return send, ask, error_of

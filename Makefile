@@ -10,9 +10,9 @@ NODE_STAMP := tools/node/node_modules/.installed
 
 .PHONY: test sim bench mpy clean
 
-$(STAMP): tools/requirements.txt tools/requirements-peers.txt
+$(STAMP): tools/requirements.txt tools/requirements-peers.txt tools/constraints.txt
 	python3 -m venv $(VENV)
-	$(PY) -m pip install --disable-pip-version-check -q -r tools/requirements.txt -r tools/requirements-peers.txt
+	$(PY) -m pip install --disable-pip-version-check -q -r tools/requirements.txt -r tools/requirements-peers.txt -c tools/constraints.txt
 	touch $(STAMP)
 
 # MCP test peers (Node): exact versions from the committed lock file.

@@ -699,11 +699,6 @@ def test_heap_console_share_of_an_ai_round(mem_rounds):
     assert r.working - bare.working < 3 * 1024, (r.working, bare.working)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "over budget in the library, not the console: ai.run alone needs ~25 KB here "
-    "(a streamed ai.ask round is ~15 KB on the 64-bit port, the follow-up round "
-    "runs with the cached tool definitions (~4 KB for 5), the pooled provider "
-    "connection and the open MCP session still live); the console adds ~1 KB"))
 def test_heap_of_one_ai_round_with_an_mcp_tool_call(mem_rounds):
     """All modules imported, then `ai QUESTION` where the model calls an MCP
     tool and answers: the working heap above the post-import baseline stays

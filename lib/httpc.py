@@ -8,9 +8,12 @@
 # 204 and 304 have none. SSE (WHATWG "text/event-stream"): lines of
 # "field: value", events end at a blank line, "data" lines join with "\n".
 #
-# Memory: each connection owns one 1 KB read buffer (header and chunk-size
-# lines must fit in it) and one 0.5 KB write buffer; bodies stream through
-# the caller's buffer (readinto) and request bodies through the write buffer.
+# Memory: each busy connection holds one 1 KB buffer: header and chunk-size
+# lines must fit in it, and its first 0.5 KB coalesce the request (a
+# connection writes the whole request before it reads). Bodies stream
+# through the caller's buffer (readinto). An idle (pooled) connection gives
+# its buffer back; one is kept for the next request, so it is allocated
+# once (at import, before the heap fragments), not per request.
 # Every size that comes from the network is bounded with an HTTPError.
 #
 # Keep-alive: one pooled connection per (scheme, host, port). A response
@@ -67,6 +70,9 @@ _INTERNAL = (b"content-length", b"transfer-encoding", b"connection", b"location"
 _NOBODY_METHODS = ("GET", "HEAD", "DELETE", "OPTIONS", "TRACE")
 
 _pool = {}
+# the buffer of the next connection (that of an idle connection is kept);
+# the first is made now, while the heap is still in one piece
+_spare = [bytearray(LINE_MAX + 8)]
 _stats = {"opened": 0, "reused": 0}
 _ctx = [None, None]   # [ca path, SSL context]: parsed roots are kept for reuse
 
@@ -365,11 +371,9 @@ class _Conn:
         self.key = key
         self.host = host
         self.sock = sock
-        self.rbuf = bytearray(LINE_MAX + 8)
-        self.rmv = memoryview(self.rbuf)
+        self.rbuf = None
+        self.attach()
         self.pos = self.end = 0
-        self.wbuf = bytearray(_WCHUNK + 16)
-        self.wmv = memoryview(self.wbuf)
         self.nread = 0        # response bytes received for this request
         self.sent = False     # any request byte handed to the socket
         self.tmo = 30000
@@ -377,12 +381,28 @@ class _Conn:
         self.poll = select.poll()
         self.poll.register(sock, select.POLLIN)
 
+    def attach(self):
+        """Take a buffer (an idle connection holds none; one is kept for the
+        next user). Reading and writing never overlap on a connection, so
+        the write buffer is the front of the read buffer."""
+        if self.rbuf is None:
+            self.rbuf = _spare.pop() if _spare else bytearray(LINE_MAX + 8)
+            self.rmv = memoryview(self.rbuf)
+            self.wmv = self.rmv[0:_WCHUNK + 16]
+
+    def detach(self):
+        if self.rbuf is not None:
+            if not _spare:
+                _spare.append(self.rbuf)
+            self.rbuf = self.rmv = self.wmv = None
+
     def set_timeout(self, ms):
         self.tmo = int(ms)
         if not MICROPYTHON:
             self.sock.settimeout(ms / 1000)
 
     def close(self):
+        self.detach()
         s = self.sock
         self.sock = None
         if s is not None:
@@ -475,10 +495,10 @@ def _alive(c):
         if not c.poll.poll(0):
             return True
         if MICROPYTHON:
-            return c.sock.readinto(c.rmv[0:1]) is None   # TLS ticket only
+            return c.sock.readinto(bytearray(1)) is None   # TLS ticket only
         c.sock.setblocking(False)
         try:
-            c.sock.recv_into(c.rmv[0:1])
+            c.sock.recv_into(bytearray(1))
             return False
         except OSError as e:
             return type(e).__name__ in ("BlockingIOError", "SSLWantReadError")
@@ -530,6 +550,7 @@ def _release(c):
     old = _pool.get(c.key)
     if old is not None and old is not c:
         old.close()
+    c.detach()
     _pool[c.key] = c
 
 
@@ -864,6 +885,7 @@ class Response:
         total = 0
         try:
             while total <= DRAIN_MAX and not self._done:
+                # into the front of the buffer: the bytes are dropped
                 total += self._readinto(c, c.wmv)
         except Exception:
             return False
@@ -887,6 +909,7 @@ def _exchange(method, key, path, headers, body, keepb, timeout, connect_timeout,
         if c is None:
             c = _open(key, connect_timeout, ca)
             c.ca = ca
+        c.attach()
         c.nread = 0
         c.sent = False
         c.pos = c.end = 0

@@ -2,7 +2,8 @@
 
 Wire format: RFC 8259 JSON text encoded as UTF-8, read from any object with
 readinto(buf) -> int (0 or None = end of input; OSError propagates) through
-ONE fixed bytearray (bufsize, at least 32), or from bytes/bytearray/str
+ONE fixed bytearray (bufsize, at least 32; or the caller's own bytearray
+buf=, reused for many documents one after another), or from bytes/bytearray/str
 already in RAM (bytes/bytearray parsed in place, no copy). Exactly one
 document; finish() checks that only whitespace follows.
 
@@ -11,7 +12,8 @@ STR, NUM, TRUE, FALSE, NULL, EOF; p.value holds the key/str/int/float/bool/
 None), peek(), read_value(), skip_value() (nothing allocated per skipped
 value), stream_string() (long strings to a sink in str pieces; an empty
 string gives no piece), load()/loads(), and select() (path rules ->
-handlers; everything else is skipped). After a KEY event, read_value(),
+handlers; everything else is skipped; Rules() compiles the rules once for
+many documents). After a KEY event, read_value(),
 skip_value() and stream_string() act on that member's value. Iterative,
 never recursive; nesting is limited (max_depth), every materialized value
 is limited (max_value bytes of JSON text, strings and numbers included).
@@ -145,7 +147,7 @@ def _tail(b, a, e):
 class Parser:
     """Pull parser over one JSON document; see the module docstring."""
 
-    def __init__(self, src, bufsize=256, max_depth=64, max_value=16384):
+    def __init__(self, src, bufsize=256, max_depth=64, max_value=16384, buf=None):
         if isinstance(src, str):
             src = src.encode()
         elif isinstance(src, memoryview):
@@ -154,14 +156,12 @@ class Parser:
             # already in RAM: parse in place
             self._b = src
             self._n = len(src)
-            self._eof = True
-            self._src = None
+            self._src = None  # None: no more input
         else:
-            if bufsize < 32:
-                bufsize = 32
-            self._b = bytearray(bufsize)
+            if buf is None:
+                buf = bytearray(bufsize if bufsize > 32 else 32)
+            self._b = buf
             self._n = 0
-            self._eof = False
             self._src = src
         self._mv = memoryview(self._b)
         self._i = 0
@@ -169,7 +169,6 @@ class Parser:
         self._st = _VALUE
         self._stack = bytearray(max_depth + 1)
         self._depth = 0
-        self._maxd = max_depth
         self._maxv = max_value
         self._skip = False
         self.value = None
@@ -193,7 +192,7 @@ class Parser:
     # -- input ------------------------------------------------------------
     def _fill(self):
         """Move the unread bytes to the front and read more. False at end."""
-        if self._eof:
+        if self._src is None:
             return False
         i = self._i
         n = self._n
@@ -209,7 +208,7 @@ class Parser:
             return True
         k = self._src.readinto(mv[n:])
         if not k:
-            self._eof = True
+            self._src = None
             return False
         self._n = n + k
         return True
@@ -315,8 +314,8 @@ class Parser:
             return NUM
         if c == 123 or c == 91:
             d = self._depth
-            if d >= self._maxd:
-                self._fail("nesting deeper than %d" % self._maxd)
+            if d >= len(self._stack) - 1:
+                self._fail("nesting deeper than %d" % d)
             self._i += 1
             self._depth = d + 1
             if c == 123:
@@ -435,7 +434,7 @@ class Parser:
                     break
                 s = t
                 j += 1
-            if j < n or self._eof:
+            if j < n or self._src is None:
                 break
             # the token runs to the end of the buffer: read more
             if i == 0 and n >= len(b):
@@ -453,7 +452,7 @@ class Parser:
             n = self._n
         self._i = j
         if s != 2 and s != 3 and s != 5 and s != 8:
-            self._err("digit", -1 if j >= n and self._eof else 0)
+            self._err("digit", -1 if j >= n and self._src is None else 0)
         if self._skip:
             return None
         if acc is not None:
@@ -549,7 +548,7 @@ class Parser:
                     acc += seg
             i = r
             if bs >= 0:
-                if n - bs < 12 and not self._eof:
+                if n - bs < 12 and self._src is not None:
                     self._i = bs
                     self._fill()
                     i = self._i
@@ -736,9 +735,9 @@ class Parser:
                     self._i = i
                     self._err("'\"' (object key)", c)
                 elif c == 123 or c == 91:
-                    if d >= self._maxd:
+                    if d >= len(stack) - 1:
                         self._i = i
-                        self._fail("nesting deeper than %d" % self._maxd)
+                        self._fail("nesting deeper than %d" % d)
                     stack[d] = 1 if c == 123 else 2
                     d += 1
                     i += 1
@@ -853,12 +852,41 @@ class Stream:
         self.fn = fn
 
 
-_ANY_KEY = ["*"]  # unique sentinels, compared with `is`
-_ANY_IDX = ["[*]"]
+class Rules:
+    """select() rules compiled once: pass Rules({pattern: handler}) to
+    select() for any number of documents (e.g. one per stream event); a
+    plain dict is compiled on every call. Each rule is (steps, handler,
+    is_stream); a step is a key (str), an index (int), None (any key) or
+    -1 (any index)."""
+
+    def __init__(self, rules):
+        self.r = []
+        self.kc = {}  # (rule mask, depth) -> keys wanted there, see _keys
+        for pat in rules:
+            h = rules[pat]
+            s = isinstance(h, Stream)
+            self.r.append((_pattern(pat), h.fn if s else h, s))
+
+    def _keys(self, m, d):
+        """[(bytes, str)] of the keys that the rules in mask m name at
+        depth d (compared in the buffer), or None when one takes any key."""
+        k = m + (d << len(self.r))
+        keys = self.kc.get(k, 0)
+        if keys == 0:
+            keys = []
+            for i in range(len(self.r)):
+                if m >> i & 1:
+                    t = self.r[i][0][d]
+                    if not isinstance(t, str):
+                        keys = None
+                        break
+                    keys.append((t.encode(), t))
+            self.kc[k] = keys
+        return keys
 
 
 def _pattern(p):
-    """"a.b[0][*].*" -> ['a', 'b', 0, _ANY_IDX, _ANY_KEY]"""
+    """"a.b[0][*].*" -> ('a', 'b', 0, -1, None)"""
     steps = []
     i = 0
     n = len(p)
@@ -869,7 +897,7 @@ def _pattern(p):
             if j < 0:
                 raise ValueError("bad select pattern: " + p)
             t = p[i + 1:j]
-            steps.append(_ANY_IDX if t == "*" else int(t))
+            steps.append(-1 if t == "*" else int(t))
             i = j + 1
         elif c == ".":
             i += 1
@@ -878,17 +906,21 @@ def _pattern(p):
             while j < n and p[j] != "." and p[j] != "[":
                 j += 1
             k = p[i:j]
-            steps.append(_ANY_KEY if k == "*" else k)
+            steps.append(None if k == "*" else k)
             i = j
-    return steps
+    return tuple(steps)
 
 
-def _step_ok(s, step):
-    if s is _ANY_KEY:
-        return isinstance(step, str)
-    if s is _ANY_IDX:
-        return isinstance(step, int)
-    return s == step and type(s) is type(step)
+def _sub(rl, m, d, step):
+    """The rules of mask m whose step d matches `step` (a key or index)."""
+    out = 0
+    key = isinstance(step, str)
+    for i in range(len(rl)):
+        if m >> i & 1:
+            t = rl[i][0][d]
+            if t == step or (t is None and key) or (t == -1 and not key):
+                out |= 1 << i
+    return out
 
 
 def _deliver(p, path, hits):
@@ -898,15 +930,14 @@ def _deliver(p, path, hits):
         if not r[2]:
             streams = False
     if streams and p.peek() == STR:
-        fns = [r[1] for r in hits]
         pl = list(path)
 
         def sink(piece):
-            for fn in fns:
-                fn(pl, piece)
+            for r in hits:
+                r[1](pl, piece)
         p.stream_string(sink)
-        for fn in fns:
-            fn(pl, None)
+        for r in hits:
+            r[1](pl, None)
         return
     v = p.read_value()
     for r in hits:
@@ -915,103 +946,64 @@ def _deliver(p, path, hits):
             r[1](list(path), None)
 
 
-# A select node: the rules whose pattern prefix matches a concrete path of
-# depth d, as a list [d, hits, deeper, keys, cache]: hits end here, deeper go
-# on; keys is [(bytes, str)] when every next step is a plain key (compared in
-# the buffer), else None; cache maps next steps named by the rules (and -1 /
-# None for any other index / key) to child nodes, so it stays bounded by the
-# rules, not by the document.
-def _node(rules, d):
-    hits = [r for r in rules if len(r[0]) == d]
-    deeper = [r for r in rules if len(r[0]) > d]
-    keys = []
-    cache = {}
-    for r in deeper:
-        k = r[0][d]
-        if isinstance(k, (str, int)):
-            cache[k] = 0  # not computed yet
-        if not isinstance(k, str):
-            keys = None
-        elif keys is not None:
-            keys.append((k.encode(), k))
-    return [d, hits, deeper, keys, cache]
-
-
-def _child(node, step):
-    cache = node[4]
-    if step in cache:
-        slot = step
-    else:
-        slot = -1 if isinstance(step, int) else None
-    c = cache.get(slot, 0)
-    if c == 0:
-        d = node[0]
-        sub = [r for r in node[2] if _step_ok(r[0][d], step)]
-        c = _node(sub, d + 1) if sub else None
-        cache[slot] = c
-    return c
-
-
 def select(src, rules, **kw):
     """Read one document, calling handler(path, value) for values whose path
-    matches a rule pattern; skip everything else. Then finish()."""
+    matches a rule pattern; skip everything else. Then finish(). rules: a
+    dict {pattern: handler} or Rules; kw go to Parser (buf= reuses one)."""
+    if not isinstance(rules, Rules):
+        rules = Rules(rules)
+    rl = rules.r
     p = Parser(src, **kw)
-    rl = []
-    for pat in rules:
-        h = rules[pat]
-        if isinstance(h, Stream):
-            rl.append((_pattern(pat), h.fn, True))
-        else:
-            rl.append((_pattern(pat), h, False))
     path = []
-    frames = []  # per open container: [node, next array index or -1]
-    node = _node(rl, 0)
+    masks = []  # per open container: the rules that go on inside it
+    m = (1 << len(rl)) - 1  # the rules whose steps so far match path
     while True:
-        if node is not None:
-            # a value at `path` that some rules want or go through
-            if node[1]:
-                _deliver(p, path, node[1])
-            elif not node[2]:
-                p.skip_value()
-            else:
-                ev = p.peek()
-                if ev == OBJ or ev == ARR:
-                    p.next()
-                    frames.append([node, -1 if ev == OBJ else 0])
-                    node = None
-                    continue
-                p.skip_value()
-            if not frames:
-                break
-            path.pop()
-        f = frames[-1]
-        fn = f[0]
-        if f[1] < 0:
-            if fn[3] is not None:
-                step = p._find_key(fn[3])
-            else:
-                step = p.value if p.next() == KEY else None
+        # the value at path: deliver it, walk into it or skip it
+        hits = None
+        dive = False
+        d = len(path)
+        for i in range(len(rl)):
+            if m >> i & 1:
+                if len(rl[i][0]) == d:
+                    if hits is None:
+                        hits = []
+                    hits.append(rl[i])
+                else:
+                    dive = True
+        if hits is not None:
+            _deliver(p, path, hits)
+        elif dive and p.peek() in (OBJ, ARR):
+            masks.append(m)
+            path.append(-1 if p.next() == ARR else None)
         else:
-            step = None
-            if p.peek() == END_ARR:
-                p.next()
-            else:
-                step = f[1]
-                f[1] = step + 1
-        if step is None:
-            # the container ended
-            frames.pop()
-            if not frames:
-                break
-            path.pop()
-            node = None
-            continue
-        node = _child(fn, step)
-        if node is None:
             p.skip_value()
-            continue
-        path.append(step)
-    p.finish()
+        # step to the next value whose path some rule still matches
+        while True:
+            if not masks:
+                p.finish()
+                return
+            m = masks[-1]
+            d = len(path) - 1
+            if p._stack[p._depth - 1] == 1:
+                keys = rules._keys(m, d)
+                if keys is not None:
+                    step = p._find_key(keys)
+                else:
+                    step = p.value if p.next() == KEY else None
+            elif p.peek() == END_ARR:
+                p.next()
+                step = None
+            else:
+                step = path[d] + 1
+            if step is None:
+                masks.pop()
+                path.pop()
+                continue
+            path[d] = step
+            m = _sub(rl, m, d, step)
+            if m:
+                break
+            p.skip_value()
 
 
 # -- writer ---------------------------------------------------------------

@@ -98,7 +98,8 @@ def _exchange(cfg, style, history, tools, sink):
         try:
             if resp.status == 200:
                 if streaming:
-                    reply = style.read_stream(cfg, httpc.SSE(resp), sink)
+                    # event/id lines are short: a small line buffer
+                    reply = style.read_stream(cfg, httpc.SSE(resp, 256), sink)
                 else:
                     reply = style.read_reply(cfg, resp)
                 done = True

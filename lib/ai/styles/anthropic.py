@@ -434,14 +434,16 @@ def read_stream(cfg, events, sink):
              "delta.stop_reason": val("stop")}
     error = {"type": val("type"), "error.type": val("etype"),
              "error.message": Stream(err_msg)}
-    anything = {}
-    for r in (start, delta, error):
-        for k in r:
-            anything[k] = r[k]
-    rules = {"content_block_start": start, "content_block_delta": delta,
-             "message_delta": delta, "error": error,
-             "content_block_stop": {"type": val("type")}, "ping": {},
-             "message_start": {}, "message_stop": {"type": val("type")}}
+    sets = (start, delta, error)
+    Rules = jsonstream.Rules
+    delta = Rules(delta)
+    typed = Rules({"type": start["type"]})
+    none = Rules({})
+    rules = {"content_block_start": Rules(start), "content_block_delta": delta,
+             "message_delta": delta, "error": Rules(error),
+             "content_block_stop": typed, "ping": none,
+             "message_start": none, "message_stop": typed}
+    buf = bytearray(256)    # one parse buffer for every event
     done = False
     while True:
         e = events.next()
@@ -451,7 +453,13 @@ def read_stream(cfg, events, sink):
             continue            # nothing after message_stop matters
         ev.clear()
         got.clear()
-        jsonstream.select(e, rules.get(e.event, anything), max_value=MAX_OPAQUE)
+        rs = rules.get(e.event)
+        if rs is None:      # an unknown event name: every rule
+            rs = {}
+            for r in sets:
+                for k in r:
+                    rs[k] = r[k]
+        jsonstream.select(e, rs, max_value=MAX_OPAQUE, buf=buf)
         t = ev.get("type") or e.event
         if t == "error":
             msg = ev.get("message") or "stream error"

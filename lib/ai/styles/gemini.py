@@ -442,7 +442,7 @@ class _Reader:
         self.err = None          # mid-body error message pieces
         self.err_status = None
         P = "candidates[0].content.parts[*]."
-        self.rules = {
+        self.rules = jsonstream.Rules({
             P + "text": Stream(self._text),
             P + "thought": self._thought,
             P + "thoughtSignature": Stream(self._sig),
@@ -451,7 +451,7 @@ class _Reader:
             "promptFeedback.blockReason": self._block,
             "error.message": Stream(self._errmsg),
             "error.status": self._errstatus,
-        }
+        })
 
     # -- select handlers
     def _open(self, path):
@@ -617,6 +617,7 @@ def read_stream(cfg, events, sink):
     """The Reply of a streamGenerateContent?alt=sse reply; sink(piece) gets
     reply text as it arrives (never thought text)."""
     r = _Reader(cfg, sink)
+    buf = bytearray(256)    # one parse buffer for every event
     while True:
         try:
             ev = events.next()
@@ -624,7 +625,7 @@ def read_stream(cfg, events, sink):
                 break
             if ev.empty:
                 continue
-            jsonstream.select(ev, r.rules, max_value=MAX_ARGS)
+            jsonstream.select(ev, r.rules, max_value=MAX_ARGS, buf=buf)
         except OSError as e:
             # the connection died (httpc.HTTPError): a reply whose finish
             # already arrived is complete, anything else is cut off

@@ -270,20 +270,20 @@ def _rules(r, where):
     (its arguments are bounded by max_value; see _select)."""
     base = "choices[0]." + where
     stream = jsonstream.Stream
-    return {
+    return jsonstream.Rules({
         base + ".content": stream(r.on_text),
         base + ".refusal": stream(r.on_text),
         base + ".reasoning_content": stream(r.on_reasoning),
         base + ".tool_calls[*]": r.on_call,
         "choices[0].finish_reason": r.on_finish,
         "error": r.on_error,
-    }
+    })
 
 
-def _select(r, src, rules):
+def _select(r, src, rules, buf=None):
     # a materialized tool call may hold max_reply characters of arguments,
     # each up to 6 bytes when escaped as \uXXXX
-    jsonstream.select(src, rules, max_value=6 * r.limit + 1024)
+    jsonstream.select(src, rules, max_value=6 * r.limit + 1024, buf=buf)
 
 
 def read_reply(cfg, body):
@@ -326,6 +326,7 @@ def read_stream(cfg, events, sink):
     """Reply from an SSE stream; text pieces go to sink as they arrive."""
     r = _Reader(cfg, sink)
     rules = _rules(r, "delta")
+    buf = bytearray(256)    # one parse buffer for every event
     peek = _Peek()
     while True:
         ev = events.next()
@@ -340,7 +341,7 @@ def read_stream(cfg, events, sink):
             found = {}
             _scan_error(peek, found)
             raise StyleError(_found_message(found) or "error event")
-        _select(r, peek, rules)
+        _select(r, peek, rules, buf)
         if r.error is not None:
             r.raise_error()
 

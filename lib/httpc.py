@@ -53,17 +53,17 @@
 import socket
 import select
 
-from compat import MICROPYTHON, is_timeout
+from compat import MICROPYTHON, is_timeout, const
 
 CA_FILE = "/certs/ca.der" if MICROPYTHON else None
 USER_AGENT = "antos-ai/0.1"
 
 LINE_MAX = 1024      # longest header / chunk-size / trailer line
-VALUE_MAX = 512      # longest kept header value
-MAX_HEADERS = 64     # header lines per response
-DRAIN_MAX = 4096     # unread body close() will skip to keep a connection
-READ_LIMIT = 16384   # default bound of read() / Event.read()
-_WCHUNK = 512        # write coalescing buffer (and chunk size)
+_VALUE_MAX = const(512)      # longest kept header value
+_MAX_HEADERS = const(64)     # header lines per response
+_DRAIN_MAX = const(4096)     # unread body close() will skip to keep a connection
+_READ_LIMIT = const(16384)   # default bound of read() / Event.read()
+_WCHUNK = const(512)        # write coalescing buffer (and chunk size)
 
 _REDIRECTS = (301, 302, 303, 307, 308)
 _INTERNAL = (b"content-length", b"transfer-encoding", b"connection", b"location")
@@ -697,8 +697,8 @@ def _read_head(c, method, keepb, req_close):
             if a == b:
                 break
             n += 1
-            if n > MAX_HEADERS:
-                raise HTTPError("%s: more than %d header lines" % (host, MAX_HEADERS),
+            if n > _MAX_HEADERS:
+                raise HTTPError("%s: more than %d header lines" % (host, _MAX_HEADERS),
                                 "toolong", True)
             k = c.rbuf.find(b":", a, b)
             if k <= a:
@@ -720,9 +720,9 @@ def _read_head(c, method, keepb, req_close):
                 location = val
             if name in keepb:
                 sname = name.decode()
-                if len(val) > VALUE_MAX:
+                if len(val) > _VALUE_MAX:
                     raise HTTPError("%s: header %s longer than %d bytes" % (
-                        host, sname, VALUE_MAX), "toolong", True)
+                        host, sname, _VALUE_MAX), "toolong", True)
                 headers[sname] = _dec(val, "%s: header %s" % (host, sname))
         if 100 <= status < 200 and status != 101:
             interim += 1
@@ -800,13 +800,13 @@ class Response:
                 if size < 0:
                     raise HTTPError("%s: bad chunk size" % c.host, "protocol")
                 if not size:
-                    for _ in range(MAX_HEADERS + 1):     # trailers, ignored
+                    for _ in range(_MAX_HEADERS + 1):     # trailers, ignored
                         a, b = c.line("while reading the body", "trailer line")
                         if a == b:
                             self._done = True
                             return 0
                     raise HTTPError("%s: more than %d trailer lines" % (
-                        c.host, MAX_HEADERS), "toolong")
+                        c.host, _MAX_HEADERS), "toolong")
                 self._left = size
         if m == 3:
             n = c.read_some(mv)
@@ -824,7 +824,7 @@ class Response:
             self._done = True
         return n
 
-    def read(self, n=-1, limit=READ_LIMIT):
+    def read(self, n=-1, limit=_READ_LIMIT):
         """read(n): up to n bytes (fewer only at the end). read(): the whole
         (small) body, HTTPError "toolong" when larger than limit."""
         if n is not None and n >= 0:
@@ -864,7 +864,7 @@ class Response:
 
     def close(self, drain=True):
         """Return the connection to the pool if the body was read to its end
-        (after draining at most DRAIN_MAX bytes), else close it. Idempotent.
+        (after draining at most _DRAIN_MAX bytes), else close it. Idempotent.
         drain=False closes at once (an abandoned reply, e.g. after Ctrl-C)."""
         c = self._c
         if c is None:
@@ -879,12 +879,12 @@ class Response:
             c.close()
 
     def _drain(self, c):
-        if self._mode == 1 and self._left > DRAIN_MAX:
+        if self._mode == 1 and self._left > _DRAIN_MAX:
             return False
         c.set_timeout(min(c.tmo, 1000))
         total = 0
         try:
-            while total <= DRAIN_MAX and not self._done:
+            while total <= _DRAIN_MAX and not self._done:
                 # into the front of the buffer: the bytes are dropped
                 total += self._readinto(c, c.wmv)
         except Exception:
@@ -1015,7 +1015,7 @@ class Event:
             return 0
         return s._data(memoryview(buf), self)
 
-    def read(self, limit=READ_LIMIT):
+    def read(self, limit=_READ_LIMIT):
         buf = bytearray(64)
         got = 0
         while True:

@@ -155,20 +155,23 @@ class Parser:
         if isinstance(src, (bytes, bytearray)):
             # already in RAM: parse in place
             self._b = src
-            self._n = len(src)
             self._src = None  # None: no more input
         else:
             if buf is None:
                 buf = bytearray(bufsize if bufsize > 32 else 32)
             self._b = buf
-            self._n = 0
             self._src = src
         self._mv = memoryview(self._b)
-        self._i = 0
-        self._base = 0
-        self._st = _VALUE
         self._stack = bytearray(max_depth + 1)
-        self._depth = 0
+        self._start(max_value)
+        if self._src is None:
+            self._n = len(self._b)
+
+    def _start(self, max_value):
+        """Ready for a document from self._src (select() reuses a parser
+        for the documents of one Rules, one per stream event)."""
+        self._n = self._i = self._base = self._depth = 0
+        self._st = _VALUE
         self._maxv = max_value
         self._skip = False
         self.value = None
@@ -862,6 +865,7 @@ class Rules:
     def __init__(self, rules):
         self.r = []
         self.kc = {}  # (rule mask, depth) -> keys wanted there, see _keys
+        self.p = None  # the parser of the last stream, reused
         for pat in rules:
             h = rules[pat]
             s = isinstance(h, Stream)
@@ -953,7 +957,17 @@ def select(src, rules, **kw):
     if not isinstance(rules, Rules):
         rules = Rules(rules)
     rl = rules.r
-    p = Parser(src, **kw)
+    p = rules.p
+    if p is not None and hasattr(src, "readinto") and not (
+            "bufsize" in kw or "max_depth" in kw):
+        # the same rules for another stream: reuse the parser, its buffer
+        # and its attribute table (fewer allocations in a fragmented heap)
+        p._src = src
+        p._start(kw.get("max_value", 16384))
+    else:
+        p = Parser(src, **kw)
+        if hasattr(src, "readinto"):
+            rules.p = p
     path = []
     masks = []  # per open container: the rules that go on inside it
     m = (1 << len(rl)) - 1  # the rules whose steps so far match path

@@ -16,16 +16,16 @@ official SDKs retry, and words the errors. Styles only translate.
 """
 import httpc
 import jsonstream
-from compat import sleep_ms, collect
+from compat import sleep_ms, collect, const
 from ai import catalog
 from ai.config import ConfigError, resolve
 from ai.styles import StyleError, load
 
 RETRY_STATUS = (408, 409, 429, 500, 502, 503, 504, 529)
-RETRIES = 2
-MAX_WAIT_S = 20       # longest server-requested wait we sit through
+_RETRIES = const(2)
+_MAX_WAIT_S = const(20)       # longest server-requested wait we sit through
 MAX_MODELS = 200      # ids kept from a model list (about 40 bytes each)
-MAX_PAGES = 50
+_MAX_PAGES = const(50)
 KEEP = ("content-type", "retry-after", "retry-after-ms", "x-should-retry")
 
 
@@ -36,7 +36,7 @@ class AIError(Exception):
 def providers():
     """The catalogue: a list of dicts (id, name, style, base_url, key,
     model, tools, local)."""
-    return [dict(p) for p in catalog.PROVIDERS]
+    return [catalog.entry(p) for p in catalog.PROVIDERS]
 
 
 def _scrub(cfg, msg):
@@ -85,7 +85,7 @@ def _explain(cfg, status, msg, kind, wait):
 def _exchange(cfg, style, history, tools, sink):
     """One model request with retries. Returns a Reply or raises AIError."""
     streaming = sink is not None
-    for attempt in range(RETRIES + 1):
+    for attempt in range(_RETRIES + 1):
         url, headers, body = style.request(cfg, history, tools, streaming)
         size = jsonstream.encoded_len(body)
         try:
@@ -117,7 +117,7 @@ def _exchange(cfg, style, history, tools, sink):
             # a reply abandoned half way (error, Ctrl-C) is not drained
             resp.close(done)
         msg = _scrub(cfg, msg)
-        if wait is None or attempt == RETRIES or wait > MAX_WAIT_S:
+        if wait is None or attempt == _RETRIES or wait > _MAX_WAIT_S:
             raise AIError(_explain(cfg, resp.status, msg, kind, wait))
         collect()
         sleep_ms(int(wait * 1000))
@@ -199,7 +199,7 @@ def fetch_models(provider=None, key=None, use=None, limit=MAX_MODELS):
 
     token = None
     try:
-        for _ in range(MAX_PAGES):
+        for _ in range(_MAX_PAGES):
             url, headers = style.models_request(cfg, token)
             with httpc.request("GET", url, headers, keep=KEEP, timeout=cfg["timeout"]) as resp:
                 if resp.status != 200:

@@ -5,11 +5,12 @@ base_url, tools) are taken from ai.general only while ai.general names the
 same provider (or none), so a chat on Gemini never borrows Groq's key."""
 import store
 from ai import catalog
+from compat import const
 
 THINKING = ("minimal", "low", "medium", "high", "max")
 BOUND = ("model", "key", "base_url", "tools")
-DEFAULT_TIMEOUT = 60
-DEFAULT_MAX_REPLY = 16000
+_DEFAULT_TIMEOUT = const(60)
+_DEFAULT_MAX_REPLY = const(16000)
 
 
 class ConfigError(Exception):
@@ -76,12 +77,12 @@ def resolve(overrides=None):
         cfg["max_tokens"] = _number(cfg["max_tokens"], sources["max_tokens"], int)
     if cfg["temperature"] is not None:
         cfg["temperature"] = _number(cfg["temperature"], sources["temperature"], float)
-    cfg["timeout"] = _number(cfg["timeout"] or DEFAULT_TIMEOUT, sources["timeout"], int)
+    cfg["timeout"] = _number(cfg["timeout"] or _DEFAULT_TIMEOUT, sources["timeout"], int)
     t = cfg["thinking"]
     if t in ("", "off", "none"):
         t = None
     if t is not None and t not in THINKING:
         raise ConfigError("%s must be one of %s, not %r" % (sources["thinking"], "|".join(THINKING), t))
     cfg["thinking"] = t
-    cfg["max_reply"] = o.get("max_reply") or DEFAULT_MAX_REPLY
+    cfg["max_reply"] = o.get("max_reply") or _DEFAULT_MAX_REPLY
     return cfg

@@ -15,11 +15,11 @@ The loop ends on a text answer, an error, or max_rounds model requests.
 """
 import jsonstream
 import store
-from compat import collect
+from compat import collect, const
 
 _LOCAL = {}
 CACHE = "tools.jsonl"
-MAX_RESULT = 8000   # characters of one tool result sent to the model
+_MAX_RESULT = const(8000)   # characters of one tool result sent to the model
 
 
 def register_tool(name, description, parameters, run):
@@ -146,8 +146,8 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
                 else:
                     text, bad = _dispatch(route, call, conns)
                 text = text or ""
-                if len(text) > MAX_RESULT:
-                    text = text[:MAX_RESULT] + "\n... (truncated)"
+                if len(text) > _MAX_RESULT:
+                    text = text[:_MAX_RESULT] + "\n... (truncated)"
                 if show:
                     show(call, text, bad)
                 msg = {"role": "tool", "tool_call_id": call["id"], "name": call["name"],

@@ -32,7 +32,7 @@
 # base64 stream without holding it.
 import jsonstream
 import httpc
-from compat import sleep_ms, collect
+from compat import sleep_ms, collect, const
 
 PROTOCOL = "2025-11-25"
 PROTOCOLS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
@@ -41,15 +41,15 @@ CLIENT_VERSION = "0.1"
 
 MAX_TEXT = 16384       # flattened tool result handed to the model (chars)
 MAX_RESOURCE = 4096    # embedded text resource, inline part (chars)
-MAX_DESC = 1024        # tool description kept (chars)
-MAX_TOOLS = 128        # tools accepted from one server (all pages)
-MAX_PAGES = 16         # tools/list pages followed
-MAX_VALUE = 16384      # any materialized JSON value (schemas, params)
-MAX_EVENTS = 10000     # SSE events read while waiting for one response
-MAX_RESUME = 3         # GET reconnections for one response
-RETRY_MS = 1000        # wait before resuming when the server gave no retry:
-MAX_RETRY_MS = 10000   # upper bound on a server's retry: value
-MAX_ERROR = 300        # error message text kept from a server (chars)
+_MAX_DESC = const(1024)        # tool description kept (chars)
+_MAX_TOOLS = const(128)        # tools accepted from one server (all pages)
+_MAX_PAGES = const(16)         # tools/list pages followed
+_MAX_VALUE = const(16384)      # any materialized JSON value (schemas, params)
+_MAX_EVENTS = const(10000)     # SSE events read while waiting for one response
+_MAX_RESUME = const(3)         # GET reconnections for one response
+_RETRY_MS = const(1000)        # wait before resuming when the server gave no retry:
+_MAX_RETRY_MS = const(10000)   # upper bound on a server's retry: value
+_MAX_ERROR = const(300)        # error message text kept from a server (chars)
 SSE_LINE = 256         # SSE id/event/retry line bound (ids are UUIDs): a smaller buffer
 ACCEPT = "application/json, text/event-stream"
 KEEP = ("content-type", "mcp-session-id")
@@ -151,23 +151,23 @@ class _B64:
 # keeps ~0.7 KB of heap per rule alive during a parse, and a tools/call
 # message needs ~20 rules.)
 
-SKIP = 0
-TAKE = 1
-STREAM = 2
-DIVE = 3
+_SKIP = const(0)
+_TAKE = const(1)
+_STREAM = const(2)
+_DIVE = const(3)
 
 
 def walk(src, v):
     """Walk one JSON document from src, driven by visitor v (want/put/piece)."""
-    p = jsonstream.Parser(src, max_value=MAX_VALUE)
+    p = jsonstream.Parser(src, max_value=_MAX_VALUE)
     path = []
     arr = []  # per open container: True for an array
-    act = DIVE
+    act = _DIVE
     sink = None
     while True:
-        if act == TAKE:
+        if act == _TAKE:
             v.put(path, p.read_value())
-        elif act == STREAM:
+        elif act == _STREAM:
             if sink is None:
                 def sink(s):
                     v.piece(path, s)
@@ -175,7 +175,7 @@ def walk(src, v):
                 v.piece(path, None)
             else:
                 v.put(path, p.read_value())
-        elif act == DIVE and p.peek() in (jsonstream.OBJ, jsonstream.ARR):
+        elif act == _DIVE and p.peek() in (jsonstream.OBJ, jsonstream.ARR):
             arr.append(p.next() == jsonstream.ARR)
             path.append(-1)
         else:
@@ -227,18 +227,18 @@ class _Msg:
         top = path[0]
         if n == 1:
             if k == "id" or k == "method":
-                return TAKE
-            return DIVE if k in ("result", "error", "params") else SKIP
+                return _TAKE
+            return _DIVE if k in ("result", "error", "params") else _SKIP
         if top == "result":
-            return self.acc.want(path, n) if self.acc is not None else SKIP
+            return self.acc.want(path, n) if self.acc is not None else _SKIP
         if n > 2:
-            return SKIP
+            return _SKIP
         if k == "message":
-            return STREAM
+            return _STREAM
         if top == "error":
-            return TAKE if k == "code" else SKIP
-        return TAKE if k in ("requestedSchema", "mode", "messages", "systemPrompt",
-                             "maxTokens") else SKIP
+            return _TAKE if k == "code" else _SKIP
+        return _TAKE if k in ("requestedSchema", "mode", "messages", "systemPrompt",
+                             "maxTokens") else _SKIP
 
     def put(self, path, v):
         if path[0] == "result":
@@ -254,7 +254,7 @@ class _Msg:
         k = "emsg" if path[0] == "error" else "pmsg"
         c = self.f.get(k)
         if c is None:
-            c = self.f[k] = _Cap(MAX_ERROR if k == "emsg" else MAX_TEXT)
+            c = self.f[k] = _Cap(_MAX_ERROR if k == "emsg" else MAX_TEXT)
         if s is not None:
             c.add(s)
 
@@ -294,8 +294,8 @@ class _Init:
     def want(self, path, n):
         k = path[-1]
         if n == 2:
-            return TAKE if k == "protocolVersion" else (DIVE if k == "serverInfo" else SKIP)
-        return TAKE if n == 3 and k == "name" else SKIP
+            return _TAKE if k == "protocolVersion" else (_DIVE if k == "serverInfo" else _SKIP)
+        return _TAKE if n == 3 and k == "name" else _SKIP
 
     def put(self, path, v):
         if len(path) == 2:
@@ -319,14 +319,14 @@ class _Tools:
     def want(self, path, n):
         k = path[-1]
         if n == 2:
-            return DIVE if k == "tools" else (TAKE if k == "nextCursor" else SKIP)
+            return _DIVE if k == "tools" else (_TAKE if k == "nextCursor" else _SKIP)
         if n == 3:
-            return DIVE
+            return _DIVE
         if n == 4:
             if k == "description":
-                return STREAM
-            return TAKE if k == "name" or k == "inputSchema" else SKIP
-        return SKIP
+                return _STREAM
+            return _TAKE if k == "name" or k == "inputSchema" else _SKIP
+        return _SKIP
 
     def _item(self, path):
         i = path[2]
@@ -341,8 +341,8 @@ class _Tools:
         self.cur = None
         if c is None or not isinstance(c.get("name"), str):
             return
-        if len(self.out) + len(self.page) >= MAX_TOOLS:
-            raise McpError("more than %d tools" % MAX_TOOLS)
+        if len(self.out) + len(self.page) >= _MAX_TOOLS:
+            raise McpError("more than %d tools" % _MAX_TOOLS)
         schema = c.get("inputSchema")
         if not isinstance(schema, dict):
             schema = {"type": "object", "properties": {}}
@@ -363,7 +363,7 @@ class _Tools:
     def piece(self, path, s):
         c = self._item(path)
         if "description" not in c:
-            c["description"] = _Cap(MAX_DESC)
+            c["description"] = _Cap(_MAX_DESC)
         if s is not None:
             c["description"].add(s)
 
@@ -396,21 +396,21 @@ class _Call:
         k = path[-1]
         if n == 2:
             if k == "content":
-                return DIVE
-            return TAKE if k == "structuredContent" or k == "isError" else SKIP
+                return _DIVE
+            return _TAKE if k == "structuredContent" or k == "isError" else _SKIP
         if path[1] != "content":
-            return SKIP
+            return _SKIP
         if n == 3:
-            return DIVE
+            return _DIVE
         if n == 5 and path[3] != "resource":
-            return SKIP
+            return _SKIP
         if n > 5:
-            return SKIP
+            return _SKIP
         if k == "text" or k == "data" or k == "blob":
-            return STREAM
+            return _STREAM
         if k == "resource":
-            return DIVE if n == 4 else SKIP
-        return TAKE if k in ("type", "mimeType", "uri", "name") else SKIP
+            return _DIVE if n == 4 else _SKIP
+        return _TAKE if k in ("type", "mimeType", "uri", "name") else _SKIP
 
     def _item(self, path):
         i = path[2]
@@ -686,9 +686,9 @@ def _read_stream(conn, resp, rid, m, method):
                         retry = ev.retry
                     continue
                 events += 1
-                if events > MAX_EVENTS:
+                if events > _MAX_EVENTS:
                     raise McpError("%s: more than %d events without the reply to %s"
-                                   % (conn.name, MAX_EVENTS, method))
+                                   % (conn.name, _MAX_EVENTS, method))
                 parse(conn, m, ev, method)
                 if ev.id:  # fields after the data lines are known only now
                     last_id = ev.id
@@ -707,12 +707,12 @@ def _read_stream(conn, resp, rid, m, method):
         finally:
             _close(resp)
         # The stream ended before our response: resume it if the server let us.
-        if last_id is None or resumes >= MAX_RESUME:
+        if last_id is None or resumes >= _MAX_RESUME:
             raise McpError("%s: the server closed the stream before the reply to %s"
                            % (conn.name, method))
         resumes += 1
-        wait = RETRY_MS if retry is None else retry
-        sleep_ms(max(0, min(wait, MAX_RETRY_MS)))
+        wait = _RETRY_MS if retry is None else retry
+        sleep_ms(max(0, min(wait, _MAX_RETRY_MS)))
         resp = get_stream(conn, last_id)
         if resp.status != 200 or not _is_sse(resp):
             _close(resp)
@@ -798,13 +798,13 @@ def _list_tools(conn):
     out = []
     acc = _Tools(out)
     cursor = None
-    for _ in range(MAX_PAGES):
+    for _ in range(_MAX_PAGES):
         _request(conn, "tools/list", {"cursor": cursor} if cursor else None, acc)
         cursor = acc.finish()
         if not isinstance(cursor, str) or not cursor:
             return out
         collect()
-    raise McpError("%s: tools/list has more than %d pages" % (conn.name, MAX_PAGES))
+    raise McpError("%s: tools/list has more than %d pages" % (conn.name, _MAX_PAGES))
 
 
 def tools(conn):
@@ -830,7 +830,7 @@ def call(conn, name, args=None):
         args = {}
     elif isinstance(args, str):
         try:
-            args = jsonstream.loads(args, max_value=MAX_VALUE)
+            args = jsonstream.loads(args, max_value=_MAX_VALUE)
         except jsonstream.JSONError as e:
             return None, "bad tool arguments for %s: %s" % (name, e)
     if not isinstance(args, dict):

@@ -5,10 +5,11 @@
 # contains "token"). Names are ^[A-Za-z0-9_-]{1,32}$, so a name can never
 # contain the "." that separates the key parts.
 import store
+from compat import const
 
-MAX_NAME = 32
-MAX_URL = 512
-MAX_TOKEN = 4096
+_MAX_NAME = const(32)
+_MAX_URL = const(512)
+_MAX_TOKEN = const(4096)
 _NAME_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
 
 
@@ -16,8 +17,8 @@ def check_name(name):
     """None when name is a valid server name, else the error text."""
     if not isinstance(name, str) or not name:
         return "server name is empty"
-    if len(name) > MAX_NAME:
-        return "server name longer than %d characters" % MAX_NAME
+    if len(name) > _MAX_NAME:
+        return "server name longer than %d characters" % _MAX_NAME
     for c in name:
         if c not in _NAME_CHARS:
             return "server name may only use letters, digits, _ and - (not %r)" % c
@@ -27,8 +28,8 @@ def check_name(name):
 def check_url(url):
     if not isinstance(url, str) or not url:
         return "URL is empty"
-    if len(url) > MAX_URL:
-        return "URL longer than %d characters" % MAX_URL
+    if len(url) > _MAX_URL:
+        return "URL longer than %d characters" % _MAX_URL
     if url.startswith("http://"):
         rest = url[7:]
     elif url.startswith("https://"):
@@ -47,8 +48,8 @@ def check_url(url):
 def check_token(token):
     if not isinstance(token, str) or not token:
         return "token is empty"
-    if len(token) > MAX_TOKEN:
-        return "token longer than %d characters" % MAX_TOKEN
+    if len(token) > _MAX_TOKEN:
+        return "token longer than %d characters" % _MAX_TOKEN
     for c in token:
         # it goes into an Authorization header line
         if ord(c) <= 32 or ord(c) >= 127:

@@ -68,12 +68,13 @@ and redacted data); nothing else is materialized.
 import jsonstream
 from jsonstream import Array, Raw, Stream
 from ai.styles import Reply, StyleError, TextBuffer, assistant_turn
+from compat import const
 
 VERSION = "2023-06-01"
-DEFAULT_MAX_TOKENS = 1024
-DEFAULT_MAX_REPLY = 16000
+_DEFAULT_MAX_TOKENS = const(1024)
+_DEFAULT_MAX_REPLY = const(16000)
 MAX_OPAQUE = 32768          # signatures / redacted data kept for the echo
-MAX_ERROR = 300             # characters of an error message kept
+_MAX_ERROR = const(300)             # characters of an error message kept
 PAGE = 100                  # models per page
 # thinking word -> budget_tokens ("minimal" turns thinking off: the cheapest
 # answer; the service's smallest budget is 1024)
@@ -104,7 +105,7 @@ def request(cfg, history, tools, stream):
     system = _system(cfg, history)
     if system:
         body["system"] = system
-    max_tokens = cfg.get("max_tokens") or DEFAULT_MAX_TOKENS
+    max_tokens = cfg.get("max_tokens") or _DEFAULT_MAX_TOKENS
     think = cfg.get("thinking")
     thinking_on = think in BUDGET
     if think == "minimal":
@@ -112,7 +113,7 @@ def request(cfg, history, tools, stream):
     elif thinking_on:
         budget = BUDGET[think]
         if max_tokens <= budget:        # the service wants max_tokens > budget
-            max_tokens = budget + DEFAULT_MAX_TOKENS
+            max_tokens = budget + _DEFAULT_MAX_TOKENS
         body["thinking"] = {"type": "enabled", "budget_tokens": budget}
     body["max_tokens"] = max_tokens
     # with thinking on the service only accepts the default temperature
@@ -256,7 +257,7 @@ class _Content:
     """The content blocks of one reply, assembled under bounds."""
 
     def __init__(self, cfg):
-        self.limit = cfg.get("max_reply") or DEFAULT_MAX_REPLY
+        self.limit = cfg.get("max_reply") or _DEFAULT_MAX_REPLY
         self.think = cfg.get("max_thinking") or self.limit
         self.blocks = {}
         self.order = []
@@ -396,53 +397,43 @@ def read_stream(cfg, events, sink):
     ev = {}     # fields of the event being parsed
     got = []    # (what, piece) of the event, routed once its index is known
 
-    def val(name):
-        def fn(path, v):
-            ev[name] = v
-        return fn
+    def val(path, v):
+        k = path[-1]
+        if k == "type" and len(path) == 2:
+            k = "btype" if path[0] == "content_block" else "etype"
+        elif k == "stop_reason":
+            k = "stop"
+        ev[k] = v
 
-    def pieces(what, to_sink):
-        def fn(path, piece):
-            if isinstance(piece, str) and piece:
-                if to_sink and sink:
-                    sink(piece)
-                got.append((what, piece))
-        return Stream(fn)
-
-    def err_msg(path, piece):
-        if isinstance(piece, str):
+    def piece(path, p):
+        if not isinstance(p, str) or not p:
+            return
+        k = path[-1]
+        if k == "message":          # error.message
             m = ev.get("message", "")
-            if len(m) < MAX_ERROR:
-                ev["message"] = m + piece
+            if len(m) < _MAX_ERROR:
+                ev["message"] = m + p
+            return
+        if k == "text":
+            if sink:
+                sink(p)
+        elif k == "partial_json":
+            k = "args"
+        elif k != "thinking":
+            k = "opaque"            # signature, data
+        got.append((k, p))
 
-    # rule sets per event name (the service names each event like its
-    # data.type): fewer patterns to match per event; any other name gets all
-    start = {"type": val("type"), "index": val("index"),
-             "content_block.type": val("btype"),
-             "content_block.id": val("id"),
-             "content_block.name": val("name"),
-             "content_block.input": val("input"),
-             "content_block.text": pieces("text", True),
-             "content_block.thinking": pieces("thinking", False),
-             "content_block.signature": pieces("opaque", False),
-             "content_block.data": pieces("opaque", False)}
-    delta = {"type": val("type"), "index": val("index"),
-             "delta.text": pieces("text", True),
-             "delta.partial_json": pieces("args", False),
-             "delta.thinking": pieces("thinking", False),
-             "delta.signature": pieces("opaque", False),
-             "delta.stop_reason": val("stop")}
-    error = {"type": val("type"), "error.type": val("etype"),
-             "error.message": Stream(err_msg)}
-    sets = (start, delta, error)
-    Rules = jsonstream.Rules
-    delta = Rules(delta)
-    typed = Rules({"type": start["type"]})
-    none = Rules({})
-    rules = {"content_block_start": Rules(start), "content_block_delta": delta,
-             "message_delta": delta, "error": Rules(error),
-             "content_block_stop": typed, "ping": none,
-             "message_start": none, "message_stop": typed}
+    # one rule set for every event (each names itself in data.type); the
+    # field name at the end of the path says what a value is
+    s = Stream(piece)
+    rules = jsonstream.Rules({
+        "type": val, "index": val, "error.type": val, "delta.stop_reason": val,
+        "content_block.type": val, "content_block.id": val,
+        "content_block.name": val, "content_block.input": val,
+        "content_block.text": s, "content_block.thinking": s,
+        "content_block.signature": s, "content_block.data": s,
+        "delta.text": s, "delta.thinking": s, "delta.signature": s,
+        "delta.partial_json": s, "error.message": s})
     buf = bytearray(256)    # one parse buffer for every event
     done = False
     while True:
@@ -453,19 +444,13 @@ def read_stream(cfg, events, sink):
             continue            # nothing after message_stop matters
         ev.clear()
         got.clear()
-        rs = rules.get(e.event)
-        if rs is None:      # an unknown event name: every rule
-            rs = {}
-            for r in sets:
-                for k in r:
-                    rs[k] = r[k]
-        jsonstream.select(e, rs, max_value=MAX_OPAQUE, buf=buf)
+        jsonstream.select(e, rules, max_value=MAX_OPAQUE, buf=buf)
         t = ev.get("type") or e.event
         if t == "error":
             msg = ev.get("message") or "stream error"
             if ev.get("etype"):
                 msg = "%s: %s" % (ev["etype"], msg)
-            raise StyleError(msg[:MAX_ERROR])
+            raise StyleError(msg[:_MAX_ERROR])
         if t == "message_stop":
             done = True
             continue
@@ -542,7 +527,7 @@ def error_info(status, body, headers):
         if isinstance(piece, str):
             key = "top" if len(path) == 1 else "message"
             m = found.get(key, "")
-            if len(m) <= MAX_ERROR:
+            if len(m) <= _MAX_ERROR:
                 found[key] = m + piece
 
     def etype(path, v):
@@ -569,8 +554,8 @@ def error_info(status, body, headers):
     text = found.get("message") or found.get("top") or found.get("type")
     if not text:
         text = _snippet(head) or "no error message"
-    if len(text) > MAX_ERROR:
-        text = text[:MAX_ERROR - 3] + "..."
+    if len(text) > _MAX_ERROR:
+        text = text[:_MAX_ERROR - 3] + "..."
     t = found.get("type")
     kind = None
     if status in (401, 403) or t in ("authentication_error", "permission_error"):

@@ -79,18 +79,18 @@ Memory: replies are parsed with jsonstream.select; text, thought text and
 signatures arrive as Stream pieces collected under bounds (cfg["max_reply"]
 characters for text and for thought text, MAX_OPAQUE for signatures);
 functionCall objects are materialized one at a time (bounded by
-jsonstream's max_value, MAX_ARGS); nothing else is kept.
+jsonstream's max_value, _MAX_ARGS); nothing else is kept.
 """
 import jsonstream
 from jsonstream import Array, Raw, Stream
-from compat import ticks_ms
+from compat import ticks_ms, const
 from ai.styles import Reply, StyleError, TextBuffer, assistant_turn
 
 STYLE = "gemini"
-DEFAULT_MAX_REPLY = 16000
+_DEFAULT_MAX_REPLY = const(16000)
 MAX_OPAQUE = 262144       # all signatures of one reply (they can pass 128 KB)
-MAX_ARGS = 16384          # one functionCall object as materialized
-MAX_CALLS = 64
+_MAX_ARGS = const(16384)          # one functionCall object as materialized
+_MAX_CALLS = const(64)
 MAX_ERROR = 300           # characters of an error message kept
 PAGE = 1000               # models per page (the service's maximum)
 SKIP_SIG = "skip_thought_signature_validator"
@@ -419,7 +419,7 @@ class _Reader:
     or to the current thought run."""
 
     def __init__(self, cfg, sink=None):
-        self.limit = cfg.get("max_reply") or DEFAULT_MAX_REPLY
+        self.limit = cfg.get("max_reply") or _DEFAULT_MAX_REPLY
         self.sink = sink
         self.text = TextBuffer(self.limit)
         self.idx = None          # index of the open part
@@ -546,8 +546,8 @@ class _Reader:
         self.fc = None
 
     def _add_call(self, fc, sig):
-        if len(self.calls) >= MAX_CALLS:
-            raise StyleError("more than %d tool calls" % MAX_CALLS)
+        if len(self.calls) >= _MAX_CALLS:
+            raise StyleError("more than %d tool calls" % _MAX_CALLS)
         args = fc.get("args")
         args = "{}" if args is None else jsonstream.dumps(args)
         cid = fc.get("id")
@@ -606,7 +606,7 @@ def _first_line(msg):
 def read_reply(cfg, body):
     """The Reply of a whole generateContent body (object with readinto)."""
     r = _Reader(cfg)
-    jsonstream.select(body, r.rules, max_value=MAX_ARGS)
+    jsonstream.select(body, r.rules, max_value=_MAX_ARGS)
     msg = r.error()
     if msg:
         raise StyleError(msg)
@@ -625,7 +625,7 @@ def read_stream(cfg, events, sink):
                 break
             if ev.empty:
                 continue
-            jsonstream.select(ev, r.rules, max_value=MAX_ARGS, buf=buf)
+            jsonstream.select(ev, r.rules, max_value=_MAX_ARGS, buf=buf)
         except OSError as e:
             # the connection died (httpc.HTTPError): a reply whose finish
             # already arrived is complete, anything else is cut off

@@ -52,10 +52,11 @@ Tool results with is_error get an "Error: " prefix (the wire has no flag).
 """
 import jsonstream
 from ai.styles import Reply, StyleError, TextBuffer, assistant_turn
+from compat import const
 
-MAX_CALLS = 32          # tool calls in one reply
-MAX_ERROR = 300         # characters of an error message kept
-_HEAD = 200             # bytes of a non-JSON error body looked at
+_MAX_CALLS = const(32)          # tool calls in one reply
+_MAX_ERROR = const(300)         # characters of an error message kept
+_HEAD = const(200)             # bytes of a non-JSON error body looked at
 
 # thinking word -> reasoning_effort, per provider (None: send nothing)
 _EFFORT = {
@@ -218,8 +219,8 @@ class _Reader:
         calls = self.calls
         if idx is None:
             idx = len(calls) if f.get("id") or not calls else len(calls) - 1
-        if idx < 0 or idx >= MAX_CALLS:
-            raise StyleError("more than %d tool calls" % MAX_CALLS)
+        if idx < 0 or idx >= _MAX_CALLS:
+            raise StyleError("more than %d tool calls" % _MAX_CALLS)
         while len(calls) <= idx:
             calls.append([None, None, TextBuffer(self.limit, "tool call arguments")])
         c = calls[idx]
@@ -364,8 +365,8 @@ def _error_text(err):
 
 def _clip(s):
     s = " ".join(s.split())
-    if len(s) > MAX_ERROR:
-        s = s[:MAX_ERROR - 3] + "..."
+    if len(s) > _MAX_ERROR:
+        s = s[:_MAX_ERROR - 3] + "..."
     return s
 
 
@@ -438,13 +439,13 @@ def _try_again(msg):
 
 
 def _clip_string(p):
-    """The string value at the cursor, at most MAX_ERROR characters kept
+    """The string value at the cursor, at most _MAX_ERROR characters kept
     (the rest is read and dropped)."""
     parts = []
     size = [0]
 
     def sink(piece):
-        if size[0] <= MAX_ERROR:
+        if size[0] <= _MAX_ERROR:
             parts.append(piece)
             size[0] += len(piece)
     p.stream_string(sink)

@@ -758,7 +758,9 @@ def test_fetch_models_end_to_end(flash):
 # heap (measured; on the device lib/ is frozen in flash and costs almost
 # nothing), so the cap is 64K ABOVE that import baseline, and the working
 # set (peak minus the post-import baseline) is asserted with margin.
-HEAP = "96K"  # heavy multi-round scenario; the 64K two-round budget is in test_ai_heap.py
+# heavy multi-round scenario (the two-round budget is in test_ai_heap.py):
+# passes from 72K after the memory diet (68K fails; was 96K)
+HEAP = "76K"
 
 def test_micropython_chat_stream_and_tool_round(srv, mpy, tmp_path):
     think = Think("Two cities.", size=2000)

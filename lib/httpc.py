@@ -65,9 +65,6 @@ _DRAIN_MAX = const(4096)     # unread body close() will skip to keep a connectio
 _READ_LIMIT = const(16384)   # default bound of read() / Event.read()
 _WCHUNK = const(512)        # write coalescing buffer (and chunk size)
 
-_REDIRECTS = (301, 302, 303, 307, 308)
-_INTERNAL = (b"content-length", b"transfer-encoding", b"connection", b"location")
-_NOBODY_METHODS = ("GET", "HEAD", "DELETE", "OPTIONS", "TRACE")
 
 _pool = {}
 # the buffer of the next connection (that of an idle connection is kept);
@@ -112,15 +109,18 @@ def _errno(e):
     return code if isinstance(code, int) else None
 
 
-_REASONS = {111: "connection refused", 113: "no route to host",
-            101: "network unreachable", 104: "connection reset",
-            32: "connection reset", 103: "connection aborted"}
-
-
 def _reason(e):
     code = _errno(e)
-    if code in _REASONS:
-        return _REASONS[code]
+    if code == 111:
+        return "connection refused"
+    if code == 113:
+        return "no route to host"
+    if code == 101:
+        return "network unreachable"
+    if code in (104, 32):
+        return "connection reset"
+    if code == 103:
+        return "connection aborted"
     return _short(e)
 
 
@@ -646,7 +646,7 @@ def _send(c, method, host, port, path, headers, body):
     if isinstance(body, str):
         body = body.encode()
     if body is None:
-        if method not in _NOBODY_METHODS:
+        if method not in ("GET", "HEAD", "DELETE", "OPTIONS", "TRACE"):
             out.put(b"Content-Length: 0\r\n")
         out.put(b"\r\n")
         out.flush()
@@ -704,7 +704,8 @@ def _read_head(c, method, keepb, req_close):
             if k <= a:
                 raise HTTPError("%s: malformed header line" % host, "protocol", True)
             name = bytes(c.rmv[a:k]).strip().lower()
-            if name not in _INTERNAL and name not in keepb:
+            if name not in (b"content-length", b"transfer-encoding", b"connection",
+                            b"location") and name not in keepb:
                 continue
             val = bytes(c.rmv[k + 1:b]).strip()
             if name == b"content-length":
@@ -966,7 +967,7 @@ def request(method, url, headers=None, body=None, keep=(), timeout=30,
         r = _exchange(method, (scheme, host, port), path, headers, body, keepb,
                       timeout, connect_timeout, ca, req_close)
         loc = r._loc
-        if r.status not in _REDIRECTS or loc is None or max_redirects <= 0:
+        if r.status not in (301, 302, 303, 307, 308) or loc is None or max_redirects <= 0:
             return r
         r.close()
         if hops >= max_redirects:

@@ -21,7 +21,6 @@ from ai import catalog
 from ai.config import ConfigError, resolve
 from ai.styles import StyleError, load
 
-RETRY_STATUS = (408, 409, 429, 500, 502, 503, 504, 529)
 _RETRIES = const(2)
 _MAX_WAIT_S = const(20)       # longest server-requested wait we sit through
 MAX_MODELS = 200      # ids kept from a model list (about 40 bytes each)
@@ -51,7 +50,7 @@ def _retry_wait(attempt, status, headers, hint):
     should = headers.get("x-should-retry")
     if should == "false":
         return None
-    if status not in RETRY_STATUS and should != "true":
+    if status not in (408, 409, 429, 500, 502, 503, 504, 529) and should != "true":
         return None
     wait = None
     try:

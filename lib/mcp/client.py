@@ -34,10 +34,9 @@ import jsonstream
 import httpc
 from compat import sleep_ms, collect, const
 
-PROTOCOL = "2025-11-25"
+# the versions we speak, the newest (the one we ask for) first
 PROTOCOLS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 CLIENT_NAME = "antos-ai"
-CLIENT_VERSION = "0.1"
 
 MAX_TEXT = 16384       # flattened tool result handed to the model (chars)
 MAX_RESOURCE = 4096    # embedded text resource, inline part (chars)
@@ -52,7 +51,6 @@ _MAX_RETRY_MS = const(10000)   # upper bound on a server's retry: value
 _MAX_ERROR = const(300)        # error message text kept from a server (chars)
 SSE_LINE = 256         # SSE id/event/retry line bound (ids are UUIDs): a smaller buffer
 ACCEPT = "application/json, text/event-stream"
-KEEP = ("content-type", "mcp-session-id")
 
 
 class McpError(Exception):
@@ -515,7 +513,7 @@ def _headers(conn, accept, version=True):
 
 def _send(conn, method, headers, body=None):
     try:
-        return httpc.request(method, conn.url, headers=headers, body=body, keep=KEEP,
+        return httpc.request(method, conn.url, headers=headers, body=body, keep=("content-type", "mcp-session-id"),
                              timeout=conn.timeout)
     except httpc.HTTPError as e:
         raise McpError("%s: %s" % (conn.name, e))
@@ -729,8 +727,8 @@ def _initialize(conn):
     caps = {"elicitation": {}}
     if conn.sample is not None:
         caps["sampling"] = {}
-    params = {"protocolVersion": PROTOCOL, "capabilities": caps,
-              "clientInfo": {"name": CLIENT_NAME, "version": CLIENT_VERSION}}
+    params = {"protocolVersion": PROTOCOLS[0], "capabilities": caps,
+              "clientInfo": {"name": CLIENT_NAME, "version": "0.1"}}
     rid = conn.next_id()
     msg = {"jsonrpc": "2.0", "id": rid, "method": "initialize", "params": params}
     resp = post(conn, msg)

@@ -86,7 +86,6 @@ from jsonstream import Array, Raw, Stream
 from compat import ticks_ms, const
 from ai.styles import Reply, StyleError, TextBuffer, assistant_turn
 
-STYLE = "gemini"
 _DEFAULT_MAX_REPLY = const(16000)
 MAX_OPAQUE = 262144       # all signatures of one reply (they can pass 128 KB)
 _MAX_ARGS = const(16384)          # one functionCall object as materialized
@@ -316,7 +315,7 @@ def _args(args):
 
 def _echo(m):
     e = m.get("_echo")
-    if isinstance(e, dict) and e.get("style") == STYLE:
+    if isinstance(e, dict) and e.get("style") == "gemini":
         return e
     return None
 
@@ -592,7 +591,7 @@ class _Reader:
         if self.ids:
             echo["ids"] = True
         if echo:
-            echo["style"] = STYLE
+            echo["style"] = "gemini"
         return Reply(text, calls, finish, assistant_turn(text, calls, echo or None))
 
 

@@ -1,0 +1,138 @@
+"""Every style under the MicroPython unix port inside a small heap (heap= is
+the heap besides the code image, see mpyrun): one chat round and one
+streamed round, the same with a tool-call round trip first
+(scenarios/ai_rounds.py), and ai.run with a tool on the real MCP SDK server
+(scenarios/ai_mcp_loop.py).
+
+Goal: every case inside 64K, with margin (passing at 56K). Measured after
+the memory diet (smallest passing heap by bisection, 64-bit unix port; at
+the start of the diet in brackets):
+  chat   openai 61K (67K)  anthropic 64K (72K)  gemini 64K (69K)
+  tools  openai 61K (67K)  anthropic 65K (71K)  gemini 65-67K (73K)
+  MCP    openai 80K (93K)  anthropic 93K (95K)  gemini 92K (97K)
+About 48 KB of a chat case is the post-import baseline (import structures
+of jsonstream, httpc, store, ai and the style on the 64-bit port, plus the
+kept connection buffer), the rest the working set and the fragmentation of
+the heap; the MCP cases add mcp.client and ai.loop, and the anthropic and
+gemini ones cross the 6th qstr pool (~7 KB at once). So each case runs at
+CAP (its smallest heap plus a few KB: the smallest heap varies by 1-2K
+from run to run with the timing of the reads), its working set is asserted
+(24 KB for the rounds, 28 KB for the loop), and every test bisects the smallest passing heap, prints it
+and asserts it keeps MARGIN below CAP: a regression shows as a number.
+"""
+import pytest
+
+from fakes import Calls, FakeAnthropic, FakeGemini, FakeOpenAI, Text
+from mpyrun import parse_size
+
+STYLES = [
+    ("openai", FakeOpenAI, "gpt-4o-mini", "sk-test"),
+    ("anthropic", FakeAnthropic, "claude-sonnet-4-5", "sk-ant-test"),
+    ("gemini", FakeGemini, "gemini-2.5-flash", "AIza-test"),
+]
+WORKING_BUDGET = 24 * 1024
+GOAL = "64K"
+# the loop holds the MCP session, the tool list and two connections: 18-20
+# KB typically, with a sampled peak up to ~27 KB in some runs
+LOOP_BUDGET = 28 * 1024
+CAP = {"rounds": "72K", ("mcp", "openai"): "88K", ("mcp", "anthropic"): "100K",
+       ("mcp", "gemini"): "100K"}
+MARGIN = 3 * 1024
+
+
+def _smallest(run, cap):
+    """Smallest heap (1K steps) at which run(heap) passes, below cap."""
+    hi = parse_size(cap) // 1024
+    lo = hi - 24
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if run("%dK" % mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi * 1024
+
+
+def _rounds(mpy, tmp_path, fake, provider, model, key, tools, heap):
+    with fake(key=key, models=[model]) as srv:
+        srv.options(chunked=True)
+        if tools:
+            srv.queue(Calls([("get_weather", {"city": "Rochdale"})]))
+        srv.queue(Text("Hello from the fake."), Text("A streamed answer in small pieces."))
+        args = [provider, srv.base_url, model, key, tmp_path] + (["tools"] if tools else [])
+        return mpy.run("ai_rounds", heap=heap, args=args, timeout=60)
+
+
+@pytest.mark.parametrize("provider,fake,model,key", STYLES, ids=[s[0] for s in STYLES])
+@pytest.mark.parametrize("tools", [False, True], ids=["chat", "tools"])
+def test_two_rounds_in_a_small_heap(mpy, tmp_path, provider, fake, model, key, tools):
+    cap = CAP["rounds"]
+    r = _rounds(mpy, tmp_path, fake, provider, model, key, tools, cap)
+    assert r.rc == 0, r
+    if tools:
+        assert """CALLS None [('get_weather', '{"city":"Rochdale"}')]""" in r.out.replace(
+            '{"city": "Rochdale"}', '{"city":"Rochdale"}'), r.out
+    n = 4 if tools else 2
+    assert "PLAIN 'Hello from the fake.' None %d" % n in r.out, r.out
+    pieces = int(r.out.split("STREAM ")[1].split()[0])
+    assert pieces >= 3, r.out     # it really streamed
+    assert "'A streamed answer in small pieces.' 'A streamed answer in small pieces.' None" in r.out
+    assert r.working < WORKING_BUDGET
+
+    def passes(heap):
+        x = _rounds(mpy, tmp_path, fake, provider, model, key, tools, heap)
+        return x.rc == 0 and "small pieces.' None" in x.out
+    least = _smallest(passes, cap)
+    print("%s %s: baseline %d B, working %d B, smallest passing heap %dK (cap %s, goal %s)"
+          % (provider, "tools" if tools else "chat", r.baseline - mpy.rom_size, r.working,
+             least // 1024, cap, GOAL))
+    assert least <= parse_size(cap) - MARGIN
+
+
+def _loop(mpy, sdk, tmp_path, fake, provider, model, key, heap):
+    with fake(key=key, models=[model]) as srv:
+        srv.options(chunked=True)
+        srv.queue(Calls([("sdk__get_weather", {"city": "Rochdale"})]))
+        return mpy.run("ai_mcp_loop", heap=heap,
+                       args=[provider, srv.base_url, model, key, tmp_path, sdk], timeout=60)
+
+
+@pytest.mark.parametrize("provider,fake,model,key", STYLES, ids=[s[0] for s in STYLES])
+def test_micropython_loop_with_mcp_tool(mpy, sdk_server, tmp_path, provider, fake, model, key):
+    cap = CAP[("mcp", provider)]
+    sdk = sdk_server()
+    r = _loop(mpy, sdk, tmp_path, fake, provider, model, key, cap)
+    assert r.rc == 0, r
+    assert "RUN 'tool said: Rochdale: 12 C, drizzle' None " \
+           "['user', 'assistant', 'tool', 'assistant']" in r.out, r.out
+    assert r.working < LOOP_BUDGET
+
+    def passes(heap):
+        x = _loop(mpy, sdk, tmp_path, fake, provider, model, key, heap)
+        return x.rc == 0 and "RUN 'tool said" in x.out
+    least = _smallest(passes, cap)
+    print("%s loop with MCP call: baseline %d B, working %d B, smallest passing heap %dK "
+          "(cap %s, goal %s)" % (provider, r.baseline - mpy.rom_size, r.working,
+                                 least // 1024, cap, GOAL))
+    assert least <= parse_size(cap) - MARGIN
+
+
+IMPORTS = ["compat", "jsonstream", "httpc", "store", "ai", "ai.styles.openai",
+           "ai.styles.anthropic", "ai.styles.gemini", "mcp", "mcp.registry", "mcp.client",
+           "ai.loop"]
+
+
+def test_import_costs(mpy):
+    """Heap kept by each import from the ROM image, in order (qstr pools
+    grow in steps, so a module can be charged a new pool): printed, and the
+    modules of a chat round bounded as a whole."""
+    r = mpy.run("ai_imports", heap="256K", args=IMPORTS)
+    assert r.rc == 0, r
+    cost = {}
+    for line in r.out.splitlines():
+        _, name, n = line.split()
+        cost[name] = int(n)
+    print("import costs (B): " + ", ".join("%s %d" % (m, cost[m]) for m in IMPORTS))
+    chat = sum(cost[m] for m in ("compat", "jsonstream", "httpc", "store", "ai",
+                                 "ai.styles.openai"))
+    assert chat < 44 * 1024, cost

@@ -1004,14 +1004,14 @@ class Event:
     data is a byte stream: readinto(buf) / read(limit)."""
 
     def __init__(self, sse):
-        self._s = sse
+        self._src = sse
         self._n = 0
         self.event = "message"
         self.id = sse.last_id
         self.retry = sse.retry
 
     def readinto(self, buf):
-        s = self._s
+        s = self._src
         if s is None or s._cur is not self:
             return 0
         return s._data(memoryview(buf), self)
@@ -1040,7 +1040,7 @@ class Event:
         """True when the event's data is empty (e.g. a priming `data:`)."""
         if self._n:
             return False
-        s = self._s
+        s = self._src
         if s is None or s._cur is not self:
             return True
         return s._peek_empty()
@@ -1059,11 +1059,11 @@ class SSE:
     max_line; data lines are streamed and unbounded."""
 
     def __init__(self, resp, max_line=LINE_MAX):
-        self._r = resp
-        self._max = max_line
+        self._src = resp
+        self._maxv = max_line
         self._b = bytearray(max_line + 16)
         self._mv = memoryview(self._b)
-        self._p = self._e = 0
+        self.pos = self.end = 0
         self._eof = False
         self._lf = False      # the last line ended with CR: drop one LF
         self._bom = True
@@ -1084,43 +1084,43 @@ class SSE:
 
     def close(self):
         self._cur = None
-        self._r.close()
+        self._src.close()
 
     def _fill(self):
         if self._eof:
             return False
-        if self._p == self._e:
-            self._p = self._e = 0
-        elif self._e == len(self._b):
-            k = self._e - self._p
-            self._b[0:k] = bytes(self._mv[self._p:self._e])
-            self._p, self._e = 0, k
-        n = self._r.readinto(self._mv[self._e:])
+        if self.pos == self.end:
+            self.pos = self.end = 0
+        elif self.end == len(self._b):
+            k = self.end - self.pos
+            self._b[0:k] = bytes(self._mv[self.pos:self.end])
+            self.pos, self.end = 0, k
+        n = self._src.readinto(self._mv[self.end:])
         if not n:
             self._eof = True
             return False
-        self._e += n
+        self.end += n
         return True
 
     def _eol(self, a):
         b = self._b
-        i = b.find(b"\n", a, self._e)
-        j = b.find(b"\r", a, self._e if i < 0 else i)
+        i = b.find(b"\n", a, self.end)
+        j = b.find(b"\r", a, self.end if i < 0 else i)
         return j if j >= 0 else i
 
     def _skip_line(self):
         while True:
-            i = self._eol(self._p)
+            i = self._eol(self.pos)
             if i >= 0:
-                self._p = i + 1
+                self.pos = i + 1
                 self._lf = self._b[i] == 13
                 return True
-            self._p = self._e
+            self.pos = self.end
             if not self._fill():
                 return False
 
     def _toolong(self):
-        return HTTPError("SSE field line longer than %d bytes" % self._max,
+        return HTTPError("SSE field line longer than %d bytes" % self._maxv,
                          "toolong", True)
 
     def _field(self):
@@ -1128,23 +1128,23 @@ class SSE:
         Returns 2 at a data value, 1 after a blank line, 0 at end of stream."""
         b = self._b
         while True:
-            if self._p == self._e and not self._fill():
+            if self.pos == self.end and not self._fill():
                 return 0
             if self._lf:
                 self._lf = False
-                if b[self._p] == 10:
-                    self._p += 1
+                if b[self.pos] == 10:
+                    self.pos += 1
                     continue
             if self._bom:
                 self._bom = False
-                while self._e - self._p < 3 and self._fill():
+                while self.end - self.pos < 3 and self._fill():
                     pass
-                if b.find(b"\xef\xbb\xbf", self._p, self._p + 3) == self._p:
-                    self._p += 3
+                if b.find(b"\xef\xbb\xbf", self.pos, self.pos + 3) == self.pos:
+                    self.pos += 3
                 continue
-            c = b[self._p]
+            c = b[self.pos]
             if c == 10 or c == 13:
-                self._p += 1
+                self.pos += 1
                 self._lf = c == 13
                 return 1
             if c == 58:                    # ":" comment
@@ -1152,36 +1152,36 @@ class SSE:
                     return 0
                 continue
             while True:                    # the name ends at ":" or the EOL
-                k = self._eol(self._p)
-                col = b.find(b":", self._p, self._e if k < 0 else k)
+                k = self._eol(self.pos)
+                col = b.find(b":", self.pos, self.end if k < 0 else k)
                 if col >= 0 or k >= 0:
                     break
-                if self._e - self._p >= self._max:
+                if self.end - self.pos >= self._maxv:
                     raise self._toolong()
                 if not self._fill():
                     return 0
-            a = self._p
+            a = self.pos
             end = col if col >= 0 else k
             if end - a == 4 and b.find(b"data", a, end) == a:
                 if col < 0:
-                    self._p = k            # "data" alone: empty value
+                    self.pos = k            # "data" alone: empty value
                     return 2
-                self._p = col + 1
-                if self._p == self._e:
+                self.pos = col + 1
+                if self.pos == self.end:
                     self._fill()
-                if self._p < self._e and b[self._p] == 32:
-                    self._p += 1
+                if self.pos < self.end and b[self.pos] == 32:
+                    self.pos += 1
                 return 2
             while k < 0:                   # other fields: the whole line
-                if self._e - self._p >= self._max:
+                if self.end - self.pos >= self._maxv:
                     raise self._toolong()
                 if not self._fill():
                     return 0
-                k = self._eol(self._p)
-            if k - self._p > self._max:
+                k = self._eol(self.pos)
+            if k - self.pos > self._maxv:
                 raise self._toolong()
-            self._apply(self._p, k)
-            self._p = k + 1
+            self._apply(self.pos, k)
+            self.pos = k + 1
             self._lf = b[k] == 13
 
     def _apply(self, a, k):
@@ -1219,27 +1219,27 @@ class SSE:
                 continue
             st = self._st
             if st == 0:
-                if self._p == self._e:
+                if self.pos == self.end:
                     if got:
                         break
                     if not self._fill():
                         self._st = 2
                         break
-                i = self._eol(self._p)
-                e = self._e if i < 0 else i
-                k = e - self._p
+                i = self._eol(self.pos)
+                e = self.end if i < 0 else i
+                k = e - self.pos
                 if k > n - got:
                     k = n - got
                 if k:
-                    mv[got:got + k] = self._mv[self._p:self._p + k]
-                    self._p += k
+                    mv[got:got + k] = self._mv[self.pos:self.pos + k]
+                    self.pos += k
                     got += k
-                if i >= 0 and self._p == i:
-                    self._p = i + 1
+                if i >= 0 and self.pos == i:
+                    self.pos = i + 1
                     self._lf = b[i] == 13
                     self._st = 1
             elif st == 1:
-                if got and self._p == self._e:
+                if got and self.pos == self.end:
                     break          # hand over what we have before blocking
                 if self._field() == 2:
                     self._nl = True
@@ -1258,13 +1258,13 @@ class SSE:
                 return False
             st = self._st
             if st == 0:
-                if self._p == self._e and not self._fill():
+                if self.pos == self.end and not self._fill():
                     self._st = 2
                     return True
-                c = b[self._p]
+                c = b[self.pos]
                 if c != 10 and c != 13:
                     return False
-                self._p += 1
+                self.pos += 1
                 self._lf = c == 13
                 self._st = 1
             elif st == 1:

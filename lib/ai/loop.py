@@ -33,12 +33,16 @@ def local_tools():
 
 
 def tool_name(server, name):
-    """A name every provider accepts: [a-zA-Z0-9_-]{1,64}."""
-    out = []
-    for ch in server + "__" + name:
-        out.append(ch if ("a" <= ch <= "z" or "A" <= ch <= "Z" or "0" <= ch <= "9"
-                          or ch in "_-") else "_")
-    return "".join(out)[:64]
+    """A name every provider accepts: [a-zA-Z0-9_-]{1,64}. Works on the UTF-8
+    bytes (one "_" per other character): MicroPython interns every
+    one-character str, so walking a str by character grows the qstr pool."""
+    out = bytearray()
+    for c in (server + "__" + name).encode():
+        if 97 <= c <= 122 or 65 <= c <= 90 or 48 <= c <= 57 or c == 95 or c == 45:
+            out.append(c)
+        elif c < 0x80 or c >= 0xC0:     # not a UTF-8 continuation byte
+            out.append(95)
+    return str(out[:64], "utf-8")
 
 
 class _Tools:

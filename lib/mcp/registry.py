@@ -19,9 +19,12 @@ def check_name(name):
         return "server name is empty"
     if len(name) > _MAX_NAME:
         return "server name longer than %d characters" % _MAX_NAME
-    for c in name:
-        if c not in _NAME_CHARS:
-            return "server name may only use letters, digits, _ and - (not %r)" % c
+    # bytes, not characters: MicroPython interns every one-character str
+    for b in name.encode():
+        if not (97 <= b <= 122 or 65 <= b <= 90 or 48 <= b <= 57 or b == 95 or b == 45):
+            for c in name:
+                if c not in _NAME_CHARS:
+                    return "server name may only use letters, digits, _ and - (not %r)" % c
     return None
 
 
@@ -38,9 +41,9 @@ def check_url(url):
         return "URL must start with http:// or https://"
     if not rest or rest[0] in "/?#:":
         return "URL has no host"
-    for c in url:
+    for b in url.encode():
         # no spaces or control characters: they would end up in the request line
-        if ord(c) <= 32 or ord(c) == 127:
+        if b <= 32 or b == 127:
             return "URL must not contain spaces or control characters"
     return None
 
@@ -50,9 +53,9 @@ def check_token(token):
         return "token is empty"
     if len(token) > _MAX_TOKEN:
         return "token longer than %d characters" % _MAX_TOKEN
-    for c in token:
+    for b in token.encode():
         # it goes into an Authorization header line
-        if ord(c) <= 32 or ord(c) >= 127:
+        if b <= 32 or b >= 127:
             return "token must be printable ASCII without spaces"
     return None
 

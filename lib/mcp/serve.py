@@ -128,9 +128,9 @@ def _buffered(sse):
     """True when sse has bytes buffered above its socket (poll() would not
     see them). NOTE: looks into httpc internals (the SSE and connection read
     buffers, the socket): httpc has no public "bytes ready" call yet."""
-    if _has_data(sse._b, sse._p, sse._e):
+    if _has_data(sse._b, sse.pos, sse.end):
         return True
-    c = sse._r._c
+    c = sse._src._c
     if c is None or c.sock is None:
         return True  # closed: next() ends at once
     if _has_data(c.rbuf, c.pos, c.end):
@@ -154,7 +154,7 @@ def next_event(conn, sse):
         left = limit - ticks_diff(ticks_ms(), t0)
         if left <= 0:
             raise client.McpError("%s: timed out waiting for the server" % conn.name)
-        mine = sse._r._c.sock
+        mine = sse._src._c.sock
         p = select.poll()
         p.register(mine, select.POLLIN)
         p.register(g[0]._c.sock, select.POLLIN)

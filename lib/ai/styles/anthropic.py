@@ -154,14 +154,13 @@ def _str(v):
 
 
 def _tid(s):
-    """A tool id in the alphabet the service accepts (same map both ways)."""
+    """A tool id in the alphabet the service accepts (same map both ways).
+    Checked by bytes: MicroPython interns every one-character str."""
     s = _str(s or "")
-    for ch in s:
-        if ch not in ID_OK:
-            break
-    else:
-        return s or "toolu_none"
-    return "".join(ch if ch in ID_OK else "_" for ch in s)
+    for b in s.encode():
+        if not (97 <= b <= 122 or 65 <= b <= 90 or 48 <= b <= 57 or b == 95 or b == 45):
+            return "".join(ch if ch in ID_OK else "_" for ch in s)
+    return s or "toolu_none"
 
 
 def _input(args):

@@ -866,10 +866,11 @@ class Rules:
         self.r = []
         self.kc = {}  # (rule mask, depth) -> keys wanted there, see _keys
         self.p = None  # the parser of the last stream, reused
+        seen = {}  # key -> one str object shared by every rule naming it
         for pat in rules:
             h = rules[pat]
             s = isinstance(h, Stream)
-            self.r.append((_pattern(pat), h.fn if s else h, s))
+            self.r.append((_pattern(pat, seen), h.fn if s else h, s))
 
     def _keys(self, m, d):
         """[(bytes, str)] of the keys that the rules in mask m name at
@@ -884,13 +885,18 @@ class Rules:
                     if not isinstance(t, str):
                         keys = None
                         break
-                    keys.append((t.encode(), t))
+                    for kb, ks in keys:
+                        if ks is t:
+                            break
+                    else:
+                        keys.append((t.encode(), t))
             self.kc[k] = keys
         return keys
 
 
-def _pattern(p):
-    """"a.b[0][*].*" -> ('a', 'b', 0, -1, None)"""
+def _pattern(p, seen=None):
+    """"a.b[0][*].*" -> ('a', 'b', 0, -1, None); seen: {key: key} to share
+    key strings between patterns."""
     steps = []
     i = 0
     n = len(p)
@@ -909,7 +915,9 @@ def _pattern(p):
             j = i
             while j < n and p[j] != "." and p[j] != "[":
                 j += 1
-            k = p[i:j]
+            k = p if i == 0 and j == n else p[i:j]
+            if seen is not None:
+                k = seen.setdefault(k, k)
             steps.append(None if k == "*" else k)
             i = j
     return tuple(steps)

@@ -32,7 +32,7 @@ Wire format spoken here (Gemini API v1beta; /v1 bases work the same):
   dropped; an object schema without properties is omitted (the service
   refuses an empty OBJECT).
 
-  Thinking word -> gemini-2.5*: thinkingBudget (BUDGET tables);
+  Thinking word -> gemini-2.5*: thinkingBudget (BUDGET tables, in gemini_more.py);
   gemini-3 and later (and unversioned gemini-*-latest aliases):
   thinkingLevel (LEVEL table; Pro models have no "minimal"); other models
   (gemma, gemini-2.0, 1.5): nothing. Never both fields.
@@ -101,20 +101,11 @@ SCHEMA_KEYS = ("type", "format", "title", "description", "nullable", "enum",
                "pattern", "example", "anyOf", "propertyOrdering", "default",
                "items", "minimum", "maximum")
 FORMATS = ("enum", "date-time", "int32", "int64", "float", "double")
-# gemini-2.5: thinking word -> thinkingBudget (flash may switch it off: 0)
-BUDGET = {"minimal": 0, "low": 1024, "medium": 8192, "high": 16384, "max": 24576}
-BUDGET_PRO = {"minimal": 128, "low": 1024, "medium": 8192, "high": 16384, "max": 32768}
-# gemini-3+: thinking word -> thinkingLevel
-LEVEL = {"minimal": "minimal", "low": "low", "medium": "medium", "high": "high",
-         "max": "high"}
 FINISH = {"STOP": "stop", "MAX_TOKENS": "length", "SAFETY": "filter",
           "RECITATION": "filter", "BLOCKLIST": "filter",
           "PROHIBITED_CONTENT": "filter", "SPII": "filter",
           "IMAGE_SAFETY": "filter"}
-HTTP_TEXT = {400: "bad request", 401: "unauthorized", 403: "permission denied",
-             404: "not found", 429: "too many requests",
-             500: "internal server error", 502: "bad gateway",
-             503: "service unavailable", 504: "gateway timeout"}
+
 
 
 # ---------------------------------------------------------------- request
@@ -183,23 +174,10 @@ def _generation(cfg):
 
 
 def _thinking(cfg):
-    word = cfg.get("thinking")
-    if not word:
+    if not cfg.get("thinking"):
         return None
-    gen = _generation(cfg)
-    m = _model(cfg).lower()
-    if gen == 2.5:
-        table = BUDGET_PRO if "-pro" in m else BUDGET
-        return {"thinkingBudget": table.get(word, BUDGET["medium"])}
-    if gen == 3:
-        level = LEVEL.get(word, "high")
-        if "-pro" in m:
-            if level == "minimal":
-                level = "low"
-            elif level == "medium" and "gemini-3-pro" in m:
-                level = "high"          # 3.0 Pro knows only low and high
-        return {"thinkingLevel": level}
-    return None
+    from ai.styles import gemini_more    # rarely used: imported on demand
+    return gemini_more.thinking(cfg)
 
 
 def _str(v):
@@ -640,156 +618,23 @@ def read_stream(cfg, events, sink):
     return r.reply()
 
 
-# ---------------------------------------------------------------- errors
-
-class _Head:
-    """Passes readinto through and keeps the first bytes, to quote a body
-    that is not JSON."""
-
-    def __init__(self, body, n=160):
-        self.body = body
-        self.head = bytearray()
-        self.n = n
-
-    def readinto(self, buf):
-        got = self.body.readinto(buf)
-        if got and len(self.head) < self.n:
-            self.head.extend(bytes(buf[:min(got, self.n - len(self.head))]))
-        return got
-
-    def more(self):
-        """Read on until the head is full (a body that is not JSON)."""
-        buf = bytearray(64)
-        try:
-            while len(self.head) < self.n and self.readinto(buf):
-                pass
-        except Exception:
-            pass
-
-
-def _snippet(raw):
-    """Printable text of the first bytes of a body (cut UTF-8 tolerated)."""
-    for cut in range(4):
-        try:
-            s = bytes(raw[:len(raw) - cut]).decode()
-            break
-        except UnicodeError:
-            s = ""
-    return " ".join(s.split())[:MAX_ERROR]
-
-
-def _delay(v):
-    """RetryInfo.retryDelay ("2s", "1.5s", "30.123s") -> seconds or None."""
-    if not isinstance(v, str) or not v.endswith("s"):
-        return None
-    try:
-        return float(v[:-1])
-    except ValueError:
-        return None
-
+# ------------------------------------ errors and models (in gemini_more)
 
 def error_info(status, body, headers):
     """(message, retry_after_seconds or None, kind) of an error reply; kind
     is None | "key" | "model" | "blocked". Never raises on a bad body."""
-    st = {"msg": [], "status": None, "reasons": [], "retry": None, "n": 0}
-
-    def on_msg(path, piece):
-        if isinstance(piece, str) and st["n"] < MAX_ERROR:
-            st["msg"].append(piece[:MAX_ERROR - st["n"]])
-            st["n"] += len(piece)
-
-    def on_status(path, v):
-        st["status"] = v
-
-    def on_reason(path, v):
-        if isinstance(v, str) and len(st["reasons"]) < 8:
-            st["reasons"].append(v)
-
-    def on_delay(path, v):
-        st["retry"] = _delay(v)
-
-    rules = {"error.message": Stream(on_msg), "error.status": on_status,
-             "error.details[*].reason": on_reason,
-             "error.details[*].retryDelay": on_delay}
-    head = _Head(body)
-    msg = ""
-    try:
-        jsonstream.select(head, rules)
-        msg = _first_line("".join(st["msg"]).strip())
-    except Exception:  # garbage, a cut body, a reset: quote what came
-        msg = _first_line("".join(st["msg"]).strip())
-        if not msg:
-            head.more()
-            msg = _snippet(head.head)
-    if not msg:
-        msg = _str(st["status"] or HTTP_TEXT.get(status, ""))
-    s = st["status"]
-    kind = None
-    if "API_KEY_INVALID" in st["reasons"] or status in (401, 403) or \
-            s in ("UNAUTHENTICATED", "PERMISSION_DENIED"):
-        kind = "key"
-    elif status == 404 or s == "NOT_FOUND":
-        kind = "model"
-    elif s == "FAILED_PRECONDITION":
-        kind = "blocked"
-    return msg, st["retry"], kind
-
-
-# ---------------------------------------------------------------- models
-
-def _quote(s):
-    """Percent-encode a page token for a query string."""
-    out = []
-    for ch in s:
-        if ch.isalpha() and ord(ch) < 128 or ch.isdigit() or ch in "-_.~":
-            out.append(ch)
-        else:
-            for b in ch.encode():
-                out.append("%%%02X" % b)
-    return "".join(out)
+    from ai.styles import gemini_more
+    return gemini_more.error_info(status, body, headers)
 
 
 def models_request(cfg, page_token):
     """(url, headers) of one page of the model list."""
-    url = cfg["base_url"] + "/models?pageSize=%d" % (cfg.get("page_size") or PAGE)
-    if page_token:
-        url += "&pageToken=" + _quote(page_token)
-    return url, _headers(cfg)
+    from ai.styles import gemini_more
+    return gemini_more.models_request(cfg, page_token)
 
 
 def read_models(cfg, body, add):
     """Calls add(id) per chat-capable model of one page; returns the next
     page token or None."""
-    st = {"idx": None, "name": None, "methods": None, "token": None}
-
-    def close():
-        name, methods = st["name"], st["methods"]
-        if isinstance(name, str) and name and (
-                not isinstance(methods, list) or "generateContent" in methods):
-            add(name[7:] if name.startswith("models/") else name)
-        st["idx"] = st["name"] = st["methods"] = None
-
-    def at(path):
-        if path[1] != st["idx"]:
-            if st["idx"] is not None:
-                close()
-            st["idx"] = path[1]
-
-    def on_name(path, v):
-        at(path)
-        st["name"] = v
-
-    def on_methods(path, v):
-        at(path)
-        st["methods"] = v
-
-    def on_token(path, v):
-        st["token"] = v
-
-    jsonstream.select(body, {"models[*].name": on_name,
-                             "models[*].supportedGenerationMethods": on_methods,
-                             "nextPageToken": on_token})
-    if st["idx"] is not None:
-        close()
-    t = st["token"]
-    return t if isinstance(t, str) and t else None
+    from ai.styles import gemini_more
+    return gemini_more.read_models(cfg, body, add)

@@ -1,0 +1,190 @@
+"""The rarely used half of the gemini style (see gemini.py for the wire
+format): the thinking tables, error replies and the model list. Imported on
+first use, so a chat round does not pay for it."""
+import jsonstream
+from jsonstream import Stream
+from ai.styles import gemini as style     # style.PAGE read per call
+from ai.styles.gemini import MAX_ERROR, _first_line, _generation, _headers, _model, _str
+
+# gemini-2.5: thinking word -> thinkingBudget (flash may switch it off: 0)
+BUDGET = {"minimal": 0, "low": 1024, "medium": 8192, "high": 16384, "max": 24576}
+BUDGET_PRO = {"minimal": 128, "low": 1024, "medium": 8192, "high": 16384, "max": 32768}
+# gemini-3+: thinking word -> thinkingLevel
+LEVEL = {"minimal": "minimal", "low": "low", "medium": "medium", "high": "high",
+         "max": "high"}
+HTTP_TEXT = {400: "bad request", 401: "unauthorized", 403: "permission denied",
+             404: "not found", 429: "too many requests",
+             500: "internal server error", 502: "bad gateway",
+             503: "service unavailable", 504: "gateway timeout"}
+
+
+def thinking(cfg):
+    """generationConfig.thinkingConfig for cfg["thinking"] (see gemini.py)."""
+    word = cfg.get("thinking")
+    if not word:
+        return None
+    gen = _generation(cfg)
+    m = _model(cfg).lower()
+    if gen == 2.5:
+        table = BUDGET_PRO if "-pro" in m else BUDGET
+        return {"thinkingBudget": table.get(word, BUDGET["medium"])}
+    if gen == 3:
+        level = LEVEL.get(word, "high")
+        if "-pro" in m:
+            if level == "minimal":
+                level = "low"
+            elif level == "medium" and "gemini-3-pro" in m:
+                level = "high"          # 3.0 Pro knows only low and high
+        return {"thinkingLevel": level}
+    return None
+
+
+class _Head:
+    """Passes readinto through and keeps the first bytes, to quote a body
+    that is not JSON."""
+
+    def __init__(self, body, n=160):
+        self.body = body
+        self.head = bytearray()
+        self.n = n
+
+    def readinto(self, buf):
+        got = self.body.readinto(buf)
+        if got and len(self.head) < self.n:
+            self.head.extend(bytes(buf[:min(got, self.n - len(self.head))]))
+        return got
+
+    def more(self):
+        """Read on until the head is full (a body that is not JSON)."""
+        buf = bytearray(64)
+        try:
+            while len(self.head) < self.n and self.readinto(buf):
+                pass
+        except Exception:
+            pass
+
+
+def _snippet(raw):
+    """Printable text of the first bytes of a body (cut UTF-8 tolerated)."""
+    for cut in range(4):
+        try:
+            s = bytes(raw[:len(raw) - cut]).decode()
+            break
+        except UnicodeError:
+            s = ""
+    return " ".join(s.split())[:MAX_ERROR]
+
+
+def _delay(v):
+    """RetryInfo.retryDelay ("2s", "1.5s", "30.123s") -> seconds or None."""
+    if not isinstance(v, str) or not v.endswith("s"):
+        return None
+    try:
+        return float(v[:-1])
+    except ValueError:
+        return None
+
+
+def error_info(status, body, headers):
+    """(message, retry_after_seconds or None, kind) of an error reply; kind
+    is None | "key" | "model" | "blocked". Never raises on a bad body."""
+    st = {"msg": [], "status": None, "reasons": [], "retry": None, "n": 0}
+
+    def on_msg(path, piece):
+        if isinstance(piece, str) and st["n"] < MAX_ERROR:
+            st["msg"].append(piece[:MAX_ERROR - st["n"]])
+            st["n"] += len(piece)
+
+    def on_status(path, v):
+        st["status"] = v
+
+    def on_reason(path, v):
+        if isinstance(v, str) and len(st["reasons"]) < 8:
+            st["reasons"].append(v)
+
+    def on_delay(path, v):
+        st["retry"] = _delay(v)
+
+    rules = {"error.message": Stream(on_msg), "error.status": on_status,
+             "error.details[*].reason": on_reason,
+             "error.details[*].retryDelay": on_delay}
+    head = _Head(body)
+    msg = ""
+    try:
+        jsonstream.select(head, rules)
+        msg = _first_line("".join(st["msg"]).strip())
+    except Exception:  # garbage, a cut body, a reset: quote what came
+        msg = _first_line("".join(st["msg"]).strip())
+        if not msg:
+            head.more()
+            msg = _snippet(head.head)
+    if not msg:
+        msg = _str(st["status"] or HTTP_TEXT.get(status, ""))
+    s = st["status"]
+    kind = None
+    if "API_KEY_INVALID" in st["reasons"] or status in (401, 403) or \
+            s in ("UNAUTHENTICATED", "PERMISSION_DENIED"):
+        kind = "key"
+    elif status == 404 or s == "NOT_FOUND":
+        kind = "model"
+    elif s == "FAILED_PRECONDITION":
+        kind = "blocked"
+    return msg, st["retry"], kind
+
+
+def _quote(s):
+    """Percent-encode a page token for a query string."""
+    out = []
+    for ch in s:
+        if ch.isalpha() and ord(ch) < 128 or ch.isdigit() or ch in "-_.~":
+            out.append(ch)
+        else:
+            for b in ch.encode():
+                out.append("%%%02X" % b)
+    return "".join(out)
+
+
+def models_request(cfg, page_token):
+    """(url, headers) of one page of the model list."""
+    url = cfg["base_url"] + "/models?pageSize=%d" % (cfg.get("page_size") or style.PAGE)
+    if page_token:
+        url += "&pageToken=" + _quote(page_token)
+    return url, _headers(cfg)
+
+
+def read_models(cfg, body, add):
+    """Calls add(id) per chat-capable model of one page; returns the next
+    page token or None."""
+    st = {"idx": None, "name": None, "methods": None, "token": None}
+
+    def close():
+        name, methods = st["name"], st["methods"]
+        if isinstance(name, str) and name and (
+                not isinstance(methods, list) or "generateContent" in methods):
+            add(name[7:] if name.startswith("models/") else name)
+        st["idx"] = st["name"] = st["methods"] = None
+
+    def at(path):
+        if path[1] != st["idx"]:
+            if st["idx"] is not None:
+                close()
+            st["idx"] = path[1]
+
+    def on_name(path, v):
+        at(path)
+        st["name"] = v
+
+    def on_methods(path, v):
+        at(path)
+        st["methods"] = v
+
+    def on_token(path, v):
+        st["token"] = v
+
+    jsonstream.select(body, {"models[*].name": on_name,
+                             "models[*].supportedGenerationMethods": on_methods,
+                             "nextPageToken": on_token})
+    if st["idx"] is not None:
+        close()
+    t = st["token"]
+    return t if isinstance(t, str) and t else None

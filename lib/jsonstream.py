@@ -864,7 +864,7 @@ class Rules:
 
     def __init__(self, rules):
         self.r = []
-        self.kc = {}  # (rule mask, depth) -> keys wanted there, see _keys
+        self.kc = {}  # depth -> keys named there, see _keys
         self.p = None  # the parser of the last stream, reused
         seen = {}  # key -> one str object shared by every rule naming it
         for pat in rules:
@@ -873,24 +873,24 @@ class Rules:
             self.r.append((_pattern(pat, seen), h.fn if s else h, s))
 
     def _keys(self, m, d):
-        """[(bytes, str)] of the keys that the rules in mask m name at
-        depth d (compared in the buffer), or None when one takes any key."""
-        k = m + (d << len(self.r))
-        keys = self.kc.get(k, 0)
-        if keys == 0:
-            keys = []
-            for i in range(len(self.r)):
-                if m >> i & 1:
-                    t = self.r[i][0][d]
-                    if not isinstance(t, str):
-                        keys = None
-                        break
+        """[(bytes, str)] of the keys that the rules name at depth d
+        (compared in the buffer), or None when a rule in mask m takes any
+        key there. One list per depth, not per mask: select() skips a
+        member that no rule in m takes."""
+        for i in range(len(self.r)):
+            if m >> i & 1 and not isinstance(self.r[i][0][d], str):
+                return None
+        keys = self.kc.get(d)
+        if keys is None:
+            keys = self.kc[d] = []
+            for r in self.r:
+                t = r[0][d] if len(r[0]) > d else None
+                if isinstance(t, str):
                     for kb, ks in keys:
                         if ks is t:
                             break
                     else:
                         keys.append((t.encode(), t))
-            self.kc[k] = keys
         return keys
 
 

@@ -18,7 +18,7 @@ import httpc
 import jsonstream
 from compat import sleep_ms, collect, const
 from ai import catalog
-from ai.config import ConfigError, resolve
+from ai.config import ConfigError, resolve, source
 from ai.styles import StyleError, load
 
 _RETRIES = const(2)
@@ -68,12 +68,11 @@ def _retry_wait(attempt, status, headers, hint):
 
 
 def _explain(cfg, status, msg, kind, wait):
-    pid, src = cfg["provider"], cfg["sources"]
-    head = "%s: %d %s" % (pid, status, msg or "error")
+    head = "%s: %d %s" % (cfg["provider"], status, msg or "error")
     if status in (401, 403) or kind == "key":
-        return "%s (check %s)" % (head, src["key"])
+        return "%s (check %s)" % (head, source(cfg, "key"))
     if status == 404 or kind == "model":
-        return "%s (check %s)" % (head, src["model"])
+        return "%s (check %s)" % (head, source(cfg, "model"))
     if status == 429:
         return head + (" (rate limited; retry in %d s)" % wait if wait else " (rate limited; try again later)")
     if status == 529 or status >= 500:
@@ -125,7 +124,7 @@ def _exchange(cfg, style, history, tools, sink):
 def _network_error(cfg, e):
     msg = "%s: %s" % (cfg["provider"], _scrub(cfg, str(e)))
     if e.kind == "timeout":
-        return "%s (raise %s)" % (msg, cfg["sources"]["timeout"])
+        return "%s (raise %s)" % (msg, source(cfg, "timeout"))
     if cfg["local"] and e.kind in ("connect", "dns"):
         return "%s (is %s running? or run: ai config %s)" % (msg, cfg["name"], cfg["use"])
     return msg

@@ -40,6 +40,11 @@ def _number(v, name, kind):
         raise ConfigError("%s must be a number, not %r" % (name, v))
 
 
+def source(cfg, field):
+    """The setting that gave cfg[field], or the one to make (ai.<use>.<field>)."""
+    return cfg["sources"].get(field) or "ai.%s.%s" % (cfg["use"], field)
+
+
 def resolve(overrides=None):
     """The full configuration for one request, or ConfigError with the
     setting to make."""
@@ -64,25 +69,26 @@ def resolve(overrides=None):
         else:
             v, src = _setting(use, field, pid)
         cfg[field] = v
-        sources[field] = src or ("ai.%s.%s" % (use, field))
-    cfg["sources"] = sources
+        if src:
+            sources[field] = src
+    cfg["sources"] = sources    # only what was set: see source()
     cfg["model"] = cfg["model"] or entry["model"]
     cfg["base_url"] = (cfg["base_url"] or entry["base_url"]).rstrip("/")
     cfg["tools_level"] = cfg.pop("tools") or entry["tools"]
     if cfg["tools_level"] not in ("native", "text-fallback", "none"):
-        raise ConfigError("%s must be native, text-fallback or none" % sources["tools"])
+        raise ConfigError("%s must be native, text-fallback or none" % source(cfg, "tools"))
     if entry["key"] and not cfg["key"]:
         raise ConfigError("%s: no API key (set ai.%s.key or run: ai config %s)" % (pid, use, use))
     if cfg["max_tokens"] is not None:
-        cfg["max_tokens"] = _number(cfg["max_tokens"], sources["max_tokens"], int)
+        cfg["max_tokens"] = _number(cfg["max_tokens"], source(cfg, "max_tokens"), int)
     if cfg["temperature"] is not None:
-        cfg["temperature"] = _number(cfg["temperature"], sources["temperature"], float)
-    cfg["timeout"] = _number(cfg["timeout"] or _DEFAULT_TIMEOUT, sources["timeout"], int)
+        cfg["temperature"] = _number(cfg["temperature"], source(cfg, "temperature"), float)
+    cfg["timeout"] = _number(cfg["timeout"] or _DEFAULT_TIMEOUT, source(cfg, "timeout"), int)
     t = cfg["thinking"]
     if t in ("", "off", "none"):
         t = None
     if t is not None and t not in THINKING:
-        raise ConfigError("%s must be one of %s, not %r" % (sources["thinking"], "|".join(THINKING), t))
+        raise ConfigError("%s must be one of %s, not %r" % (source(cfg, "thinking"), "|".join(THINKING), t))
     cfg["thinking"] = t
     cfg["max_reply"] = o.get("max_reply") or _DEFAULT_MAX_REPLY
     return cfg

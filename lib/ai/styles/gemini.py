@@ -418,17 +418,15 @@ class _Reader:
         self.block = None
         self.err = None          # mid-body error message pieces
         self.err_status = None
+        # one rule set, two handlers: the field name ends the path
         P = "candidates[0].content.parts[*]."
+        s = Stream(self._piece)
+        v = self._val
         self.rules = jsonstream.Rules({
-            P + "text": Stream(self._text),
-            P + "thought": self._thought,
-            P + "thoughtSignature": Stream(self._sig),
-            P + "functionCall": self._call,
-            "candidates[0].finishReason": self._finish,
-            "promptFeedback.blockReason": self._block,
-            "error.message": Stream(self._errmsg),
-            "error.status": self._errstatus,
-        })
+            P + "text": s, P + "thoughtSignature": s, "error.message": s,
+            P + "thought": v, P + "functionCall": v,
+            "candidates[0].finishReason": v, "promptFeedback.blockReason": v,
+            "error.status": v})
 
     # -- select handlers
     def _open(self, path):
@@ -437,22 +435,23 @@ class _Reader:
             self.flush()
             self.idx = k
 
-    def _text(self, path, piece):
+    def _piece(self, path, piece):
+        """text, thoughtSignature and error.message pieces."""
+        k = path[-1]
+        if k == "message":
+            if self.err is None:
+                self.err = []
+            if isinstance(piece, str) and sum(len(p) for p in self.err) < MAX_ERROR:
+                self.err.append(piece)
+            return
         self._open(path)
         if not piece or not isinstance(piece, str):
             return
-        self.plen += len(piece)
-        if self.plen > self.limit:
-            raise StyleError("reply longer than %d characters" % self.limit)
-        self.pend.append(piece)
-
-    def _thought(self, path, value):
-        self._open(path)
-        self.thought = value is True
-
-    def _sig(self, path, piece):
-        self._open(path)
-        if not piece or not isinstance(piece, str):
+        if k == "text":
+            self.plen += len(piece)
+            if self.plen > self.limit:
+                raise StyleError("reply longer than %d characters" % self.limit)
+            self.pend.append(piece)
             return
         self.opaque += len(piece)
         if self.opaque > MAX_OPAQUE:
@@ -461,29 +460,25 @@ class _Reader:
             self.sig = []
         self.sig.append(piece)
 
-    def _call(self, path, value):
-        self._open(path)
-        if isinstance(value, dict):
-            self.fc = value
-
-    def _finish(self, path, value):
-        if isinstance(value, str):
-            self.finish = value
-
-    def _block(self, path, value):
-        if isinstance(value, str):
-            self.block = value
-
-    def _errmsg(self, path, piece):
-        if self.err is None:
-            self.err = []
-        if isinstance(piece, str) and sum(len(p) for p in self.err) < MAX_ERROR:
-            self.err.append(piece)
-
-    def _errstatus(self, path, value):
-        self.err_status = value
-        if self.err is None:
-            self.err = []
+    def _val(self, path, value):
+        """thought, functionCall, finishReason, blockReason, error.status."""
+        k = path[-1]
+        if k == "status":
+            self.err_status = value
+            if self.err is None:
+                self.err = []
+        elif k == "finishReason":
+            if isinstance(value, str):
+                self.finish = value
+        elif k == "blockReason":
+            if isinstance(value, str):
+                self.block = value
+        else:
+            self._open(path)
+            if k == "thought":
+                self.thought = value is True
+            elif isinstance(value, dict):
+                self.fc = value
 
     # -- assembly
     def flush(self):

@@ -7,9 +7,11 @@ streamed round, the same with a tool-call round trip first
 Goal: every case inside 64K, with margin (passing at 56K). Measured after
 the memory diet (smallest passing heap by bisection, 64-bit unix port; at
 the start of the diet in brackets):
-  chat   openai 60-61K (67K)  anthropic 64K (72K)  gemini 64K (69K)
-  tools  openai 61K (67K)     anthropic 65K (71K)  gemini 65-67K (73K)
+  chat   openai 60K (67K)     anthropic 60K (72K)  gemini 60K (69K)
+  tools  openai 60K (67K)     anthropic 60K (71K)  gemini 60K (73K)
   MCP    openai 80K (93K)     anthropic 83K (95K)  gemini 91-92K (97K)
+The rounds run at the issue's literal budget ("one chat round and one
+streamed round inside -X heapsize=64K") and must pass 3K under it.
 About 48 KB of a chat case is the post-import baseline (import structures
 of jsonstream, httpc, store, ai and the style on the 64-bit port, plus the
 kept connection buffer), the rest the working set and the fragmentation of
@@ -36,7 +38,7 @@ GOAL = "64K"
 # the loop holds the MCP session, the tool list and two connections: 18-20
 # KB typically, with a sampled peak up to ~27 KB in some runs
 LOOP_BUDGET = 28 * 1024
-CAP = {"rounds": "72K", ("mcp", "openai"): "88K", ("mcp", "anthropic"): "88K",
+CAP = {"rounds": "64K", ("mcp", "openai"): "88K", ("mcp", "anthropic"): "88K",
        ("mcp", "gemini"): "100K"}
 MARGIN = 3 * 1024
 

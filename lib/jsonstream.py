@@ -858,9 +858,9 @@ class Stream:
 class Rules:
     """select() rules compiled once: pass Rules({pattern: handler}) to
     select() for any number of documents (e.g. one per stream event); a
-    plain dict is compiled on every call. Each rule is (steps, handler,
-    is_stream); a step is a key (str), an index (int), None (any key) or
-    -1 (any index)."""
+    plain dict is compiled on every call. Each rule is one tuple
+    (handler, is_stream, step, step, ...); a step is a key (str), an index
+    (int), None (any key) or -1 (any index)."""
 
     def __init__(self, rules):
         self.r = []
@@ -870,7 +870,7 @@ class Rules:
         for pat in rules:
             h = rules[pat]
             s = isinstance(h, Stream)
-            self.r.append((_pattern(pat, seen), h.fn if s else h, s))
+            self.r.append((h.fn if s else h, s) + _pattern(pat, seen))
 
     def _keys(self, m, d):
         """[(bytes, str)] of the keys that the rules name at depth d
@@ -878,13 +878,13 @@ class Rules:
         key there. One list per depth, not per mask: select() skips a
         member that no rule in m takes."""
         for i in range(len(self.r)):
-            if m >> i & 1 and not isinstance(self.r[i][0][d], str):
+            if m >> i & 1 and not isinstance(self.r[i][d + 2], str):
                 return None
         keys = self.kc.get(d)
         if keys is None:
             keys = self.kc[d] = []
             for r in self.r:
-                t = r[0][d] if len(r[0]) > d else None
+                t = r[d + 2] if len(r) > d + 2 else None
                 if isinstance(t, str):
                     for kb, ks in keys:
                         if ks is t:
@@ -929,7 +929,7 @@ def _sub(rl, m, d, step):
     key = isinstance(step, str)
     for i in range(len(rl)):
         if m >> i & 1:
-            t = rl[i][0][d]
+            t = rl[i][d + 2]
             if t == step or (t is None and key) or (t == -1 and not key):
                 out |= 1 << i
     return out
@@ -939,23 +939,23 @@ def _deliver(p, path, hits):
     """Hand the value at the cursor to every rule in hits."""
     streams = True
     for r in hits:
-        if not r[2]:
+        if not r[1]:
             streams = False
     if streams and p.peek() == STR:
         pl = list(path)
 
         def sink(piece):
             for r in hits:
-                r[1](pl, piece)
+                r[0](pl, piece)
         p.stream_string(sink)
         for r in hits:
-            r[1](pl, None)
+            r[0](pl, None)
         return
     v = p.read_value()
     for r in hits:
-        r[1](list(path), v)
-        if r[2] and isinstance(v, str):
-            r[1](list(path), None)
+        r[0](list(path), v)
+        if r[1] and isinstance(v, str):
+            r[0](list(path), None)
 
 
 def select(src, rules, **kw):
@@ -986,7 +986,7 @@ def select(src, rules, **kw):
         d = len(path)
         for i in range(len(rl)):
             if m >> i & 1:
-                if len(rl[i][0]) == d:
+                if len(rl[i]) == d + 2:
                     if hits is None:
                         hits = []
                     hits.append(rl[i])

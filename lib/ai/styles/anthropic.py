@@ -374,15 +374,18 @@ def read_reply(cfg, body):
     def stop(path, v):
         c.finish = v
 
+    # patterns built from one prefix: a literal over 10 characters is a
+    # heap object per module on MicroPython, a short one is shared
+    C = "content[*]."
     rules = {
-        "content[*].type": field("type"),
-        "content[*].id": field("id"),
-        "content[*].name": field("name"),
-        "content[*].text": _piece_rule(c, "text"),
-        "content[*].thinking": _piece_rule(c, "thinking"),
-        "content[*].signature": _piece_rule(c, "opaque"),
-        "content[*].data": _piece_rule(c, "opaque"),
-        "content[*].input": tool_input,
+        C + "type": field("type"),
+        C + "id": field("id"),
+        C + "name": field("name"),
+        C + "text": _piece_rule(c, "text"),
+        C + "thinking": _piece_rule(c, "thinking"),
+        C + "signature": _piece_rule(c, "opaque"),
+        C + "data": _piece_rule(c, "opaque"),
+        C + "input": tool_input,
         "stop_reason": stop,
     }
     jsonstream.select(body, rules, max_value=max(16384, c.limit))
@@ -425,14 +428,13 @@ def read_stream(cfg, events, sink):
     # one rule set for every event (each names itself in data.type); the
     # field name at the end of the path says what a value is
     s = Stream(piece)
+    B, D = "content_block.", "delta."     # see read_reply
     rules = jsonstream.Rules({
-        "type": val, "index": val, "error.type": val, "delta.stop_reason": val,
-        "content_block.type": val, "content_block.id": val,
-        "content_block.name": val, "content_block.input": val,
-        "content_block.text": s, "content_block.thinking": s,
-        "content_block.signature": s, "content_block.data": s,
-        "delta.text": s, "delta.thinking": s, "delta.signature": s,
-        "delta.partial_json": s, "error.message": s})
+        "type": val, "index": val, "error.type": val, D + "stop_reason": val,
+        B + "type": val, B + "id": val, B + "name": val, B + "input": val,
+        B + "text": s, B + "thinking": s, B + "signature": s, B + "data": s,
+        D + "text": s, D + "thinking": s, D + "signature": s,
+        D + "partial_json": s, "error.message": s})
     buf = bytearray(256)    # one parse buffer for every event
     done = False
     while True:

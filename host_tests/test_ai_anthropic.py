@@ -627,7 +627,9 @@ def test_ask_errors_retries_and_models(srv, flash):
 # the device, where it costs almost nothing), so the cap is 64K ABOVE that
 # import baseline and the working set (peak minus post-import baseline) is
 # what is asserted.
-HEAP = "96K"  # heavy multi-round scenario; the 64K two-round budget is in test_ai_heap.py
+# Measured after the memory diet: passes from 88K (84K fails: the 450-id
+# model list), so the cap is 92K.
+HEAP = "92K"  # heavy multi-round scenario; the 64K two-round budget is in test_ai_heap.py
 
 def test_micropython_chat_stream_and_tool_rounds(srv, mpy, tmp_path):
     think2 = Think("Again, for tomorrow.", size=1500)

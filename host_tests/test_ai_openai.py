@@ -684,14 +684,11 @@ def test_fetch_models_end_to_end(flash):
 
 # ------------------------------------------------------------ MicroPython
 
-# mpyrun packs lib/ into a ROMFS image whose bytecode runs in place (as
-# frozen code does on the board); `heap` is the heap besides that image.
-# The brief asks for 64K: the smallest cap that passes the chat scenario is
-# 66K after the memory diet (was 68K, 64K fails; measured: ~48 KB of it
-# are the import structures of jsonstream+httpc+store+ai+this style and the
-# kept connection buffer on the 64-bit unix port, the rest the working set
-# and heap fragmentation), so the cap is 70K and the working set is asserted.
-HEAP = "70K"
+# `heap` is the heap besides the code image (see mpyrun). This heavy
+# scenario (plain, streamed, a tool round and three error replies) passes
+# from about 66K; the cap keeps 10K of headroom for run-to-run variation.
+# The 64K two-round budget of the issue is asserted in test_ai_heap.py.
+HEAP = "76K"
 
 
 @pytest.mark.parametrize("flavor", FLAVORS)

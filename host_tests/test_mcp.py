@@ -212,11 +212,11 @@ def mpy_conf_cmd(mpy, tmp_path_factory):
 
 
 # elicitation holds three HTTP connections at once (the call's stream, the
-# standalone GET stream, the POST of the answer): it needs a little more
-# than 64K on the 64-bit unix port (passes from 68K, measured)
+# standalone GET stream, the POST of the answer): on the 64-bit unix port it
+# passes from about 68K (70K failed once), so it runs at 80K.
 @pytest.mark.parametrize("scenario,heap", [("initialize", "64K"), ("tools_call", "64K"),
                                            ("sse-retry", "64K"),
-                                           ("elicitation-sep1034-client-defaults", "72K")])
+                                           ("elicitation-sep1034-client-defaults", "80K")])
 def test_conformance_micropython(conformance, mpy_conf_cmd, scenario, heap):
     rc, out = conformance(scenario, mpy_conf_cmd(heap), timeout=60)
     assert rc == 0, out

@@ -79,3 +79,9 @@ def test_unreachable_local_provider_says_to_start_it(tmp_path):
     assert err.startswith("ollama: cannot connect to 127.0.0.1:9")
     assert "is Ollama (local) running?" in err and "ai config chat" in err
     httpc.close_all()
+
+
+def test_page_tokens_are_percent_encoded():
+    from ai.styles import quote
+    assert quote("abc-XYZ_0.9~") == "abc-XYZ_0.9~"
+    assert quote("a b/c+d=\u00e9") == "a%20b%2Fc%2Bd%3D%C3%A9"

@@ -105,16 +105,21 @@ def first_line(text, width):
     return text
 
 
-def _tools(name):
-    _spin("listing the tools of %s" % name)
+def _session(name, doing, fn, *args):
+    """fn(conn, *args) on a fresh session with server `name`, spinner shown."""
+    _spin(doing)
     try:
         conn = _connect(name)
         try:
-            listed, err = mcp.tools(conn)
+            return fn(conn, *args)
         finally:
             mcp.close(conn)
     finally:
         _unspin()
+
+
+def _tools(name):
+    listed, err = _session(name, "listing the tools of %s" % name, mcp.tools)
     if err:
         raise shell.Error(err)
     if not listed:
@@ -142,15 +147,7 @@ def _call(name, tool, text):
         args = {}
     from compat import ticks_ms, ticks_diff
     t0 = ticks_ms()
-    _spin("calling %s on %s" % (tool, name))
-    try:
-        conn = _connect(name)
-        try:
-            result, err = mcp.call(conn, tool, args)
-        finally:
-            mcp.close(conn)
-    finally:
-        _unspin()
+    result, err = _session(name, "calling %s on %s" % (tool, name), mcp.call, tool, args)
     if err:
         raise shell.Error(err)
     result = result or "(empty result)"

@@ -68,6 +68,18 @@ class TextBuffer:
         return self.chunks[0] if self.chunks else ""
 
 
+def quote(s):
+    """Percent-encode s for a URL query (RFC 3986 unreserved bytes kept;
+    walks bytes: MicroPython interns every one-character str)."""
+    out = bytearray()
+    for b in s.encode():
+        if 48 <= b <= 57 or 65 <= b <= 90 or 97 <= b <= 122 or b in b"-_.~":
+            out.append(b)
+        else:
+            out.extend(("%%%02X" % b).encode())
+    return out.decode()
+
+
 def load(style):
     """Import a style module lazily: only the style in use costs RAM."""
     if style == "openai":

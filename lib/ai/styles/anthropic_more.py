@@ -5,7 +5,8 @@ import jsonstream
 from jsonstream import Stream
 from compat import const
 from ai.styles import anthropic as style   # style.PAGE read per call
-from ai.styles.anthropic import ID_OK, _headers
+from ai.styles import quote
+from ai.styles.anthropic import _headers
 
 _MAX_ERROR = const(300)             # characters of an error message kept
 
@@ -100,21 +101,10 @@ def error_info(status, body, headers):
 
 # ---------------------------------------------------------------- models
 
-def _quote(s):
-    out = []
-    for ch in s:
-        if ch in ID_OK or ch in ".~":
-            out.append(ch)
-        else:
-            for b in ch.encode():
-                out.append("%%%02X" % b)
-    return "".join(out)
-
-
 def models_request(cfg, page_token):
     url = "%s/models?limit=%d" % (cfg["base_url"], style.PAGE)
     if page_token:
-        url += "&after_id=" + _quote(page_token)
+        url += "&after_id=" + quote(page_token)
     return url, _headers(cfg)
 
 

@@ -4,6 +4,7 @@ first use, so a chat round does not pay for it."""
 import jsonstream
 from jsonstream import Stream
 from ai.styles import gemini as style     # style.PAGE read per call
+from ai.styles import quote
 from ai.styles.gemini import MAX_ERROR, _first_line, _generation, _headers, _model, _str
 
 # gemini-2.5: thinking word -> thinkingBudget (flash may switch it off: 0)
@@ -132,23 +133,11 @@ def error_info(status, body, headers):
     return msg, st["retry"], kind
 
 
-def _quote(s):
-    """Percent-encode a page token for a query string."""
-    out = []
-    for ch in s:
-        if ch.isalpha() and ord(ch) < 128 or ch.isdigit() or ch in "-_.~":
-            out.append(ch)
-        else:
-            for b in ch.encode():
-                out.append("%%%02X" % b)
-    return "".join(out)
-
-
 def models_request(cfg, page_token):
     """(url, headers) of one page of the model list."""
     url = cfg["base_url"] + "/models?pageSize=%d" % (cfg.get("page_size") or style.PAGE)
     if page_token:
-        url += "&pageToken=" + _quote(page_token)
+        url += "&pageToken=" + quote(page_token)
     return url, _headers(cfg)
 
 

@@ -23,6 +23,15 @@ def mpy():
     return mpyrun.Runner()
 
 
+@pytest.fixture
+def flash(tmp_path):
+    """A fresh simulated flash: lib/store.py points at tmp_path."""
+    import store
+    store.set_root(str(tmp_path))
+    yield tmp_path
+    store.set_root(None)
+
+
 @pytest.fixture(scope="session")
 def testdata():
     path = os.path.normpath(TESTDATA)

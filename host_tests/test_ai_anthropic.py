@@ -552,14 +552,6 @@ def test_models_pagination_and_large_list():
 
 # ------------------------------------------------------------ end to end (ai.ask)
 
-@pytest.fixture
-def flash(tmp_path):
-    import store
-    store.set_root(str(tmp_path))
-    yield store
-    store.set_root(None)
-
-
 def overrides(srv, **kw):
     o = {"provider": "anthropic", "base_url": srv.base_url, "key": KEY,
          "model": MODEL, "timeout": 10}
@@ -615,7 +607,8 @@ def test_ask_errors_retries_and_models(srv, flash):
     assert reply is None and err == "anthropic: overloaded_error: Overloaded"
     reply, err, _ = ai.ask([{"role": "user", "content": "x"}], overrides(srv, model="nope"))
     assert reply is None and "404 model: nope" in err
-    flash.update({"ai.chat.base_url": srv.base_url})
+    import store
+    store.update({"ai.chat.base_url": srv.base_url})
     models, err = ai.fetch_models(provider="anthropic", key=KEY)
     assert err is None and models == srv.model_ids
 

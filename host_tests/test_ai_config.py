@@ -8,10 +8,8 @@ from ai.config import ConfigError, resolve
 
 
 @pytest.fixture(autouse=True)
-def flash(tmp_path):
-    store.set_root(str(tmp_path))
-    yield tmp_path
-    store.set_root(None)
+def _flash(flash):
+    return flash
 
 
 def test_catalogue_has_every_provider_with_all_fields():

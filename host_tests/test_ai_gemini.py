@@ -673,14 +673,6 @@ def test_fake_models_large_list():
 
 # ---------------------------------------------------------------- end to end (ai)
 
-@pytest.fixture
-def flash(tmp_path):
-    import store
-    store.set_root(str(tmp_path))
-    yield tmp_path
-    store.set_root(None)
-
-
 def overrides(srv, **kw):
     o = {"provider": "gemini", "base_url": srv.base_url, "key": KEY,
          "model": MODEL, "timeout": 10}

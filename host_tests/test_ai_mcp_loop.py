@@ -18,13 +18,6 @@ STYLES = [
 IDS = ["openai", "anthropic", "gemini", "text-fallback"]
 
 
-@pytest.fixture
-def flash(tmp_path):
-    store.set_root(str(tmp_path))
-    yield tmp_path
-    store.set_root(None)
-
-
 @pytest.mark.parametrize("provider,fake,model,key,level", STYLES, ids=IDS)
 def test_model_calls_an_mcp_tool_and_answers(flash, sdk_server, provider, fake, model, key, level):
     assert mcp.add("sdk", sdk_server()) is None

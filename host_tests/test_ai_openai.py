@@ -585,14 +585,6 @@ def test_models_bad_key():
 
 # ------------------------------------------------------------ end to end (ai.ask)
 
-@pytest.fixture
-def flash(tmp_path):
-    import store
-    store.set_root(str(tmp_path))
-    yield tmp_path
-    store.set_root(None)
-
-
 def overrides(srv, **kw):
     o = {"provider": srv.flavor, "base_url": srv.base_url, "model": MODEL[srv.flavor],
          "timeout": 10}

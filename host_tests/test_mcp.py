@@ -554,13 +554,6 @@ def test_result_flattening_and_bounds():
 
 # ---------------------------------------------------------------- registry
 
-@pytest.fixture
-def flash(tmp_path):
-    store.set_root(str(tmp_path))
-    yield tmp_path
-    store.set_root(str(tmp_path))  # forget the cached settings
-
-
 def test_registry(flash):
     assert mcp.servers() == []
     assert mcp.add("weather", "http://127.0.0.1:9/mcp") is None

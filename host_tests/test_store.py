@@ -11,13 +11,6 @@ import store
 import mpyrun
 
 
-@pytest.fixture
-def flash(tmp_path):
-    store.set_root(str(tmp_path))
-    yield tmp_path
-    store.set_root(None)
-
-
 def test_set_get_persist_and_delete(flash):
     store.set("ai.chat.provider", "groq")
     store.set("ai.general.max_tokens", 512)

@@ -1,7 +1,29 @@
 """One exchange through a style module, as the driver does it, for the
 per-style tests (they test a style without the driver's retries)."""
+import json
+
 import httpc
 import jsonstream
+
+
+def base_cfg(**kw):
+    """A resolved configuration as lib/ai/config.py hands it to a style."""
+    cfg = {"max_tokens": None, "temperature": None, "system": None, "timeout": 10,
+           "thinking": None, "tools_level": "native", "use": "chat", "max_reply": 16000}
+    cfg.update(kw)
+    return cfg
+
+
+def body_json(body):
+    """Serialize a request value tree twice, as the driver does (a counting
+    pass, then the real one; the tree must be re-iterable), and parse it
+    with CPython's json."""
+    out = []
+    jsonstream.dump(body, out.append)
+    data = b"".join(bytes(p) for p in out)
+    assert jsonstream.encoded_len(body) == len(data)
+    assert jsonstream.dumps(body).encode() == data
+    return json.loads(data)
 
 
 def style_helpers(style):

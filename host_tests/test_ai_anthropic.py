@@ -12,7 +12,7 @@ import httpc
 import jsonstream
 from ai.styles import StyleError
 from ai.styles import anthropic as style
-from styletest import style_helpers
+from styletest import base_cfg, body_json, style_helpers
 from fakes import Calls, Fail, FakeAnthropic, Raw, Text, Think
 
 KEY = "sk-ant-test"
@@ -31,23 +31,10 @@ def srv():
 
 
 def make_cfg(base="http://127.0.0.1:9/v1", **kw):
-    cfg = {"provider": "anthropic", "name": "Anthropic", "style": "anthropic",
-           "base_url": base, "key": KEY, "model": MODEL, "max_tokens": None,
-           "temperature": None, "system": None, "timeout": 10, "thinking": None,
-           "tools_level": "native", "use": "chat", "max_reply": 16000}
-    cfg.update(kw)
-    return cfg
-
-
-def body_json(body):
-    """Serialize a request tree twice (counting pass, then the real one, as
-    the driver does) and parse it with CPython's json."""
-    out = []
-    jsonstream.dump(body, out.append)
-    data = b"".join(bytes(p) for p in out)
-    assert jsonstream.encoded_len(body) == len(data)
-    assert jsonstream.dumps(body).encode() == data
-    return json.loads(data)
+    o = {"provider": "anthropic", "name": "Anthropic", "style": "anthropic",
+         "base_url": base, "key": KEY, "model": MODEL}
+    o.update(kw)
+    return base_cfg(**o)
 
 
 class Reader:

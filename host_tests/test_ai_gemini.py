@@ -13,7 +13,7 @@ import httpc
 import jsonstream
 from ai.styles import StyleError
 from ai.styles import gemini as style
-from styletest import style_helpers
+from styletest import base_cfg, body_json, style_helpers
 from fakes import Blocked, Calls, Drop, Fail, FakeGemini, Raw, Text, Think
 
 MODEL = "gemini-2.5-flash"
@@ -30,23 +30,10 @@ CLOCK = {"name": "get_time", "description": "Current time",
 
 
 def make_cfg(base="http://127.0.0.1:9/v1beta", **kw):
-    cfg = {"provider": "gemini", "name": "Google Gemini", "style": "gemini",
-           "base_url": base, "key": KEY, "model": MODEL, "max_tokens": None,
-           "temperature": None, "system": None, "timeout": 10, "thinking": None,
-           "tools_level": "native", "use": "chat", "max_reply": 16000}
-    cfg.update(kw)
-    return cfg
-
-
-def body_json(body):
-    """Serialize a request value tree as the driver does (a counting pass,
-    then dump) and once more, and parse it with CPython's json."""
-    out = []
-    jsonstream.dump(body, out.append)
-    data = b"".join(bytes(p) for p in out)
-    assert jsonstream.encoded_len(body) == len(data)
-    assert jsonstream.dumps(body).encode() == data     # re-iterable tree
-    return json.loads(data)
+    o = {"provider": "gemini", "name": "Google Gemini", "style": "gemini",
+         "base_url": base, "key": KEY, "model": MODEL}
+    o.update(kw)
+    return base_cfg(**o)
 
 
 class Body:

@@ -13,7 +13,7 @@ import httpc
 import jsonstream
 from ai.styles import StyleError
 from ai.styles import openai as style
-from styletest import style_helpers
+from styletest import base_cfg, body_json, style_helpers
 from fakes import Calls, Drop, Fail, FakeOpenAI, Raw, Text, Think
 
 FLAVORS = ("openai", "groq", "ollama", "kimi")
@@ -33,25 +33,11 @@ def srv(request):
 
 
 def make_cfg(srv, **kw):
-    cfg = {"provider": srv.flavor, "name": srv.flavor, "style": "openai",
-           "base_url": srv.base_url,
-           "key": None if srv.flavor == "ollama" else "sk-test",
-           "model": MODEL[srv.flavor], "max_tokens": None, "temperature": None,
-           "system": None, "timeout": 10, "thinking": None,
-           "tools_level": "native", "use": "chat", "max_reply": 16000}
-    cfg.update(kw)
-    return cfg
-
-
-def body_json(body):
-    """Serialize a request value tree twice (as the driver does: a counting
-    pass then the real one) and parse it with CPython's json."""
-    out = []
-    jsonstream.dump(body, out.append)
-    data = b"".join(p if isinstance(p, bytes) else bytes(p) for p in out)
-    assert jsonstream.encoded_len(body) == len(data)
-    assert jsonstream.dumps(body).encode() == data
-    return json.loads(data)
+    o = {"provider": srv.flavor, "name": srv.flavor, "style": "openai",
+         "base_url": srv.base_url, "key": None if srv.flavor == "ollama" else "sk-test",
+         "model": MODEL[srv.flavor]}
+    o.update(kw)
+    return base_cfg(**o)
 
 
 send, ask, error_of = style_helpers(style)

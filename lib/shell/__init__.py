@@ -45,7 +45,7 @@ the local tool catalogue, and the ai/mcp command modules):
   running the script; the script runs only when the command is typed.
 
 Helpers: shell.commands(tag=None) iterates specs (built-ins, then /bin);
-shell.find(name) -> spec or None; shell.usage_of(spec) -> str;
+shell.find(name) -> spec or None (spec["usage"]: the usage line);
 shell.tty() -> True on a raw terminal (escape codes, line editor);
 shell.cwd() / shell.resolve(path) -> host path / shell.show(host) -> "/x";
 shell.tasks() -> [(id, name, started_ms)] of what the console runs.
@@ -57,85 +57,64 @@ import sys
 import os
 
 import store
-from compat import collect, ticks_ms, MICROPYTHON
+from compat import collect, const, ticks_ms, MICROPYTHON
 
 VERSION = "0.1"
 
-# name, desc, usage, args, tags, module, func, subs
+# One string per command, fields split by "~":
+#   name~desc~usage~args~tags~module~subs
+# args: "name:type:count" words (choices as "a/b"); tags: words; module:
+# the leaf under shell/ whose main() runs it, empty for shell.builtins (the
+# function named like the command); subs: "NAME ARGS...=desc" joined by ";".
+# Strings, not nested tuples: a fraction of the flash; _spec() expands one.
 _TABLE = (
-    ("help", "list commands, or show one command's usage", "help [CMD]",
-     (("cmd", "cmd", "?"),), ("system", "help"), "shell.builtins", "help", None),
-    ("?", "ask the machine in plain English (files, commands, tasks, memory)",
-     "? QUESTION", (("question", "text", "1"),), ("help", "ai"),
-     "shell.helper", "main", None),
-    ("ls", "list a folder", "ls [PATH]", (("path", "path", "?"),),
-     ("files",), "shell.builtins", "ls", None),
-    ("cd", "change the current folder", "cd [DIR]", (("dir", "dir", "?"),),
-     ("files",), "shell.builtins", "cd", None),
-    ("pwd", "show the current folder", "pwd", (), ("files",),
-     "shell.builtins", "pwd", None),
-    ("cat", "show a file", "cat FILE", (("file", "file", "1"),), ("files",),
-     "shell.builtins", "cat", None),
-    ("mkdir", "make a folder", "mkdir DIR", (("dir", "path", "1"),), ("files",),
-     "shell.builtins", "mkdir", None),
-    ("rm", "remove a file or an empty folder", "rm PATH", (("path", "path", "+"),),
-     ("files",), "shell.builtins", "rm", None),
-    ("mv", "move or rename a file", "mv SRC DST",
-     (("src", "path", "1"), ("dst", "path", "1")), ("files",),
-     "shell.builtins", "mv", None),
-    ("free", "free and used heap memory", "free", (), ("system", "memory"),
-     "shell.builtins", "free", None),
-    ("df", "free and used flash space", "df", (), ("system", "files", "memory"),
-     "shell.builtins", "df", None),
-    ("ps", "tasks the console runs", "ps", (), ("system",),
-     "shell.builtins", "ps", None),
-    ("date", "show the date and time", "date", (), ("system",),
-     "shell.builtins", "date", None),
-    ("get", "show settings (secrets masked)", "get [KEY]", (("key", "key", "?"),),
-     ("system", "settings"), "shell.builtins", "get", None),
-    ("set", "change a setting (no VALUE: ask for it; -d: delete)",
-     "set KEY [VALUE] | set -d KEY", (("key", "key", "1"), ("value", "text", "?")),
-     ("system", "settings"), "shell.builtins", "set", None),
-    ("wifi", "WiFi status, or connect to a network (board only)",
-     "wifi [connect SSID PASS]", (), ("network", "system"),
-     "shell.builtins", "wifi",
-     (("connect", (("ssid", "str", "1"), ("password", "str", "?")),
-       "join a WiFi network"),
-      ("status", (), "show the connection"))),
-    ("run", "run a Python file", "run FILE [ARGS...]",
-     (("file", "file", "1"), ("args", "str", "*")), ("system", "python"),
-     "shell.builtins", "run", None),
-    ("py", "leave to the Python REPL (shell.run() comes back)", "py", (),
-     ("system", "python"), "shell.builtins", "py", None),
-    ("reboot", "restart the board (the simulator ends)", "reboot", (),
-     ("system",), "shell.builtins", "reboot", None),
-    ("exit", "leave the console (the simulator ends)", "exit", (),
-     ("system",), "shell.builtins", "exit", None),
-    ("ai", "chat with the AI model; config, models, history, tools",
-     "ai [-u TYPE] [-new] QUESTION | ai history | ai config [TYPE]"
-     " | ai models [PROVIDER] | ai -tools | ai tools list|clear",
-     (("question", "text", "*"),), ("ai", "network"), "shell.aicmd", "main",
-     (("history", (("use", "str", "?"),), "show the conversation"),
-      ("config", (("use", "str", "?"),), "pick provider, key and model"),
-      ("models", (("provider", "str", "?"),), "list the models of a provider"),
-      ("tools", (("action", ("list", "clear"), "1"),),
-       "list or clear the MCP tools cache"),
-      ("-tools", (), "build the tools cache from every MCP server"))),
-    ("mcp", "MCP servers: list, add, delete, test, list tools, call a tool",
-     "mcp | mcp add NAME URL [TOKEN] | mcp del NAME | mcp test NAME"
-     " | mcp tools NAME | mcp call NAME TOOL JSON",
-     (), ("network", "ai", "mcp"), "shell.mcpcmd", "main",
-     (("add", (("name", "str", "1"), ("url", "str", "1"), ("token", "str", "?")),
-       "add a server"),
-      ("del", (("name", "str", "1"),), "remove a server"),
-      ("test", (("name", "str", "1"),), "connect, list tools, time it"),
-      ("tools", (("name", "str", "1"),), "list a server's tools"),
-      ("call", (("name", "str", "1"), ("tool", "str", "1"), ("json", "text", "?")),
-       "call a tool with JSON arguments"))),
+    "help~list commands, or show one command's usage~help [CMD]~cmd:cmd:?"
+    "~system help",
+    "?~ask the machine in plain English (files, commands, tasks, memory)"
+    "~? QUESTION~question:text:1~help ai~helper",
+    "ls~list a folder~ls [PATH]~path:path:?~files",
+    "cd~change the current folder~cd [DIR]~dir:dir:?~files",
+    "pwd~show the current folder~pwd~~files",
+    "cat~show a file~cat FILE~file:file:1~files",
+    "mkdir~make a folder~mkdir DIR~dir:path:1~files",
+    "rm~remove a file or an empty folder~rm PATH~path:path:+~files",
+    "mv~move or rename a file~mv SRC DST~src:path:1 dst:path:1~files",
+    "free~free and used heap memory~free~~system memory",
+    "df~free and used flash space~df~~system files memory",
+    "ps~tasks the console runs~ps~~system",
+    "date~show the date and time~date~~system",
+    "get~show settings (secrets masked)~get [KEY]~key:key:?~system settings",
+    "set~change a setting (no VALUE: ask for it; -d: delete)"
+    "~set KEY [VALUE] | set -d KEY~key:key:1 value:text:?~system settings",
+    "wifi~WiFi status, or connect to a network (board only)"
+    "~wifi [connect SSID PASS]~~network system~"
+    "~connect ssid:str:1 password:str:?=join a WiFi network"
+    ";status=show the connection",
+    "run~run a Python file~run FILE [ARGS...]~file:file:1 args:str:*"
+    "~system python",
+    "py~leave to the Python REPL (shell.run() comes back)~py~~system python",
+    "reboot~restart the board (the simulator ends)~reboot~~system",
+    "exit~leave the console (the simulator ends)~exit~~system",
+    "ai~chat with the AI model; config, models, history, tools"
+    "~ai [-u TYPE] [-new] QUESTION | ai history | ai config [TYPE]"
+    " | ai models [PROVIDER] | ai -tools | ai tools list|clear"
+    "~question:text:*~ai network~aicmd"
+    "~history use:str:?=show the conversation"
+    ";config use:str:?=pick provider, key and model"
+    ";models provider:str:?=list the models of a provider"
+    ";tools action:list/clear:1=list or clear the MCP tools cache"
+    ";-tools=build the tools cache from every MCP server",
+    "mcp~MCP servers: list, add, delete, test, list tools, call a tool"
+    "~mcp | mcp add NAME URL [TOKEN] | mcp del NAME | mcp test NAME"
+    " | mcp tools NAME | mcp call NAME TOOL JSON~~network ai mcp~mcpcmd"
+    "~add name:str:1 url:str:1 token:str:?=add a server"
+    ";del name:str:1=remove a server"
+    ";test name:str:1=connect, list tools, time it"
+    ";tools name:str:1=list a server's tools"
+    ";call name:str:1 tool:str:1 json:text:?=call a tool with JSON arguments",
 )
 
-MAX_SPEC = 2048       # bytes of a /bin script's SPEC literal
-MAX_LINE = 512        # console line length
+_MAX_SPEC = const(2048)     # bytes of a /bin script's SPEC literal
 
 
 class Error(Exception):
@@ -154,7 +133,7 @@ class Leave(Exception):
 
 _tty = None
 _capture = None     # [chars, pieces...] while a command runs as a tool
-MAX_CAPTURE = 4000  # characters of a command's output returned to a model
+_MAX_CAPTURE = const(4000)  # characters of a command's output returned to a model
 
 
 def tty():
@@ -176,23 +155,19 @@ def set_tty(flag):
     _tty = flag
 
 
-def _stdout():
-    return getattr(sys.stdout, "buffer", None)
-
-
 def write(s):
     """Write a piece of text as is (no newline added); "\n" -> "\r\n" on a
     raw terminal."""
     if not s:
         return
     if _capture is not None:
-        if _capture[0] < MAX_CAPTURE:
-            _capture.append(s[:MAX_CAPTURE - _capture[0]])
+        if _capture[0] < _MAX_CAPTURE:
+            _capture.append(s[:_MAX_CAPTURE - _capture[0]])
             _capture[0] += len(s)
         return
     if tty():
         s = s.replace("\r\n", "\n").replace("\n", "\r\n")
-    b = _stdout()
+    b = getattr(sys.stdout, "buffer", None)
     if b is not None:
         b.write(s.encode())
         if hasattr(b, "flush"):
@@ -208,10 +183,7 @@ def out(s=""):
 def err(msg):
     """One error line (red on a terminal)."""
     msg = str(msg).replace("\r", " ").replace("\n", " ")
-    if tty():
-        write("\x1b[31m" + msg + "\x1b[0m\n")
-    else:
-        write(msg + "\n")
+    write(("\x1b[31m" + msg + "\x1b[0m" if tty() else msg) + "\n")
 
 
 # ---- paths --------------------------------------------------------------
@@ -229,7 +201,7 @@ def _norm(p):
         p = _cwd.rstrip("/") + "/" + p
     parts = []
     for part in p.split("/"):
-        if part == "" or part == ".":
+        if part in ("", "."):
             continue
         if part == "..":
             if parts:
@@ -270,19 +242,34 @@ def chdir(p):
 
 # ---- registry -----------------------------------------------------------
 
+def _args(words):
+    """ARG tuples of "name:type:count" words (choices "a/b" -> a tuple)."""
+    r = []
+    for w in words:
+        n, t, c = w.split(":")
+        r.append((n, tuple(t.split("/")) if "/" in t else t, c))
+    return tuple(r)
+
+
 def _spec(t):
-    return {"name": t[0], "desc": t[1], "usage": t[2], "args": t[3],
-            "tags": t[4], "module": t[5], "func": t[6], "subs": t[7],
-            "path": None}
-
-
-def _bin_dir():
-    return store.path("bin")
+    """The spec dict of a _TABLE row."""
+    f = t.split("~") + ["", "", ""]
+    subs = None
+    if f[6]:
+        subs = []
+        for s in f[6].split(";"):
+            head, d = s.split("=")
+            w = head.split()
+            subs.append((w[0], _args(w[1:]), d))
+        subs = tuple(subs)
+    return {"name": f[0], "desc": f[1], "usage": f[2], "args": _args(f[3].split()),
+            "tags": tuple(f[4].split()), "module": "shell." + (f[5] or "builtins"),
+            "func": "main" if f[5] else f[0], "subs": subs, "path": None}
 
 
 def _bin_names():
     try:
-        names = os.listdir(_bin_dir())
+        names = os.listdir(store.path("bin"))
     except OSError:
         return []
     return sorted(n[:-3] for n in names if n.endswith(".py") and not n.startswith("."))
@@ -322,7 +309,7 @@ def read_spec(hostpath):
                 if line.startswith("SPEC") and "=" in line:
                     buf = line[line.index("=") + 1:].lstrip()
                     break
-            while len(buf) < MAX_SPEC:
+            while len(buf) < _MAX_SPEC:
                 lit = _literal(buf) if buf.startswith("{") else None
                 if lit:
                     break
@@ -341,7 +328,7 @@ def read_spec(hostpath):
 
 
 def _bin_spec(name):
-    p = _bin_dir() + "/" + name + ".py"
+    p = store.path("bin") + "/" + name + ".py"
     d = read_spec(p)
     if d is None:
         return None
@@ -355,44 +342,28 @@ def _bin_spec(name):
 
 def commands(tag=None):
     """Every command spec: built-ins, then /bin scripts that declare SPEC."""
-    for t in _TABLE:
-        if tag is None or tag in t[4]:
-            yield _spec(t)
-    for n in _bin_names():
-        if _find_builtin(n) is not None:
-            continue
-        s = _bin_spec(n)
+    for n in names():
+        s = find(n)
         if s is not None and (tag is None or tag in s["tags"]):
             yield s
 
 
 def names():
     """All command names (for completion)."""
-    out_ = [t[0] for t in _TABLE]
+    r = [t[:t.find("~")] for t in _TABLE]
     for n in _bin_names():
-        if n not in out_:
-            out_.append(n)
-    return out_
-
-
-def _find_builtin(name):
-    for t in _TABLE:
-        if t[0] == name:
-            return t
-    return None
+        if n not in r:
+            r.append(n)
+    return r
 
 
 def find(name):
-    t = _find_builtin(name)
-    if t is not None:
-        return _spec(t)
+    for t in _TABLE:
+        if t[:t.find("~")] == name:
+            return _spec(t)
     if name and "/" not in name and not name.startswith("."):
         return _bin_spec(name)
     return None
-
-
-def usage_of(spec):
-    return spec["usage"]
 
 
 def sub_of(spec, word):
@@ -454,7 +425,7 @@ def parse_args(argspec, rest):
     -> list of str. Raises UsageError."""
     args = []
     for i, a in enumerate(argspec):
-        name, typ, count = a[0], a[1], a[2]
+        name, typ, count = a
         rest = rest.strip()
         if typ == "text":
             if rest:
@@ -556,13 +527,14 @@ def _oneline(e):
     """An exception as one line a person can read (no traceback)."""
     if isinstance(e, OSError):
         code = e.args[0] if e.args else None
-        words = {2: "no such file or folder", 13: "permission denied",
-                 17: "already exists", 20: "not a folder", 21: "is a folder",
-                 28: "no space left", 39: "folder not empty",
-                 66: "folder not empty", 110: "timed out", 113: "no route to host",
-                 111: "connection refused", 12: "out of memory"}
-        if isinstance(code, int) and code in words:
-            return words[code]
+        for n, w in ((2, "no such file or folder"), (13, "permission denied"),
+                     (17, "already exists"), (20, "not a folder"), (21, "is a folder"),
+                     (28, "no space left"), (39, "folder not empty"),
+                     (66, "folder not empty"), (110, "timed out"),
+                     (113, "no route to host"), (111, "connection refused"),
+                     (12, "out of memory")):
+            if code == n:
+                return w
         return "OS error %s" % (e.args[0] if len(e.args) == 1 else str(e))
     if isinstance(e, MemoryError):
         return "out of memory"
@@ -571,35 +543,35 @@ def _oneline(e):
     return "%s: %s" % (name, msg) if msg else name
 
 
+def _loaded():
+    return [k for k in sys.modules if k.startswith("shell.")]
+
+
 def _call(spec, args):
     if spec.get("path"):
         return run_script(spec["path"], args, "main")
     mod = spec["module"]
-    before = [k for k in sys.modules if k.startswith("shell.")]
+    before = _loaded()
     m = __import__(mod)
     for part in mod.split(".")[1:]:
         m = getattr(m, part)
     try:
         return getattr(m, spec["func"])(args)
     finally:
+        # Forget the shell.* modules the command imported: their globals are
+        # heap on the board (the code is frozen in flash, reloads cheaply).
         m = None
-        _drop(before)
-
-
-def _drop(before):
-    """Forget the shell.* modules a command imported: their globals are heap
-    on the board (the code itself is frozen in flash and reloads cheaply)."""
-    pkg = sys.modules.get("shell")
-    for k in [k for k in sys.modules if k.startswith("shell.")]:
-        if k in before or k == "shell.term":
-            continue
-        del sys.modules[k]
-        leaf = k[6:]
-        if pkg is not None and "." not in leaf:
-            try:
-                delattr(pkg, leaf)
-            except (AttributeError, TypeError):
-                pass
+        pkg = sys.modules.get("shell")
+        for k in _loaded():
+            if k in before or k == "shell.term":
+                continue
+            del sys.modules[k]
+            leaf = k[6:]
+            if pkg is not None and "." not in leaf:
+                try:
+                    delattr(pkg, leaf)
+                except (AttributeError, TypeError):
+                    pass
 
 
 def run_script(hostpath, args, func=None):
@@ -626,7 +598,11 @@ def dispatch(line):
     if line[0] == "?":
         name, rest = "?", line[1:]
     else:
-        name, rest = _next_word_safe(line)
+        try:
+            name, rest = _next_word(line)
+        except UsageError:
+            name, rest = line.split(" ", 1)[0], ""
+        name = name or ""
     spec = find(name)
     if spec is None:
         err("unknown command: %s (type help)" % name)
@@ -651,47 +627,6 @@ def dispatch(line):
         collect()
 
 
-def _next_word_safe(line):
-    try:
-        w, rest = _next_word(line)
-    except UsageError:
-        w, rest = line.split(" ", 1)[0], ""
-    return w or "", rest
-
-
-def prompt():
-    p = _cwd + "> "
-    if tty():
-        return "\x1b[1;32m" + p + "\x1b[0m"
-    return p
-
-
-def _raw_mode():
-    """Put a host terminal (unix port, CPython) into raw mode when the env
-    says it is one; -> a function that restores it, or None. The board's
-    UART is raw already; tools/sim.py sets raw mode too, this only matters
-    when shell.run() is called again from the Python REPL."""
-    if not tty() or not (sys.platform in ("linux", "darwin")):
-        return None
-    try:
-        import termios
-        old = termios.tcgetattr(0)
-        if MICROPYTHON:
-            termios.setraw(0)
-        else:
-            import tty as _t
-            _t.setraw(0)
-    except Exception:
-        return None
-
-    def restore():
-        try:
-            termios.tcsetattr(0, termios.TCSANOW, old)
-        except Exception:
-            pass
-    return restore
-
-
 left = None     # why run() returned: "repl" (py, Ctrl-D) or "exit"
 
 
@@ -701,23 +636,32 @@ def run(banner=True):
     off the board, end of piped input)."""
     global left
     from shell import term
-    restore = _raw_mode()
-    try:
-        left = _loop(term, banner)
-    finally:
-        if restore:
-            restore()
-
-
-def _loop(term, banner):
+    # A host terminal (unix port, CPython) goes into raw mode when the env
+    # says it is one. The board's UART is raw already; tools/sim.py sets raw
+    # mode too, this only matters when shell.run() is called again from the
+    # Python REPL.
+    old = None
+    if tty() and sys.platform in ("linux", "darwin"):
+        try:
+            import termios
+            old = termios.tcgetattr(0)
+            if MICROPYTHON:
+                termios.setraw(0)
+            else:
+                import tty as _t
+                _t.setraw(0)
+        except Exception:
+            old = None
     if banner:
         out("AntOS console %s. Type help, or ? followed by a question." % VERSION)
     history = term.History()
     tid = task_start("console")
     try:
         while True:
+            p = _cwd + "> "
             try:
-                line = term.readline(prompt(), history=history, complete=term.complete)
+                line = term.readline("\x1b[1;32m" + p + "\x1b[0m" if tty() else p,
+                                     history=history, complete=term.complete)
             except KeyboardInterrupt:
                 continue
             except MemoryError:
@@ -727,10 +671,17 @@ def _loop(term, banner):
             if line is None:       # Ctrl-D on an empty line / end of input
                 if tty():
                     out("(Python REPL; shell.run() comes back)")
-                return "repl" if tty() else "exit"
+                left = "repl" if tty() else "exit"
+                return
             try:
                 dispatch(line)
             except Leave as e:
-                return e.args[0] if e.args else "repl"
+                left = e.args[0] if e.args else "repl"
+                return
     finally:
         task_end(tid)
+        if old is not None:
+            try:
+                termios.tcsetattr(0, termios.TCSANOW, old)
+            except Exception:
+                pass

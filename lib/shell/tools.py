@@ -5,7 +5,7 @@
 Each is {"name": "sh_<cmd>", "description": desc + usage from the registry,
 "parameters": one string "args", "run": args -> the command's output}.
 Output is captured as plain text (no escape codes), bounded by
-shell.MAX_CAPTURE. Kept apart from shell/__init__.py so the console loop
+4000 characters (shell._MAX_CAPTURE). Kept apart from shell/__init__.py so the console loop
 does not carry it.
 """
 import shell
@@ -19,7 +19,7 @@ def local_tools():
     """Registry commands as ai tools (inline dicts for ai.run(tools=...)):
     name "sh_<cmd>", the description and usage from the registry, one
     string parameter "args"; running one captures the command's output
-    (plain text, bounded by MAX_CAPTURE)."""
+    (plain text, bounded by shell._MAX_CAPTURE)."""
     out_ = []
     for s in shell.commands():
         if s["name"] not in TOOL_SAFE and not (s["path"] and _bin_tool(s["path"])):

@@ -2,7 +2,8 @@
 #   make test   create .venv (first time), install pinned tools, run the suite
 #   make sim    run the serial console on the MicroPython unix port
 #   make bench  speed and heap benchmarks on the MicroPython unix port
-#   make mpy    compile lib/ for the ESP32 (xtensawin) into build/xtensawin
+#   make mpy    compile lib/ for the ESP32 (ARCH=xtensawin) into build/ARCH,
+#               with a size table against the frozen-size budget
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
@@ -29,33 +30,70 @@ sim: $(STAMP)
 bench: $(STAMP)
 	$(PY) tools/bench/run.py
 
+ARCH = xtensawin
 mpy: $(STAMP)
-	$(PY) tools/mpybuild.py --march xtensawin --out build/xtensawin
+	$(PY) tools/mpybuild.py --march $(ARCH) --out build/$(ARCH)
 
 clean:
 	rm -rf build .pytest_cache
 
 # Put the firmware on a board (README: "Flashing and deploying").
-#   make certs                        CA bundle build/certs/ca.der (tools/cabundle.py)
-#   make firmware CHIP=esp32 MICROPY_DIR=~/micropython
-#                                     build it (needs ESP-IDF 5.5.x; tools/flash.py --build)
-#   make flash PORT=/dev/ttyUSB0 CHIP=esp32 [ERASE=1] [MICROPY_DIR=...]
-#   make deploy PORT=/dev/ttyUSB0 [DEPLOY_ARGS=--lib]
-# Plain "=" so a PORT/CHIP/BAUD in the environment does not leak in; set
-# them on the make command line.
+#   make firmware BOARD=ANTOS_ESP32 MICROPY_DIR=~/micropython
+#                        build it (needs the ESP-IDF environment: . export.sh)
+#   make flash BOARD=ANTOS_ESP32 PORT=/dev/ttyUSB0 MICROPY_DIR=~/micropython
+#                        write build-BOARD/firmware.bin (or FIRMWARE=file)
+#   make erase BOARD=... PORT=...      wipe the whole flash (settings too)
+#   make deploy PORT=... [DRY_RUN=1]   stock MicroPython: copy lib/ as .mpy,
+#                                      boot.py and main.py with mpremote;
+#                                      FROZEN=1: our firmware, boot/main only
+#   make repl PORT=...                 open the console
+#   make certs                         regenerate lib/cacerts.py (CA roots)
+# Plain "=" so a PORT/BOARD in the environment does not leak in; set them
+# on the make command line. PORT=auto: the first USB serial port.
 PORT = auto
-CHIP = esp32
+BOARD = ANTOS_ESP32
 BAUD = 460800
-.PHONY: certs firmware flash deploy
+BOARD_DIR = $(abspath boards/$(BOARD))
+CHIP_ANTOS_ESP32 = esp32
+CHIP_ANTOS_ESP32S3 = esp32s3
+CHIP = $(CHIP_$(BOARD))
+# where the merged image (bootloader + partition table + app) starts
+OFFSET_esp32 = 0x1000
+OFFSET_esp32s3 = 0x0
+FIRMWARE = $(if $(MICROPY_DIR),$(MICROPY_DIR)/ports/esp32/build-$(BOARD)/firmware.bin)
+ESPTOOL = $(VENV)/bin/esptool --chip $(CHIP) $(if $(filter-out auto,$(PORT)),--port $(PORT)) --baud $(BAUD)
+MPREMOTE = $(VENV)/bin/mpremote connect $(PORT)
+need_board = $(if $(CHIP),,$(error BOARD=$(BOARD) is not one of: ANTOS_ESP32 ANTOS_ESP32S3))
+need_micropython = $(if $(MICROPY_DIR),,$(error give MICROPY_DIR=<path of a \
+  MicroPython 1.28 or 1.29 checkout (git tag v1.28.0 or v1.29.0)>))$(if $(wildcard \
+  $(MICROPY_DIR)/ports/esp32/Makefile),,$(error MICROPY_DIR=$(MICROPY_DIR) is not a \
+  MicroPython checkout (no ports/esp32/Makefile)))
+.PHONY: firmware flash erase deploy repl certs
 
-certs: $(STAMP)
-	$(PY) tools/cabundle.py -o build/certs/ca.der $(CERTS_ARGS)
-
-firmware: $(STAMP)
-	$(PY) tools/flash.py --build --run --chip $(CHIP)
+# "make" (not $(MAKE)) so that make -n prints these lines without running them
+firmware:
+	$(need_board)$(need_micropython)
+	@command -v idf.py >/dev/null || { echo "firmware: ESP-IDF is not set up in this shell: run . <esp-idf>/export.sh (MicroPython 1.28 wants ESP-IDF 5.5.1, 1.29 wants 5.5.2)" >&2; exit 1; }
+	make -C $(MICROPY_DIR)/mpy-cross
+	make -C $(MICROPY_DIR)/ports/esp32 BOARD_DIR=$(BOARD_DIR) submodules
+	make -C $(MICROPY_DIR)/ports/esp32 BOARD_DIR=$(BOARD_DIR)
+	@echo "firmware: $(FIRMWARE) (next: make flash BOARD=$(BOARD) PORT=... MICROPY_DIR=$(MICROPY_DIR))"
 
 flash: $(STAMP)
-	$(PY) tools/flash.py --chip $(CHIP) --port $(PORT) --baud $(BAUD) $(if $(ERASE),--erase) $(FLASH_ARGS)
+	$(need_board)
+	$(if $(FIRMWARE),,$(error give MICROPY_DIR=<the checkout make firmware built in> or FIRMWARE=file.bin))
+	@test -f "$(FIRMWARE)" || { echo "flash: $(FIRMWARE) not found: build it first (make firmware BOARD=$(BOARD) MICROPY_DIR=...)" >&2; exit 1; }
+	$(ESPTOOL) write-flash $(OFFSET_$(CHIP)) $(FIRMWARE)
 
-deploy: certs
-	$(PY) tools/deploy.py --port $(PORT) --ca build/certs/ca.der $(DEPLOY_ARGS)
+erase: $(STAMP)
+	$(need_board)
+	$(ESPTOOL) erase-flash
+
+deploy: $(STAMP)
+	$(PY) tools/deploy.py --port $(PORT) $(if $(FROZEN),--frozen) $(if $(DRY_RUN),--dry-run)
+
+repl: $(STAMP)
+	$(MPREMOTE) repl
+
+certs: $(STAMP)
+	$(PY) tools/cabundle.py $(CERTS_ARGS)

@@ -1,4 +1,29 @@
-# Starts the serial console. Ctrl-D on an empty line leaves to the REPL.
-import shell
+# Starts the serial console after boot.py. Three ways to the plain Python
+# REPL instead (README "Safe mode"):
+#   - Ctrl-C during the one second after "console in 1 s" is printed;
+#   - a file named noconsole in the board's root folder (for example
+#     `mpremote touch :noconsole`; delete it to get the console back);
+#   - in the console: `py`, or Ctrl-D on an empty line.
+# From the REPL, `import shell; shell.run()` starts the console.
+def _main():
+    import os
+    import time
+    try:
+        os.stat("noconsole")
+        print("main: noconsole file found: plain REPL (import shell; shell.run() "
+              "starts the console)")
+        return
+    except OSError:
+        pass
+    print("AntOS console in 1 s (Ctrl-C: plain REPL)")
+    try:
+        time.sleep_ms(1000)
+    except KeyboardInterrupt:
+        print("main: plain REPL (import shell; shell.run() starts the console)")
+        return
+    import shell
+    shell.run()
 
-shell.run()
+
+_main()
+del _main

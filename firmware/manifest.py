@@ -1,9 +1,18 @@
-# Freezes lib/ into the firmware (bytecode in flash costs almost no heap).
-# Included by each board's manifest after the port's own manifest.
-module("compat.py", base_path="../lib")
-module("jsonstream.py", base_path="../lib")
-module("httpc.py", base_path="../lib")
-module("store.py", base_path="../lib")
-package("ai", base_path="../lib")
-package("mcp", base_path="../lib")
-package("shell", base_path="../lib")
+# The firmware's frozen modules: the ESP32 port's own set (it mounts the
+# filesystem and brings asyncio, ntptime, networking and micropython-lib
+# `requests` for user scripts), then every module and package under lib/,
+# found by listing the folder so a new module can never be left out.
+# Frozen bytecode runs from flash: it costs flash, not heap.
+# opt=3 drops line-number tables (about 9 KB of flash), as the port does for
+# asyncio; tracebacks from frozen code then show no line numbers.
+# MicroPython runs this file with the manifest folder as the current
+# directory (tools/manifestfile.py), so "../lib" is this repository's lib/.
+include("$(PORT_DIR)/boards/manifest.py")
+
+import os
+
+for name in sorted(os.listdir("../lib")):
+    if name.endswith(".py"):
+        module(name, base_path="../lib", opt=3)
+    elif os.path.isfile("../lib/%s/__init__.py" % name):
+        package(name, base_path="../lib", opt=3)

@@ -1,26 +1,425 @@
-"""Putting the firmware on a board: tools/deploy.py (mpremote),
-tools/flash.py (esptool, firmware build), the Makefile targets, and the
-board/firmware folders they use. No board and no network: deploy/flash are
-checked through --dry-run and `make -n`."""
+"""Putting the firmware on a board: the board folders, firmware/manifest.py,
+boot.py and main.py, the Makefile targets (firmware, flash, erase, mpy,
+deploy, repl) and tools/deploy.py. ESP-IDF and boards are absent here, so
+the commands are checked through `make -n` and --dry-run, the manifest by
+running it with stand-in functions, the frozen set by compiling it for the
+ESP32, and the deployed set by running it under the MicroPython unix port."""
+import json
 import os
 import re
 import shlex
+import shutil
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
-from toolrun import PY, ROOT, TOOLS, load, run
+from fakes import FakeOpenAI, Text
+from mpyrun import tool
+from toolrun import PY, ROOT, load, run
 
-BOARDS = {"esp32": "ANTOS_ESP32", "esp32s3": "ANTOS_ESP32_S3"}
+BOARDS = {"ANTOS_ESP32": ("esp32", "0x1000"), "ANTOS_ESP32S3": ("esp32s3", "0x0")}
+LIB = os.path.join(ROOT, "lib")
 deploy = load("deploy")
-flash = load("flash")
+mpybuild = load("mpybuild")
+MICROPYTHON = tool("micropython")
+
+
+def make(*args, dry=True, env=None):
+    e = dict(os.environ)
+    e.update(env or {})
+    return subprocess.run(["make"] + (["-n"] if dry else []) + list(args), cwd=ROOT,
+                          capture_output=True, text=True, env=e, timeout=120)
+
+
+def commands_of(r):
+    """The command lines of `make -n` output, without the .venv bootstrap
+    lines (shown when the stamp is older than the requirements)."""
+    assert r.returncode == 0, r.stderr
+    return [shlex.split(ln) for ln in r.stdout.splitlines()
+            if ln and "pip install" not in ln and "venv" not in ln.split()[:3]
+            and not ln.startswith("touch ")]
+
+
+@pytest.fixture
+def checkout(tmp_path):
+    """Just enough of a MicroPython checkout for the Makefile's check."""
+    mp = tmp_path / "micropython"
+    (mp / "ports/esp32").mkdir(parents=True)
+    (mp / "ports/esp32/Makefile").write_text("all:\n")
+    return str(mp)
+
+
+# ---------------------------------------------------------------- make firmware / flash
+
+@pytest.mark.parametrize("board", sorted(BOARDS))
+def test_make_firmware_builds_the_board_out_of_tree(board, checkout):
+    cmds = commands_of(make("firmware", "BOARD=" + board, "MICROPY_DIR=" + checkout))
+    bd = "BOARD_DIR=" + os.path.join(ROOT, "boards", board)
+    assert os.path.isabs(bd[len("BOARD_DIR="):])
+    port = checkout + "/ports/esp32"
+    assert [c for c in cmds if c[0] == "make"] == [
+        ["make", "-C", checkout + "/mpy-cross"],
+        ["make", "-C", port, bd, "submodules"],
+        ["make", "-C", port, bd]]
+    text = " ".join(" ".join(c) for c in cmds)
+    assert "idf.py" in text and "ESP-IDF 5.5.1" in text       # the environment check
+    assert "%s/build-%s/firmware.bin" % (port, board) in text    # the output is named
+
+
+def test_make_firmware_refuses_without_a_checkout_or_a_known_board(tmp_path, checkout):
+    r = make("firmware")
+    assert r.returncode != 0 and "give MICROPY_DIR=" in r.stderr, r.stderr
+    r = make("firmware", "MICROPY_DIR=%s" % tmp_path)
+    assert r.returncode != 0 and "is not a MicroPython checkout" in r.stderr
+    r = make("firmware", "BOARD=ESP32_GENERIC", "MICROPY_DIR=" + checkout)
+    assert r.returncode != 0 and "ANTOS_ESP32 ANTOS_ESP32S3" in r.stderr
+
+
+def test_make_firmware_without_esp_idf_says_so(checkout):
+    env = dict(os.environ, PATH="/usr/bin:/bin")          # no idf.py anywhere
+    r = make("firmware", "MICROPY_DIR=" + checkout, dry=False, env=env)
+    assert r.returncode != 0
+    assert "ESP-IDF is not set up" in r.stderr and "export.sh" in r.stderr
+    assert "make -C" not in r.stdout                          # nothing was built
+
+
+@pytest.mark.parametrize("board", sorted(BOARDS))
+def test_make_flash_writes_at_the_chip_offset(board, checkout):
+    chip, offset = BOARDS[board]
+    fw = checkout + "/ports/esp32/build-%s/firmware.bin" % board
+    cmds = commands_of(make("flash", "BOARD=" + board, "PORT=/dev/ttyUSB0",
+                            "MICROPY_DIR=" + checkout))
+    esptool = [c for c in cmds if c[0].endswith("esptool")]
+    assert esptool == [[".venv/bin/esptool", "--chip", chip, "--port", "/dev/ttyUSB0",
+                        "--baud", "460800", "write-flash", offset, fw]]
+    assert any(c[:2] == ["test", "-f"] and c[2] == fw for c in cmds)   # missing file: error
+    # PORT=auto (the default) lets esptool find the port; FIRMWARE= another file
+    cmds = commands_of(make("flash", "BOARD=" + board, "FIRMWARE=/tmp/fw.bin", "BAUD=921600"))
+    assert [c for c in cmds if c[0].endswith("esptool")] == [
+        [".venv/bin/esptool", "--chip", chip, "--baud", "921600", "write-flash", offset,
+         "/tmp/fw.bin"]]
+    cmds = commands_of(make("erase", "BOARD=" + board, "PORT=/dev/ttyACM0"))
+    assert cmds == [[".venv/bin/esptool", "--chip", chip, "--port", "/dev/ttyACM0",
+                     "--baud", "460800", "erase-flash"]]
+
+
+def test_make_flash_errors_name_what_is_missing(tmp_path):
+    r = make("flash")
+    assert r.returncode != 0 and "MICROPY_DIR=" in r.stderr and "FIRMWARE=" in r.stderr
+    r = make("flash", "FIRMWARE=%s" % (tmp_path / "none.bin"), dry=False)
+    assert r.returncode != 0 and "none.bin not found" in r.stderr
+    r = make("flash", "BOARD=ESP32_GENERIC_S3", "FIRMWARE=x.bin")
+    assert r.returncode != 0 and "is not one of" in r.stderr
+
+
+def test_a_port_in_the_environment_does_not_leak_in():
+    cmds = commands_of(make("erase", env={"PORT": "8080", "BOARD": "X"}))
+    assert cmds == [[".venv/bin/esptool", "--chip", "esp32", "--baud", "460800",
+                     "erase-flash"]]
+
+
+def test_make_repl_and_certs():
+    assert commands_of(make("repl", "PORT=/dev/ttyUSB0")) == [
+        [".venv/bin/mpremote", "connect", "/dev/ttyUSB0", "repl"]]
+    assert commands_of(make("repl")) == [[".venv/bin/mpremote", "connect", "auto", "repl"]]
+    assert commands_of(make("certs")) == [[".venv/bin/python", "tools/cabundle.py"]]
+
+
+# ---------------------------------------------------------------- boards
+
+def cmake_list(text, var):
+    m = re.search(r"set\(\s*%s\s+(.*?)\)" % var, text, re.S)
+    assert m, "no set(%s ...)" % var
+    return [w for w in m.group(1).split() if not w.startswith("#")]
+
+
+@pytest.mark.parametrize("board", sorted(BOARDS))
+def test_board_folder_is_a_valid_out_of_tree_board(board):
+    chip, offset = BOARDS[board]
+    d = os.path.join(ROOT, "boards", board)
+    assert sorted(os.listdir(d)) == ["board.json", "mpconfigboard.cmake", "mpconfigboard.h",
+                                     "sdkconfig.board"]
+    cm = open(os.path.join(d, "mpconfigboard.cmake")).read()
+    h = open(os.path.join(d, "mpconfigboard.h")).read()
+    assert "MICROPY_HW_BOARD_NAME" in h and "MICROPY_HW_MCU_NAME" in h
+    frags = cmake_list(cm, "SDKCONFIG_DEFAULTS")
+    assert frags[:2] == ["boards/sdkconfig.base", "${SDKCONFIG_IDF_VERSION_SPECIFIC}"]
+    assert "boards/sdkconfig.ble" in frags
+    # port fragments relative to ports/esp32, the board's own via MICROPY_BOARD_DIR
+    assert frags[-1] == "${MICROPY_BOARD_DIR}/sdkconfig.board"
+    for f in frags[2:-1]:
+        assert f.startswith("boards/"), f
+    assert "${MICROPY_PORT_DIR}" not in cm          # not defined yet at that point
+    manifest = cmake_list(cm, "MICROPY_FROZEN_MANIFEST")
+    assert manifest == ["${MICROPY_BOARD_DIR}/../../firmware/manifest.py"]
+    assert os.path.isfile(os.path.join(d, "../../firmware/manifest.py"))
+    for line in open(os.path.join(d, "sdkconfig.board")):
+        assert line.startswith("#") or not line.strip() or re.match(r"CONFIG_[A-Z0-9_]+=", line), line
+    meta = json.load(open(os.path.join(d, "board.json")))
+    assert meta["mcu"] == chip and meta["deploy_options"]["flash_offset"] == offset
+    if chip == "esp32s3":
+        assert cmake_list(cm, "IDF_TARGET") == ["esp32s3"]
+        for f in ("boards/sdkconfig.spiram_sx", "boards/ESP32_GENERIC_S3/sdkconfig.board",
+                  "boards/sdkconfig.spiram_oct"):
+            assert f in frags
+    else:
+        assert "IDF_TARGET" not in cm and not any("spiram" in f for f in frags)
+
+
+# ---------------------------------------------------------------- frozen set
+
+def run_manifest(path, path_vars):
+    """Execute a manifest the way MicroPython's tools/manifestfile.py does:
+    in the manifest's folder, $(VAR) substitution, relative paths resolved
+    there. Records the calls; includes are not followed."""
+    calls = []
+    here = os.path.dirname(os.path.abspath(path))
+
+    def resolve(p):
+        for k, v in path_vars.items():
+            p = p.replace("$(%s)" % k, v)
+        return os.path.normpath(os.path.join(here, p))
+
+    def include(p, **kw):
+        calls.append(("include", resolve(p), None))
+
+    def module(name, base_path=".", opt=None):
+        calls.append(("module", os.path.join(resolve(base_path), name), opt))
+
+    def package(name, files=None, base_path=".", opt=None):
+        assert files is None, "package %s lists files: new modules would be missed" % name
+        calls.append(("package", os.path.join(resolve(base_path), name), opt))
+
+    def other(*a, **kw):
+        calls.append(("other", a, None))
+    g = {"include": include, "module": module, "package": package, "require": other,
+         "freeze": other, "metadata": other, "c_module": other, "add_library": other,
+         "options": None}
+    cwd = os.getcwd()
+    os.chdir(here)
+    try:
+        exec(compile(open(path).read(), path, "exec"), g)
+    finally:
+        os.chdir(cwd)
+    return calls
+
+
+def lib_entries():
+    out = set()
+    for n in os.listdir(LIB):
+        full = os.path.join(LIB, n)
+        if n.endswith(".py"):
+            out.add(full)
+        elif os.path.isdir(full) and n != "__pycache__":
+            assert os.path.isfile(os.path.join(full, "__init__.py")), \
+                "lib/%s has no __init__.py (package() would freeze a namespace nobody imports)" % n
+            out.add(full)
+    return out
+
+
+def test_manifest_freezes_the_port_set_then_exactly_lib(tmp_path):
+    calls = run_manifest(os.path.join(ROOT, "firmware", "manifest.py"), {"PORT_DIR": "/PORT"})
+    assert calls[0] == ("include", "/PORT/boards/manifest.py", None)
+    frozen = calls[1:]
+    assert all(kind in ("module", "package") for kind, _, _ in frozen), frozen
+    assert all(opt == mpybuild.OPT for _, _, opt in frozen)   # what `make mpy` measures
+    assert {p for _, p, _ in frozen} == lib_entries()
+    assert len(frozen) == len(lib_entries())
+    assert all(os.path.isfile(p) == (k == "module") for k, p, _ in frozen)
+    # a module added to lib/ is frozen too, without editing the manifest
+    fake = tmp_path / "firmware"
+    shutil.copytree(os.path.join(ROOT, "firmware"), fake)
+    (tmp_path / "lib" / "ai").mkdir(parents=True)
+    (tmp_path / "lib" / "ai" / "__init__.py").write_text("")
+    (tmp_path / "lib" / "extra.py").write_text("")
+    (tmp_path / "lib" / "notes").mkdir()                       # not a package
+    calls = run_manifest(str(fake / "manifest.py"), {"PORT_DIR": "/PORT"})
+    assert [(k, os.path.basename(p)) for k, p, _ in calls[1:]] == [
+        ("package", "ai"), ("module", "extra.py")]
+
+
+def test_frozen_set_compiles_for_the_esp32_within_the_flash_budget(tmp_path):
+    r = run("mpybuild.py", "--march", "xtensawin", "--out", tmp_path / "x")
+    assert r.returncode == 0, r.stderr
+    rows = mpybuild.sizes(str(tmp_path / "x"))
+    py = sorted(os.path.relpath(os.path.join(d, f), LIB)[:-3]
+                for d, _, fs in os.walk(LIB) for f in fs if f.endswith(".py"))
+    assert sorted(p[:-4] for p, _ in rows) == py
+    total = sum(n for _, n in rows)
+    lines = r.stdout.splitlines()
+    assert lines[-2].split()[:2] == ["total", str(total)], r.stdout   # the table's total
+    print("frozen lib/ (xtensawin, -O%d): %d bytes in %d modules; budget %d"
+          % (mpybuild.OPT, total, len(rows), mpybuild.BUDGET))
+    # margin: room for the next feature before the 120 KB budget is reached
+    assert total <= mpybuild.BUDGET - 6 * 1024, total
+    # the check can fail: a module that does not compile is named
+    (tmp_path / "broken.py").write_text("def f(:\n")
+    errors = mpybuild.compile_tree(str(tmp_path), str(tmp_path / "out"), march="xtensawin")
+    assert [os.path.basename(e[0]) for e in errors] == ["broken.py"]
+
+
+def test_firmware_boot_and_main_compile_for_xtensawin(tmp_path):
+    for name in ("boot.py", "main.py"):
+        out = tmp_path / (name[:-3] + ".mpy")
+        r = subprocess.run([tool("mpy-cross"), "-march=xtensawin", "-o", str(out),
+                            os.path.join(ROOT, "firmware", name)],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        assert out.read_bytes()[:1] == b"M"           # an .mpy header
+
+
+# ---------------------------------------------------------------- boot.py, main.py
+
+NETWORK_STUB = '''
+STA_IF = 0
+STAT_WRONG_PASSWORD = 202
+STAT_NO_AP_FOUND = 201
+import os
+MODE = os.getenv("WIFI")
+class WLAN:
+    def __init__(self, i):
+        self.n = 0
+    def active(self, on=None):
+        return True
+    def connect(self, ssid, pw):
+        print("CONNECT", ssid, pw)
+    def isconnected(self):
+        self.n += 1
+        return MODE == "ok" and self.n > 3
+    def status(self):
+        return {"badpw": 202, "noap": 201}.get(MODE, 1)
+    def ifconfig(self):
+        return ("192.168.1.7", "255.255.255.0", "192.168.1.1", "192.168.1.1")
+'''
+NTP_STUB = '''
+import os
+def settime():
+    if os.getenv("NTP") != "ok":
+        raise OSError(110)
+    print("NTP SET")
+'''
+
+
+def run_boot(tmp_path, settings, wifi="ok", ntp="ok"):
+    stubs = tmp_path / "stubs"
+    stubs.mkdir(exist_ok=True)
+    (stubs / "network.py").write_text(NETWORK_STUB)
+    (stubs / "ntptime.py").write_text(NTP_STUB)
+    flash = tmp_path / "flash"
+    flash.mkdir(exist_ok=True)
+    if settings is not None:
+        (flash / "settings.json").write_text(json.dumps(settings))
+    env = dict(os.environ, MICROPYPATH="%s:%s" % (stubs, LIB), WIFI=wifi, NTP=ntp)
+    t0 = time.monotonic()
+    r = subprocess.run([MICROPYTHON, os.path.join(ROOT, "firmware", "boot.py")],
+                       cwd=str(flash), env=env, capture_output=True, text=True, timeout=60)
+    return r, time.monotonic() - t0
+
+
+def test_boot_joins_wifi_and_reports_every_failure_without_stopping(tmp_path):
+    ok = {"wifi.ssid": "home", "wifi.password": "secret"}
+    r, _ = run_boot(tmp_path, ok)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["CONNECT home secret", "boot: WiFi home, address 192.168.1.7"]
+    r, _ = run_boot(tmp_path, {})
+    assert r.returncode == 0 and "boot: no WiFi configured" in r.stdout and "CONNECT" not in r.stdout
+    r, took = run_boot(tmp_path, dict(ok, **{"wifi.wait": 1}), wifi="badpw")
+    assert r.returncode == 0, r.stderr
+    assert "boot: WiFi home not joined within 1 s (wrong password)" in r.stdout
+    assert "wifi connect SSID PASS" in r.stdout and took < 10       # the wait is bounded
+    r, _ = run_boot(tmp_path, dict(ok, **{"wifi.wait": 1}), wifi="noap")
+    assert "(network not found)" in r.stdout
+    (tmp_path / "flash" / "settings.json").write_text("{not json")
+    r, _ = run_boot(tmp_path, None)
+    assert r.returncode == 0 and r.stderr == "", r.stderr        # no traceback, ever
+
+
+CLOCK = '''
+import sys
+sys.path.insert(0, %r)
+import compat
+import ntptime
+YEAR = [2000]                    # the power-on epoch of the ESP32 port
+
+
+class Clock:                     # compat's view of the time module
+    ticks_ms = compat.time.ticks_ms
+
+    def gmtime(self):
+        return (YEAR[0], 1, 1, 0, 0, 0, 0, 1)
+
+
+compat.time = Clock()
+_set = ntptime.settime
+
+
+def settime():
+    _set()
+    YEAR[0] = 2026
+
+
+ntptime.settime = settime
+print(compat.clock_ok(), compat.clock_ok())   # the second call does not retry yet
+compat._ntp[0] -= 61000                        # a minute later
+print(compat.clock_ok(), compat.clock_ok())
+'''
+
+
+def test_clock_is_set_by_ntp_and_retried_at_most_once_a_minute(tmp_path):
+    stubs = tmp_path / "stubs"
+    stubs.mkdir()
+    # first attempt fails (no network), the retry a minute later succeeds
+    (stubs / "ntptime.py").write_text('''
+N = [0]
+def settime():
+    N[0] += 1
+    print("NTP", N[0])
+    if N[0] == 1:
+        raise OSError(110)
+''')
+    script = tmp_path / "clock.py"
+    script.write_text(CLOCK % LIB)
+    env = dict(os.environ, MICROPYPATH=str(stubs))
+    r = subprocess.run([MICROPYTHON, str(script)], env=env, capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["NTP", "1", "False", "False", "NTP", "2", "True", "True"]
+
+
+def run_main(tmp_path, flag=False, interrupt=False):
+    board = tmp_path / "board"
+    board.mkdir(exist_ok=True)
+    (board / "shell.py").write_text("def run():\n    print('CONSOLE')\n")
+    if flag:
+        (board / "noconsole").write_text("")
+    p = subprocess.Popen([MICROPYTHON, os.path.join(ROOT, "firmware", "main.py")],
+                         cwd=str(board), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, env=dict(os.environ, MICROPYPATH=str(board)))
+    if interrupt:
+        time.sleep(0.5)
+        p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    return p.returncode, out, err
+
+
+def test_main_starts_the_console_unless_asked_for_the_plain_repl(tmp_path):
+    rc, out, err = run_main(tmp_path)
+    assert rc == 0 and out.splitlines() == ["AntOS console in 1 s (Ctrl-C: plain REPL)",
+                                            "CONSOLE"], (out, err)
+    rc, out, err = run_main(tmp_path, interrupt=True)
+    assert rc == 0 and "CONSOLE" not in out and "main: plain REPL" in out, (out, err)
+    rc, out, err = run_main(tmp_path, flag=True)
+    assert rc == 0 and "CONSOLE" not in out and "noconsole file found" in out, (out, err)
 
 
 # ---------------------------------------------------------------- deploy
 
-def dry(tool, *args, env=None):
-    r = run(tool, *args, "--dry-run", env=env)
+def dry(*args):
+    r = run("deploy.py", *args, "--dry-run")
+    assert r.returncode == 0, r.stderr
     lines = r.stdout.replace("\\\n", "").splitlines()
     return r, [shlex.split(ln) for ln in lines if ln and not ln.startswith("#")]
 
@@ -37,297 +436,81 @@ def steps(argv):
     return out + [cur]
 
 
-def test_deploy_dry_run_copies_boot_main_and_bundle(tmp_path):
-    ca = tmp_path / "ca.der"
-    ca.write_bytes(b"\x30\x00")
-    r, cmds = dry("deploy.py", "--ca", ca)
-    assert r.returncode == 0, r.stderr
-    assert len(cmds) == 1
-    s = steps(cmds[0])
-    assert s[0][:3] == [".venv/bin/mpremote", "connect", "auto"] and s[0][3] == "exec"
-    assert '("/certs",)' in s[0][4]
-    assert s[1:] == [["cp", "firmware/boot.py", ":/boot.py"],
-                     ["cp", "firmware/main.py", ":/main.py"],
-                     ["cp", str(ca), ":/certs/ca.der"],
-                     ["reset"]]
-    assert r.stdout.startswith("# from %s\n" % ROOT)
-    r, cmds = dry("deploy.py", "--ca", ca, "--port", "/dev/ttyUSB0", "--no-reset")
-    s = steps(cmds[0])
-    assert s[0][1:3] == ["connect", "/dev/ttyUSB0"] and s[-1][0] == "cp"
-
-
-def test_deploy_lib_compiles_for_xtensawin_and_copies_every_module(tmp_path):
-    ca = tmp_path / "ca.der"
-    ca.write_bytes(b"\x30\x00")
-    r, cmds = dry("deploy.py", "--ca", ca, "--lib")
-    assert r.returncode == 0, r.stderr
-    assert cmds[0][1:] == ["tools/mpybuild.py", "--march", "xtensawin", "--out",
-                           "build/deploy-lib"]
-    s = steps(cmds[1])
-    copies = {c[2]: c[1] for c in s if c[0] == "cp"}
-    want = {}
-    for d, _, files in os.walk(os.path.join(ROOT, "lib")):
-        rel = os.path.relpath(d, os.path.join(ROOT, "lib")).replace(os.sep, "/")
+def lib_mpy():
+    """Every lib/ module as the device path deploy must create."""
+    want = set()
+    for d, _, files in os.walk(LIB):
+        rel = os.path.relpath(d, LIB).replace(os.sep, "/")
         for f in files:
             if f.endswith(".py") and "__pycache__" not in d:
-                p = (rel + "/" if rel != "." else "") + f[:-3] + ".mpy"
-                want[":/lib/" + p] = "build/deploy-lib/" + p
-    assert len(want) > 10
-    assert {k: v for k, v in copies.items() if k.startswith(":/lib/")} == want
-    # every directory a copy lands in is made first, parents before children
+                want.add("/lib/" + (rel + "/" if rel != "." else "") + f[:-3] + ".mpy")
+    return want
+
+
+def test_deploy_compiles_lib_and_copies_it_with_boot_and_main():
+    r, cmds = dry()
+    assert cmds[0] == [deploy.show(PY), "tools/mpybuild.py", "--quiet", "--march",
+                       "xtensawin", "--out", "build/deploy-lib"]
+    assert len(cmds) == 2 and r.stdout.startswith("# from %s\n" % ROOT)
+    s = steps(cmds[1])
+    assert s[0][:4] == [".venv/bin/mpremote", "connect", "auto", "exec"]
+    assert s[1:3] == [["cp", "firmware/boot.py", ":/boot.py"],
+                      ["cp", "firmware/main.py", ":/main.py"]]
+    assert s[-1] == ["reset"]
+    copies = {c[2]: c[1] for c in s[3:-1]}
+    assert all(c[0] == "cp" for c in s[3:-1])
+    assert set(copies) == {":" + p for p in lib_mpy()} and len(copies) > 20
+    assert all(local == "build/deploy-lib/" + dev[len(":/lib/"):] for dev, local in copies.items())
+    # every folder a copy lands in is made first, parents before children
     made = re.findall(r'"(/[^"]*)"', s[0][4])
-    need = {os.path.dirname(k[1:]) for k in copies} - {"/"}
+    need = {os.path.dirname(k[1:]) for k in copies}
     assert need <= set(made)
     assert all(made.index(os.path.dirname(m)) < made.index(m)
                for m in made if os.path.dirname(m) != "/")
 
 
+def test_deploy_frozen_copies_only_boot_and_main_and_make_passes_the_options():
+    _, cmds = dry("--frozen", "--port", "/dev/ttyUSB0", "--no-reset")
+    assert cmds == [[".venv/bin/mpremote", "connect", "/dev/ttyUSB0", "cp", "firmware/boot.py",
+                     ":/boot.py", "+", "cp", "firmware/main.py", ":/main.py"]]
+    # `make deploy DRY_RUN=1` runs the tool's dry run: the same commands
+    r = make("deploy", "PORT=/dev/ttyUSB0", "DRY_RUN=1", dry=False)
+    assert r.returncode == 0, r.stderr
+    printed = [shlex.split(ln) for ln in r.stdout.replace("\\\n", "").splitlines()
+               if ln.startswith(".venv/") and "tools/deploy.py" not in ln]
+    want = deploy_lines("--port", "/dev/ttyUSB0")
+    assert [c[1:] for c in printed] == [c[1:] for c in want]
+    assert [os.path.basename(c[0]) for c in printed] == ["python", "mpremote"]
+    r = make("deploy", "FROZEN=1", "DRY_RUN=1", dry=False)
+    assert "mpybuild" not in r.stdout and "cp firmware/main.py :/main.py" in r.stdout
+
+
+def deploy_lines(*args):
+    return dry(*args)[1]
+
+
 def test_deploy_mkdir_line_runs_on_micropython_and_is_idempotent(tmp_path):
     base = str(tmp_path)
-    dirs = [base + "/certs", base + "/lib", base + "/lib/ai", base + "/lib/ai/styles"]
+    dirs = [base + "/lib", base + "/lib/ai", base + "/lib/ai/styles"]
     code = deploy.mkdirs_code(dirs)
-    micropython = os.path.join(os.path.dirname(PY), "micropython")
     for _ in range(2):
-        r = subprocess.run([micropython, "-c", code], capture_output=True, text=True,
+        r = subprocess.run([MICROPYTHON, "-c", code], capture_output=True, text=True,
                            timeout=30)
         assert r.returncode == 0, r.stderr
     assert all(os.path.isdir(d) for d in dirs)
 
 
-def test_deploy_errors_and_help(tmp_path):
-    r = run("deploy.py", "--ca", tmp_path / "missing.der", "--dry-run")
-    assert r.returncode == 1 and "make certs" in r.stderr
-    h = run("deploy.py", "--help").stdout
-    flat = " ".join(h.split())
-    assert "'.frozen', '/lib'" in flat and "never override" in flat
+def test_deploy_help_explains_the_two_kinds_of_board():
+    flat = " ".join(run("deploy.py", "--help").stdout.split())
+    assert "'.frozen', '/lib'" in flat and "never override" in flat and "--frozen" in flat
 
 
-# ---------------------------------------------------------------- flash
-
-def fake_image(path, chip_id):
-    """Just the ESP image header bits flash.py checks: magic, chip id."""
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    head = bytearray(64)
-    head[0], head[1] = 0xE9, 3
-    head[12], head[13] = chip_id & 0xFF, chip_id >> 8
-    with open(path, "wb") as f:
-        f.write(bytes(head))
-    return path
-
-
-@pytest.fixture
-def mpdir(tmp_path):
-    mp = tmp_path / "micropython"
-    fake_image(str(mp / "ports/esp32/build-ANTOS_ESP32/firmware.bin"), 0)
-    fake_image(str(mp / "ports/esp32/build-ANTOS_ESP32_S3/firmware.bin"), 9)
-    return str(mp)
-
-
-ESPTOOL = os.path.join(ROOT, ".venv", "bin", "esptool")
-
-
-def test_flash_dry_run_offsets_per_chip(mpdir):
-    fw32 = mpdir + "/ports/esp32/build-ANTOS_ESP32/firmware.bin"
-    fws3 = mpdir + "/ports/esp32/build-ANTOS_ESP32_S3/firmware.bin"
-    r, cmds = dry("flash.py", "--micropython", mpdir)
-    assert r.returncode == 0, r.stderr
-    assert cmds == [[ESPTOOL, "--chip", "esp32", "--baud", "460800", "write-flash",
-                     "0x1000", fw32]]
-    r, cmds = dry("flash.py", "--chip", "esp32s3", "--port", "/dev/ttyACM0", "--erase",
-                  env={"MICROPY_DIR": mpdir})
-    assert r.returncode == 0, r.stderr
-    base = [ESPTOOL, "--chip", "esp32s3", "--port", "/dev/ttyACM0", "--baud", "460800"]
-    assert cmds == [base + ["erase-flash"], base + ["write-flash", "0x0", fws3]]
-    r, cmds = dry("flash.py", "--baud", "921600", fw32)     # explicit file, no checkout
-    assert cmds[0][4:] == ["921600", "write-flash", "0x1000", fw32]
-
-
-def test_flash_refuses_missing_wrong_or_foreign_images(mpdir, tmp_path):
-    r = run("flash.py", "--micropython", tmp_path / "empty", "--dry-run")
-    assert r.returncode == 1
-    assert "firmware not found: %s" % (tmp_path / "empty/ports/esp32/build-ANTOS_ESP32/firmware.bin") in r.stderr
-    env = {k: v for k, v in os.environ.items() if k != "MICROPY_DIR"}
-    r = subprocess.run([PY, os.path.join(TOOLS, "flash.py"), "--dry-run"], env=env,
-                       capture_output=True, text=True, timeout=60)
-    assert r.returncode == 1 and "--micropython DIR or set MICROPY_DIR" in r.stderr
-    r = run("flash.py", "--chip", "esp32s3", "--dry-run",
-            mpdir + "/ports/esp32/build-ANTOS_ESP32/firmware.bin")
-    assert r.returncode == 1 and "image for esp32, not esp32s3" in r.stderr
-    junk = tmp_path / "junk.bin"
-    junk.write_bytes(b"\xff" * 64)
-    r = run("flash.py", "--dry-run", junk)
-    assert r.returncode == 1 and "not an ESP32 firmware image" in r.stderr
-    assert r.stdout == ""
-
-
-def test_flash_build_prints_the_make_commands(tmp_path):
-    mp = tmp_path / "mp"
-    (mp / "ports/esp32").mkdir(parents=True)
-    (mp / "ports/esp32/Makefile").write_text("all:\n")
-    for chip, board in BOARDS.items():
-        r = run("flash.py", "--build", "--chip", chip, "--micropython", mp)
-        assert r.returncode == 0, r.stderr
-        cmds = [shlex.split(ln) for ln in r.stdout.splitlines() if not ln.startswith("#")]
-        bd = "BOARD_DIR=" + os.path.join(ROOT, "boards", board)
-        assert cmds == [["make", "-C", str(mp / "mpy-cross")],
-                        ["make", "-C", str(mp / "ports/esp32"), bd, "submodules"],
-                        ["make", "-C", str(mp / "ports/esp32"), bd]]
-        assert os.path.isabs(bd[len("BOARD_DIR="):])
-        assert "build-%s/firmware.bin" % board in r.stdout and "ESP-IDF 5.5" in r.stdout
-    env = {k: v for k, v in os.environ.items() if k != "IDF_PATH"}
-    r = subprocess.run([PY, os.path.join(TOOLS, "flash.py"), "--build", "--run",
-                        "--micropython", str(mp)], env=env, capture_output=True,
-                       text=True, timeout=60)
-    assert r.returncode == 1 and "ESP-IDF is not set up" in r.stderr
-
-
-# ---------------------------------------------------------------- make
-
-def make_n(*args, env=None):
-    """The tool command lines `make -n` would run, as token lists (the
-    .venv bootstrap lines, shown when the stamp is stale, are left out)."""
-    e = dict(os.environ)
-    e.update(env or {})
-    r = subprocess.run(["make", "-n"] + list(args), cwd=ROOT, capture_output=True,
-                       text=True, env=e, timeout=60)
-    assert r.returncode == 0, r.stderr
-    return [ln.split() for ln in r.stdout.splitlines() if "tools/" in ln]
-
-
-def test_make_targets_show_the_tool_commands():
-    py = ".venv/bin/python"
-    assert make_n("flash", "PORT=/dev/ttyUSB1", "CHIP=esp32s3", "ERASE=1") == [
-        [py, "tools/flash.py", "--chip", "esp32s3", "--port", "/dev/ttyUSB1",
-         "--baud", "460800", "--erase"]]
-    # a PORT in the environment (web tools set one) does not leak in
-    assert make_n("flash", env={"PORT": "8080"}) == [
-        [py, "tools/flash.py", "--chip", "esp32", "--port", "auto", "--baud", "460800"]]
-    assert make_n("deploy", "PORT=/dev/ttyUSB0", "DEPLOY_ARGS=--lib") == [
-        [py, "tools/cabundle.py", "-o", "build/certs/ca.der"],
-        [py, "tools/deploy.py", "--port", "/dev/ttyUSB0", "--ca", "build/certs/ca.der",
-         "--lib"]]
-    assert make_n("certs") == [[py, "tools/cabundle.py", "-o", "build/certs/ca.der"]]
-    assert make_n("firmware", "CHIP=esp32s3") == [
-        [py, "tools/flash.py", "--build", "--run", "--chip", "esp32s3"]]
-
-
-# ---------------------------------------------------------------- boards, firmware
-
-def cmake_list(text, var):
-    m = re.search(r"set\(\s*%s\s+(.*?)\)" % var, text, re.S)
-    assert m, "no set(%s ...)" % var
-    return m.group(1).split()
-
-
-@pytest.mark.parametrize("chip,board", sorted(BOARDS.items()))
-def test_board_folder_is_a_valid_out_of_tree_board(chip, board):
-    d = os.path.join(ROOT, "boards", board)
-    cm = open(os.path.join(d, "mpconfigboard.cmake")).read()
-    h = open(os.path.join(d, "mpconfigboard.h")).read()
-    assert "MICROPY_HW_BOARD_NAME" in h and "MICROPY_HW_MCU_NAME" in h
-    frags = cmake_list(cm, "SDKCONFIG_DEFAULTS")
-    assert frags[:2] == ["boards/sdkconfig.base", "boards/sdkconfig.ble"]
-    for f in frags:       # port fragments relative, board files via MICROPY_BOARD_DIR
-        assert f.startswith("boards/") or f.startswith("${MICROPY_BOARD_DIR}/"), f
-        if f.startswith("${MICROPY_BOARD_DIR}/"):
-            assert os.path.exists(os.path.join(d, f.split("/", 1)[1])), f
-    assert "${MICROPY_PORT_DIR}" not in cm          # not defined yet at that point
-    assert cmake_list(cm, "MICROPY_FROZEN_MANIFEST") == ["${MICROPY_BOARD_DIR}/manifest.py"]
-    if chip == "esp32s3":
-        assert cmake_list(cm, "IDF_TARGET") == ["esp32s3"]
-        for f in ("boards/sdkconfig.spiram_sx", "boards/ESP32_GENERIC_S3/sdkconfig.board",
-                  "boards/sdkconfig.spiram_oct"):
-            assert f in frags
-    else:
-        assert "IDF_TARGET" not in cm and not any("spiram" in f for f in frags)
-    # board manifest: the port's manifest first, then ours
-    calls = run_manifest(os.path.join(d, "manifest.py"), {"BOARD_DIR": d,
-                                                          "PORT_DIR": "/PORT"})
-    assert calls[0] == ("include", "/PORT/boards/manifest.py")
-    assert calls[1] == ("include", os.path.join(ROOT, "firmware", "manifest.py"))
-
-
-def run_manifest(path, path_vars):
-    """Execute a manifest the way MicroPython's manifestfile.py does: $(VAR)
-    substitution, paths relative to the manifest's folder. Records calls;
-    includes are not followed."""
-    calls = []
-    here = os.path.dirname(os.path.abspath(path))
-
-    def resolve(p):
-        for k, v in path_vars.items():
-            p = p.replace("$(%s)" % k, v)
-        return os.path.normpath(os.path.join(here, p))
-
-    def include(p, **kw):
-        calls.append(("include", resolve(p)))
-
-    def module(name, base_path=".", opt=None):
-        calls.append(("module", os.path.join(resolve(base_path), name)))
-
-    def package(name, files=None, base_path=".", opt=None):
-        assert files is None, "package %s lists files: new modules would be missed" % name
-        calls.append(("package", os.path.join(resolve(base_path), name)))
-
-    def other(*a, **kw):
-        calls.append(("other", a))
-    g = {"include": include, "module": module, "package": package, "require": other,
-         "freeze": other, "metadata": other, "options": None}
-    exec(compile(open(path).read(), path, "exec"), g)
-    return calls
-
-
-def test_firmware_manifest_freezes_every_top_level_module_and_package():
-    lib = os.path.join(ROOT, "lib")
-    calls = run_manifest(os.path.join(ROOT, "firmware", "manifest.py"), {})
-    frozen = set()
-    for kind, p in calls:
-        assert kind in ("module", "package"), (kind, p)
-        assert os.path.dirname(p) == lib, p
-        if kind == "module":
-            assert p.endswith(".py") and os.path.isfile(p), p
-        else:
-            assert os.path.isfile(os.path.join(p, "__init__.py")), p
-        frozen.add(os.path.basename(p))
-    present = set()
-    for n in os.listdir(lib):
-        full = os.path.join(lib, n)
-        if n.endswith(".py"):
-            present.add(n)
-        elif os.path.isdir(full) and n != "__pycache__":
-            assert os.path.isfile(os.path.join(full, "__init__.py")), \
-                "lib/%s has no __init__.py (package() would freeze it as a " \
-                "namespace nobody imports)" % n
-            present.add(n)
-    assert frozen == present, ("not frozen: %s; frozen but absent: %s"
-                               % (sorted(present - frozen), sorted(frozen - present)))
-
-
-def test_firmware_boot_and_main_compile_for_xtensawin(tmp_path):
-    tool = os.path.join(os.path.dirname(PY), "mpy-cross")
-    for name in ("boot.py", "main.py"):
-        out = tmp_path / (name[:-3] + ".mpy")
-        r = subprocess.run([tool, "-march=xtensawin", "-o", str(out),
-                            os.path.join(ROOT, "firmware", name)],
-                           capture_output=True, text=True, timeout=60)
-        assert r.returncode == 0, r.stderr
-        assert out.read_bytes()[:1] == b"M"           # an .mpy header
-    bad = tmp_path / "bad.py"
-    bad.write_text("def f(:\n")
-    r = subprocess.run([tool, "-march=xtensawin", str(bad)], capture_output=True,
-                       text=True, timeout=60)
-    assert r.returncode != 0                         # the check can fail
-
-
-def test_deploy_chain_is_understood_by_mpremote(monkeypatch, tmp_path):
-    """Feed the --lib chain to mpremote's own command-line parser (command
+def test_deploy_chain_is_understood_by_mpremote(monkeypatch):
+    """Feed the chain to mpremote's own command-line parser (command
     handlers replaced by recorders, no device): every step must come out as
     the intended command with the intended arguments."""
     import mpremote.main as mm
-    ca = tmp_path / "ca.der"
-    ca.write_bytes(b"\x30\x00")
-    argv = deploy.commands("/dev/ttyUSB0", str(ca), lib=True, reset=True,
-                           tool="mpremote")[-1]
+    argv = deploy.commands("/dev/ttyUSB0", tool="mpremote")[-1]
     seen = []
 
     def rec(name, fields):
@@ -341,12 +524,51 @@ def test_deploy_chain_is_understood_by_mpremote(monkeypatch, tmp_path):
     monkeypatch.setattr(mm, "load_user_config", lambda: type("C", (), {"commands": {}})())
     monkeypatch.setattr(sys, "argv", argv)
     assert mm.main() == 0
+    files, dirs = deploy.lib_files()
     assert seen[0] == ("connect", ["/dev/ttyUSB0"])
-    assert seen[1] == ("exec", [deploy.mkdirs_code(["/certs"] + deploy.lib_files()[1])])
+    assert seen[1] == ("exec", [deploy.mkdirs_code(dirs)])
     cps = [s for s in seen if s[0] == "fs"]
     assert all(s[1] == ["cp"] and len(s[2]) == 2 for s in cps)
-    assert cps[:3] == [("fs", ["cp"], [os.path.join(ROOT, "firmware", "boot.py"), ":/boot.py"]),
-                       ("fs", ["cp"], [os.path.join(ROOT, "firmware", "main.py"), ":/main.py"]),
-                       ("fs", ["cp"], [str(ca), ":/certs/ca.der"])]
-    assert len(cps) == 3 + len(deploy.lib_files()[0])
+    assert cps[:2] == [("fs", ["cp"], [os.path.join(ROOT, "firmware", "boot.py"), ":/boot.py"]),
+                       ("fs", ["cp"], [os.path.join(ROOT, "firmware", "main.py"), ":/main.py"])]
+    assert len(cps) == 2 + len(files)
     assert seen[-1][0] == "exec" and "machine.reset()" in seen[-1][1][0]
+
+
+SMOKE = '''
+import sys
+sys.path[:] = ["", "lib"]          # the board's sys.path, without the frozen part
+import ai, store
+store.set_root(".")
+print("MODULE", ai.__file__)
+reply, err = ai.ask_simple("hello", {"provider": "openai", "base_url": sys.argv[1],
+                                     "model": "gpt-4o-mini", "key": "sk-test"})
+print("REPLY", repr(reply), repr(err))
+'''
+
+
+def test_deployed_set_runs_a_chat_round_under_micropython(tmp_path):
+    """Do what deploy does, with the board replaced by a folder: compile lib/
+    for the host (the same mpy-cross run, without -march), then carry out
+    the chain's cp steps; boot the result under the unix port with only the
+    board's /lib on sys.path and run one chat round against the fake."""
+    cmds = deploy.commands(tool="mpremote", march=None, build=str(tmp_path / "build"))
+    r = subprocess.run(cmds[0], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    board = tmp_path / "board"
+    for step in steps(cmds[1]):
+        if step[0] == "cp":
+            dest = board / step[2].lstrip(":/")
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(step[1], dest)
+    assert {"/" + str(p.relative_to(board)) for p in board.rglob("*.mpy")} == lib_mpy()
+    assert (board / "boot.py").is_file() and (board / "main.py").is_file()
+    (board / "smoke.py").write_text(SMOKE)
+    with FakeOpenAI() as srv:
+        srv.queue(Text("Hi from the fake."))
+        r = subprocess.run([MICROPYTHON, "-X", "heapsize=512K", "smoke.py", srv.base_url],
+                           cwd=str(board), capture_output=True, text=True, timeout=60,
+                           env=dict(os.environ, MICROPYPATH=":"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "MODULE lib/ai/__init__.mpy" in r.stdout, r.stdout
+    assert "REPLY 'Hi from the fake.' None" in r.stdout, r.stdout

@@ -44,3 +44,25 @@ def is_timeout(exc):
         return True
     code = exc.args[0] if exc.args else None
     return code in (11, 110, 116)  # EAGAIN, ETIMEDOUT (linux/lwip numbers)
+
+
+_ntp = [None]     # ticks_ms of the last NTP attempt
+
+
+def clock_ok():
+    """True when the clock holds a real date (TLS checks certificate dates).
+    On MicroPython a clock still at its power-on epoch (before 2025) is set
+    with NTP, tried at most once a minute (boot.py tries first; httpc asks
+    again before each TLS handshake). CPython trusts the system clock."""
+    if not MICROPYTHON or time.gmtime()[0] >= 2025:
+        return True
+    now = ticks_ms()
+    if _ntp[0] is not None and ticks_diff(now, _ntp[0]) < 60000:
+        return False
+    _ntp[0] = now
+    try:
+        import ntptime
+        ntptime.settime()
+    except Exception:       # no network or no answer: the next call retries
+        return False
+    return time.gmtime()[0] >= 2025

@@ -1,16 +1,19 @@
 """Copy what the board needs onto its filesystem with mpremote.
 
-    python tools/deploy.py [--port auto] [--ca build/certs/ca.der] [--lib]
-                           [--no-reset] [--dry-run]
+    python tools/deploy.py [--port auto] [--frozen] [--no-reset] [--dry-run]
 
-What goes where (one mpremote call, steps joined with "+"):
-    firmware/boot.py   -> :/boot.py       WiFi + clock at every boot
-    firmware/main.py   -> :/main.py       starts the console
-    build/certs/ca.der -> :/certs/ca.der  httpc.CA_FILE (make certs builds it)
-    --lib: lib/ compiled with `tools/mpybuild.py --march xtensawin` -> :/lib
-then a hard reset so boot.py and main.py run. Directories are made by a
-one-line `exec` (idempotent; mpremote's mkdir fails on an existing one).
-mpremote's cp skips a file whose SHA-256 already matches on the board.
+For a board running STOCK MicroPython (1.23 or newer, mpy 6.3): lib/ is
+compiled with mpy-cross for xtensawin as the firmware would freeze it
+(tools/mpybuild.py), then one mpremote call (steps joined with "+") copies:
+    firmware/boot.py   -> :/boot.py     WiFi + clock at every boot
+    firmware/main.py   -> :/main.py     starts the console
+    build/deploy-lib/  -> :/lib/        every lib/ module as .mpy (with the
+                                        CA roots in cacerts.mpy)
+then hard-resets the board so boot.py and main.py run. Directories are made
+first by a one-line `exec` (idempotent; mpremote's mkdir fails on an
+existing one). mpremote's cp skips a file whose SHA-256 already matches.
+--frozen: the board runs OUR firmware (lib/ frozen in, make flash): copy
+only boot.py and main.py (a freshly flashed board has neither).
 
 --dry-run prints the commands (run from the repository root) instead of
 running them; tests use it, and so can a person without a board.
@@ -24,17 +27,15 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIB = os.path.join(ROOT, "lib")
-DEFAULT_CA = os.path.join(ROOT, "build", "certs", "ca.der")
 LIB_BUILD = os.path.join(ROOT, "build", "deploy-lib")
-DEVICE_CA = "/certs/ca.der"     # httpc.CA_FILE on the device
 
-HELP_LIB = (
-    "also copy lib/ compiled for xtensawin (.mpy, mpy 6.3: MicroPython 1.23 or "
-    "newer) into /lib. Only for boards flashed with STOCK MicroPython: on esp32 "
-    "sys.path is ['', '.frozen', '/lib'], so files in /lib never override the "
-    "modules frozen into our firmware. Bytecode loaded from /lib lives in RAM "
-    "(~120 KB for all of lib/): fine with PSRAM (ESP32-S3), too much for an "
-    "ESP32 without PSRAM -- flash our firmware there instead.")
+HELP_FROZEN = (
+    "the board runs the AntOS firmware (lib/ frozen in): copy only boot.py and "
+    "main.py. Without it lib/ goes to /lib as .mpy, for STOCK MicroPython: its "
+    "bytecode then lives in RAM (~120 KB), fine with PSRAM (ESP32-S3), too much "
+    "for an ESP32 without PSRAM -- flash our firmware there instead. On our "
+    "firmware /lib would change nothing: esp32's sys.path is ['', '.frozen', "
+    "'/lib'], so files in /lib never override frozen modules.")
 
 NOT_RAW = (
     "deploy: mpremote could not talk to the board. If the AntOS console is "
@@ -57,9 +58,9 @@ def show(path):
     return path if rel.startswith("..") else rel
 
 
-def lib_files():
-    """[(device path, local .mpy path)] for every lib/ module, and the sorted
-    device directories they need (parents first)."""
+def lib_files(build=LIB_BUILD):
+    """[(device path, local .mpy path under build)] for every lib/ module,
+    and the sorted device directories they need (parents first)."""
     files, dirs = [], set(["/lib"])
     for d, subdirs, names in os.walk(LIB):
         subdirs[:] = sorted(s for s in subdirs if s != "__pycache__")
@@ -70,7 +71,7 @@ def lib_files():
                 continue
             mpy = n[:-3] + ".mpy"
             dev = "/lib/" + (rel + "/" if rel else "") + mpy
-            files.append((dev, os.path.join(LIB_BUILD, rel, mpy)))
+            files.append((dev, os.path.join(build, rel, mpy)))
             if rel:
                 parts = rel.split("/")
                 for i in range(len(parts)):
@@ -86,27 +87,27 @@ def mkdirs_code(dirs):
             'os.listdir(d.rsplit("/",1)[0] or "/")]' % ", ".join('"%s"' % d for d in dirs))
 
 
-def commands(port="auto", ca=DEFAULT_CA, lib=False, reset=True, tool=None):
-    """The argv lists deploy runs, in order."""
+def commands(port="auto", lib=True, reset=True, tool=None, march="xtensawin",
+             build=LIB_BUILD):
+    """The argv lists deploy runs, in order: compile (unless not lib), then
+    one mpremote chain."""
     tool = tool or mpremote()
-    cmds = []
+    cmds, dirs = [], []
+    copies = [(os.path.join(ROOT, "firmware", "boot.py"), "/boot.py"),
+              (os.path.join(ROOT, "firmware", "main.py"), "/main.py")]
     if lib:
         cmds.append([sys.executable, os.path.join(ROOT, "tools", "mpybuild.py"),
-                     "--march", "xtensawin", "--out", LIB_BUILD])
-    dirs = ["/certs"]
-    copies = [(os.path.join(ROOT, "firmware", "boot.py"), "/boot.py"),
-              (os.path.join(ROOT, "firmware", "main.py"), "/main.py"),
-              (ca, DEVICE_CA)]
-    if lib:
-        files, ldirs = lib_files()
-        dirs += ldirs
+                     "--quiet"] + (["--march", march] if march else []) + ["--out", build])
+        files, dirs = lib_files(build)
         copies += [(local, dev) for dev, local in files]
-    argv = [tool, "connect", port, "exec", mkdirs_code(dirs)]
+    argv = [tool, "connect", port]
+    if dirs:
+        argv += ["exec", mkdirs_code(dirs), "+"]
     for local, dev in copies:
-        argv += ["+", "cp", local, ":" + dev]
+        argv += ["cp", local, ":" + dev, "+"]
     if reset:
-        argv += ["+", "reset"]
-    cmds.append(argv)
+        argv += ["reset"]
+    cmds.append(argv if argv[-1] != "+" else argv[:-1])
     return cmds
 
 
@@ -125,26 +126,19 @@ def printable(argv):
 def main(argv=None):
     p = argparse.ArgumentParser(
         prog="deploy.py",
-        description="Copy boot.py, main.py and the CA bundle (and with --lib the "
-                    "compiled library) to an ESP32 running MicroPython, with mpremote.")
+        description="Copy lib/ (compiled with mpy-cross), boot.py and main.py to an "
+                    "ESP32 running MicroPython, with mpremote.")
     p.add_argument("--port", default="auto",
                    help="serial port (/dev/ttyUSB0, COM3...) or auto (first USB "
                         "serial device; default)")
-    p.add_argument("--ca", default=DEFAULT_CA,
-                   help="CA bundle to install as %s (default build/certs/ca.der, "
-                        "made by `make certs` / tools/cabundle.py)" % DEVICE_CA)
-    p.add_argument("--lib", action="store_true", help=HELP_LIB)
+    p.add_argument("--frozen", action="store_true", help=HELP_FROZEN)
     p.add_argument("--no-reset", action="store_true",
                    help="do not hard-reset the board at the end")
     p.add_argument("--dry-run", action="store_true",
                    help="print the commands, run nothing")
     a = p.parse_args(argv)
-    if not os.path.isfile(a.ca):
-        print("deploy: CA bundle %s not found: run `make certs` (tools/cabundle.py) "
-              "first, or give --ca FILE" % show(a.ca), file=sys.stderr)
-        return 1
     tool = mpremote()
-    cmds = commands(a.port, os.path.abspath(a.ca), a.lib, not a.no_reset, tool)
+    cmds = commands(a.port, not a.frozen, not a.no_reset, tool)
     if a.dry_run:
         print("# from %s" % ROOT)
         for c in cmds:

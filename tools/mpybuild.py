@@ -1,9 +1,11 @@
-"""Compile lib/ to .mpy with mpy-cross.
+"""Compile lib/ to .mpy with mpy-cross, as the firmware freezes it.
 
-    python tools/mpybuild.py [--march xtensawin] [--out build/xtensawin]
+    python tools/mpybuild.py [--march xtensawin] [--out build/xtensawin] [--quiet]
 
-Without --march the output is host bytecode (what the tests run under the
-MicroPython unix port). Exit status 1 names every file that fails."""
+Options match firmware/manifest.py: -O3 (no line-number tables). Without
+--march the output is host bytecode (what runs under the MicroPython unix
+port). Prints one line per module with its size, then the total against
+the frozen-size budget. Exit status 1 names every file that fails."""
 import os
 import shutil
 import subprocess
@@ -11,6 +13,8 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIB = os.path.join(ROOT, "lib")
+OPT = 3                      # firmware/manifest.py freezes with opt=3
+BUDGET = 120 * 1024          # flash the frozen lib/ may take (issue 6)
 
 
 def mpy_cross():
@@ -18,7 +22,7 @@ def mpy_cross():
     return here if os.path.exists(here) else shutil.which("mpy-cross")
 
 
-def compile_tree(src, dst, march=None):
+def compile_tree(src, dst, march=None, opt=OPT):
     """Compile every .py under src to .mpy under dst; return [(file, error)]."""
     tool = mpy_cross()
     errors = []
@@ -29,7 +33,7 @@ def compile_tree(src, dst, march=None):
                 continue
             out_dir = os.path.join(dst, rel)
             os.makedirs(out_dir, exist_ok=True)
-            cmd = [tool] + (["-march=" + march] if march else [])
+            cmd = [tool, "-O%d" % opt] + (["-march=" + march] if march else [])
             # -s: short, machine-independent source names in tracebacks
             cmd += ["-s", f if rel == "." else os.path.join(rel, f),
                     "-o", os.path.join(out_dir, f[:-3] + ".mpy"),
@@ -41,26 +45,48 @@ def compile_tree(src, dst, march=None):
     return errors
 
 
+def sizes(out):
+    """[(module path relative to out, bytes)], sorted by path."""
+    rows = []
+    for d, _, fs in os.walk(out):
+        for f in fs:
+            if f.endswith(".mpy"):
+                p = os.path.join(d, f)
+                rows.append((os.path.relpath(p, out).replace(os.sep, "/"),
+                             os.path.getsize(p)))
+    return sorted(rows)
+
+
 def main(argv):
-    march, out = None, os.path.join(ROOT, "build", "mpy")
+    march, out, quiet = None, os.path.join(ROOT, "build", "mpy"), False
     args = list(argv)
     while args:
         a = args.pop(0)
-        if a == "--march":
+        if a == "--march" and args:
             march = args.pop(0)
-        elif a == "--out":
+        elif a == "--out" and args:
             out = args.pop(0)
+        elif a == "--quiet":
+            quiet = True
         else:
-            print("usage: mpybuild.py [--march ARCH] [--out DIR]")
+            print("usage: mpybuild.py [--march ARCH] [--out DIR] [--quiet]", file=sys.stderr)
             return 2
     shutil.rmtree(out, ignore_errors=True)
     errors = compile_tree(LIB, out, march)
     for f, e in errors:
-        print("%s: %s" % (f, e))
+        print("%s: %s" % (f, e), file=sys.stderr)
     if errors:
         return 1
-    total = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(out) for f in fs)
-    print("compiled lib/ -> %s (%s, %d bytes of .mpy)" % (out, march or "host", total))
+    rows = sizes(out)
+    total = sum(n for _, n in rows)
+    if not quiet:
+        width = max(len(p) for p, _ in rows)
+        for p, n in rows:
+            print("%-*s %7d" % (width, p, n))
+        print("%-*s %7d  (%d modules; budget %d, %.1f KB left)" % (
+            width, "total", total, len(rows), BUDGET, (BUDGET - total) / 1024.0))
+    print("compiled lib/ -> %s (%s, -O%d, %d bytes of .mpy)" % (
+        out, march or "host", OPT, total))
     return 0
 
 

@@ -16,17 +16,16 @@ escape codes are written.
     c = ask("run it? [y/n/a] ", "yna")  # one key -> "y" | "n" | "a"
     i = menu(labels, title, page=10, typed=False)  # index, typed str, None
     s = Spinner("thinking"); s.tick(); s.stop()
+    r = busy("fetching", fn, *args)     # fn(*args) with a spinner shown
     check_interrupt()   # call while streaming: raises KeyboardInterrupt
                         # when Ctrl-C was typed (raw mode sends no SIGINT)
 """
 import sys
 
 import shell
-from compat import MICROPYTHON
+from compat import MICROPYTHON, const
 
-MAX_LINE = 512
-HIST_LINES = 20
-HIST_BYTES = 2048
+_MAX_LINE = const(512)
 
 _pending = []      # bytes read while polling for Ctrl-C: type-ahead
 _poll = None
@@ -65,19 +64,15 @@ def _read_raw():
     return d[0]
 
 
-def _poller():
-    global _poll
-    if _poll is None:
-        import select
-        _poll = select.poll()
-        _poll.register(sys.stdin, select.POLLIN)
-    return _poll
-
-
 def _ready():
     """True when a byte can be read now (no wait)."""
+    global _poll
     try:
-        return bool(_poller().poll(0))
+        if _poll is None:
+            import select
+            _poll = select.poll()
+            _poll.register(sys.stdin, select.POLLIN)
+        return bool(_poll.poll(0))
     except (OSError, ValueError, AttributeError, TypeError):
         return False
 
@@ -122,7 +117,7 @@ def _char(first):
 class History:
     """The last lines typed, bounded by count and bytes (RAM only)."""
 
-    def __init__(self, lines=HIST_LINES, size=HIST_BYTES):
+    def __init__(self, lines=20, size=2048):
         self.items = []
         self.lines = lines
         self.size = size
@@ -141,53 +136,16 @@ def _plain_line(prompt):
     line = sys.stdin.readline()
     if not line:
         return None
-    if len(line) > MAX_LINE:
-        line = line[:MAX_LINE]
-    return line.rstrip("\r\n")
+    return line[:_MAX_LINE].rstrip("\r\n")
 
 
-class _Editor:
-    def __init__(self, prompt, mask):
-        self.prompt = prompt
-        self.buf = []
-        self.pos = 0
-        self.mask = mask
-
-    def text(self):
-        return "".join(self.buf)
-
-    def shown(self, a, b):
-        if self.mask:
-            return self.mask * (b - a)
-        return "".join(self.buf[a:b])
-
-    def redraw(self):
-        s = "\r" + self.prompt + self.shown(0, len(self.buf)) + "\x1b[K"
-        back = len(self.buf) - self.pos
-        if back:
-            s += "\x1b[%dD" % back
-        shell.write(s)
-
-    def insert(self, s):
-        for ch in s:
-            if len(self.buf) >= MAX_LINE:
-                shell.write("\x07")
-                return
-            self.buf.insert(self.pos, ch)
-            self.pos += 1
-        if self.pos == len(self.buf):
-            shell.write(self.mask * len(s) if self.mask else s)
-        else:
-            self.redraw()
-
-    def set(self, s):
-        self.buf = list(s)
-        self.pos = len(self.buf)
-        self.redraw()
+# Keys an escape sequence names, as codes above any byte.
+_UP, _DOWN, _RIGHT, _LEFT, _DEL = 0x100, 0x101, 0x102, 0x103, 0x104
 
 
-def _escape(ed):
-    """Read the rest of an escape sequence -> a key name or None."""
+def _escape():
+    """Read the rest of an escape sequence -> a key code (a control byte or
+    one of _UP.._DEL) or None."""
     c = _read1()
     if c not in (0x5B, 0x4F):      # "[" or "O"
         return None
@@ -202,12 +160,12 @@ def _escape(ed):
                 return None
             continue
         break
-    ch = chr(c)
-    if ch == "~":
-        return {"1": "home", "7": "home", "4": "end", "8": "end",
-                "3": "del"}.get(num.split(";")[0])
-    return {"A": "up", "B": "down", "C": "right", "D": "left",
-            "H": "home", "F": "end"}.get(ch)
+    if c == 0x7E:                  # "~": 1/7 Home, 4/8 End, 3 Delete
+        k = num.split(";")[0]
+        i = "17483".find(k) if len(k) == 1 else -1
+        return None if i < 0 else (1, 1, 5, 5, _DEL)[i]
+    i = "ABCDHF".find(chr(c))
+    return None if i < 0 else (_UP, _DOWN, _RIGHT, _LEFT, 1, 5)[i]
 
 
 def readline(prompt, history=None, complete=None, mask=None):
@@ -225,110 +183,113 @@ def readline(prompt, history=None, complete=None, mask=None):
 
 
 def _edit(prompt, history, complete, mask):
-    ed = _Editor(prompt, mask)
+    # ed: [buffer (list of characters), cursor position]
+    ed = [[], 0]
+
+    def redraw():
+        buf = ed[0]
+        s = "\r" + prompt + (mask * len(buf) if mask else "".join(buf)) + "\x1b[K"
+        back = len(buf) - ed[1]
+        if back:
+            s += "\x1b[%dD" % back
+        shell.write(s)
+
+    def insert(s):
+        buf = ed[0]
+        for ch in s:
+            if len(buf) >= _MAX_LINE:
+                shell.write("\x07")
+                return
+            buf.insert(ed[1], ch)
+            ed[1] += 1
+        if ed[1] == len(buf):
+            shell.write(mask * len(s) if mask else s)
+        else:
+            redraw()
+
     shell.write(prompt)
     hist = history.items if history is not None else []
     hpos = len(hist)
     saved = ""
     while True:
+        buf, pos = ed
         c = _read1()
         if c is None:
             shell.write("\n")
-            return None if not ed.buf else ed.text()
-        key = None
+            return "".join(buf) if buf else None
         if c == 0x1B:
-            key = _escape(ed)
-            if key is None:
+            c = _escape()
+            if c is None:
                 continue
-        elif c in (0x0D, 0x0A):
+        if c in (0x0D, 0x0A):
             if c == 0x0D and _pending[:1] == [0x0A]:
                 _pending.pop(0)
             shell.write("\n")
-            line = ed.text()
+            line = "".join(buf)
             if history is not None and not mask:
                 history.add(line)
             return line
-        elif c == 0x03:
+        if c == 0x03:
             shell.write("^C\n")
             raise KeyboardInterrupt
-        elif c == 0x04:
-            if not ed.buf:
-                shell.write("\n")
-                return None
-            key = "del"
-        elif c in (0x7F, 0x08):
-            key = "bs"
-        elif c == 0x09:
-            key = "tab"
-        elif c == 0x01:
-            key = "home"
-        elif c == 0x05:
-            key = "end"
-        elif c == 0x15:
-            ed.buf, ed.pos = [], 0
-            ed.redraw()
-            continue
-        elif c == 0x0C:
-            shell.write("\x1b[2J\x1b[H")
-            ed.redraw()
-            continue
-        elif c < 0x20:
-            continue
-        else:
-            ed.insert(_char(c) if c >= 0x80 else chr(c))
-            continue
-        if key == "bs":
-            if ed.pos:
-                ed.pos -= 1
-                ed.buf.pop(ed.pos)
-                if ed.pos == len(ed.buf):
+        if c == 0x04 and not buf:           # Ctrl-D on an empty line
+            shell.write("\n")
+            return None
+        if c == 0x04 or c == _DEL:          # Ctrl-D, Delete
+            if pos < len(buf):
+                buf.pop(pos)
+                redraw()
+        elif c in (0x7F, 0x08):             # Backspace
+            if pos:
+                ed[1] = pos = pos - 1
+                buf.pop(pos)
+                if pos == len(buf):
                     shell.write("\x08 \x08")
                 else:
-                    ed.redraw()
-        elif key == "del":
-            if ed.pos < len(ed.buf):
-                ed.buf.pop(ed.pos)
-                ed.redraw()
-        elif key == "left":
-            if ed.pos:
-                ed.pos -= 1
+                    redraw()
+        elif c == 0x15:                     # Ctrl-U
+            ed[0], ed[1] = [], 0
+            redraw()
+        elif c == 0x0C:                     # Ctrl-L
+            shell.write("\x1b[2J\x1b[H")
+            redraw()
+        elif c == _LEFT:
+            if pos:
+                ed[1] -= 1
                 shell.write("\x1b[D")
-        elif key == "right":
-            if ed.pos < len(ed.buf):
-                ed.pos += 1
+        elif c == _RIGHT:
+            if pos < len(buf):
+                ed[1] += 1
                 shell.write("\x1b[C")
-        elif key == "home":
-            ed.pos = 0
-            ed.redraw()
-        elif key == "end":
-            ed.pos = len(ed.buf)
-            ed.redraw()
-        elif key == "up":
-            if hpos > 0:
+        elif c == 0x01:                     # Ctrl-A, Home
+            ed[1] = 0
+            redraw()
+        elif c == 0x05:                     # Ctrl-E, End
+            ed[1] = len(buf)
+            redraw()
+        elif c == _UP or c == _DOWN:
+            if c == _UP and hpos > 0:
                 if hpos == len(hist):
-                    saved = ed.text()
+                    saved = "".join(buf)
                 hpos -= 1
-                ed.set(hist[hpos])
-        elif key == "down":
-            if hpos < len(hist):
+            elif c == _DOWN and hpos < len(hist):
                 hpos += 1
-                ed.set(hist[hpos] if hpos < len(hist) else saved)
-        elif key == "tab" and complete is not None and not mask:
-            _tab(ed, complete)
+            else:
+                continue
+            ed[0] = list(hist[hpos] if hpos < len(hist) else saved)
+            ed[1] = len(ed[0])
+            redraw()
+        elif c == 0x09:                     # Tab
+            if complete is not None and not mask:
+                _tab(ed, complete, insert, redraw)
+        elif c >= 0x80:
+            insert(_char(c))
+        elif c >= 0x20:
+            insert(chr(c))
 
 
-def _common(words):
-    p = words[0]
-    for w in words[1:]:
-        i = 0
-        while i < len(p) and i < len(w) and p[i] == w[i]:
-            i += 1
-        p = p[:i]
-    return p
-
-
-def _tab(ed, complete):
-    before = "".join(ed.buf[:ed.pos])
+def _tab(ed, complete, insert, redraw):
+    before = "".join(ed[0][:ed[1]])
     try:
         start, cands = complete(before)
     except Exception:       # completion must never break the editor
@@ -337,23 +298,26 @@ def _tab(ed, complete):
         shell.write("\x07")
         return
     typed = before[start:]
-    if len(cands) == 1:
-        new = cands[0]
-    else:
-        new = _common(cands)
+    new = cands[0]
+    if len(cands) > 1:
+        for w in cands[1:]:                 # the common prefix
+            i = 0
+            while i < len(new) and i < len(w) and new[i] == w[i]:
+                i += 1
+            new = new[:i]
         if len(new) <= len(typed):
             shell.write("\n" + "  ".join(c.rstrip("/ ").split("/")[-1] +
                                          ("/" if c.endswith("/") else "")
                                          for c in cands[:40]) +
                         (" ..." if len(cands) > 40 else "") + "\n")
-            ed.redraw()
+            redraw()
             return
     if new.startswith(typed):
-        ed.insert(new[len(typed):])
+        insert(new[len(typed):])
     else:
-        ed.buf[start:ed.pos] = list(new)
-        ed.pos = start + len(new)
-        ed.redraw()
+        ed[0][start:ed[1]] = list(new)
+        ed[1] = start + len(new)
+        redraw()
 
 
 def complete(before):
@@ -510,21 +474,28 @@ class Spinner:
     """A one-line activity mark until the first output arrives. There is no
     thread: the caller ticks it (e.g. from a progress hook) and stops it
     before writing. Writes nothing when not a terminal."""
-    FRAMES = "|/-\\"
 
     def __init__(self, label=""):
         self.label = label
-        self.i = 0
+        self.i = -1
         self.on = shell.tty()
-        if self.on:
-            shell.write("\x1b[2m" + self.FRAMES[0] + " " + label + "\x1b[0m")
+        self.tick()
 
     def tick(self):
         if self.on:
-            self.i = (self.i + 1) % len(self.FRAMES)
-            shell.write("\r\x1b[2m" + self.FRAMES[self.i] + " " + self.label + "\x1b[0m")
+            self.i = (self.i + 1) % 4
+            shell.write("\r\x1b[2m" + "|/-\\"[self.i] + " " + self.label + "\x1b[0m")
 
     def stop(self):
         if self.on:
             shell.write("\r\x1b[K")
             self.on = False
+
+
+def busy(label, fn, *args, **kw):
+    """fn(*args, **kw) with a Spinner(label) shown while it runs."""
+    s = Spinner(label)
+    try:
+        return fn(*args, **kw)
+    finally:
+        s.stop()

@@ -117,41 +117,6 @@ def _short(text, width=LINE):
     return text if len(text) <= width else text[:width - 3] + "..."
 
 
-# -- the reply on the screen ---------------------------------------------------
-
-class Screen:
-    """Spinner until the first piece, then the markdown renderer. The sink
-    polls the keyboard between pieces: Ctrl-C raises KeyboardInterrupt."""
-
-    def __init__(self):
-        self.r = None
-        self.spin = None
-        self.pieces = 0
-
-    def wait(self, label="thinking"):
-        self.end()
-        self.spin = term.Spinner(label)
-
-    def sink(self, piece):
-        term.check_interrupt()
-        if self.spin is not None:
-            self.spin.stop()
-            self.spin = None
-        if self.r is None:
-            from shell import md
-            self.r = md.Render(shell.write, shell.tty())
-        self.pieces += 1
-        self.r.feed(piece)
-
-    def end(self):
-        if self.spin is not None:
-            self.spin.stop()
-            self.spin = None
-        if self.r is not None:
-            self.r.close()
-            self.r = None
-
-
 # -- tool approval -----------------------------------------------------------
 
 def _allowed():
@@ -203,7 +168,8 @@ def chat(use, question):
     from ai.history import History
     h = History(use)
     turn = h.turn({"role": "user", "content": question})
-    screen = Screen()
+    from shell import md
+    screen = md.Screen()
     approve, show = _approver(screen)
     screen.wait()
     try:

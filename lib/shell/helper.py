@@ -15,25 +15,23 @@ import os
 
 import shell
 import store
+from compat import const
 
-MAX_FOUND = 20        # files listed for "where is"
-MAX_VISIT = 2000      # entries walked looking for a file
-MAX_DEPTH = 8
-MAX_SYSTEM = 2000     # characters of the command list in the system prompt
+_MAX_FOUND = const(20)      # files listed for "where is"
+_MAX_VISIT = const(2000)    # entries walked looking for a file
+_MAX_DEPTH = const(8)
+_MAX_SYSTEM = const(2000)   # characters of the command list in the system prompt
 
-# question word -> registry tag
-TAGS = (("network", "network"), ("internet", "network"), ("wifi", "network"),
-        ("online", "network"), ("file", "files"), ("folder", "files"),
-        ("director", "files"), ("memory", "memory"), ("ram", "memory"),
-        ("flash", "files"), ("setting", "settings"), ("config", "settings"),
-        ("ai", "ai"), ("model", "ai"), ("chat", "ai"), ("mcp", "mcp"),
-        ("tool", "mcp"), ("python", "python"), ("script", "python"),
-        ("system", "system"), ("help", "help"))
+# question word (prefix) -> registry tag, as "word:tag" pairs
+TAGS = ("network:network internet:network wifi:network online:network "
+        "file:files folder:files director:files memory:memory ram:memory "
+        "flash:files setting:settings config:settings ai:ai model:ai chat:ai "
+        "mcp:mcp tool:mcp python:python script:python system:system help:help")
 
-SKIP = ("the", "a", "an", "is", "are", "do", "does", "i", "me", "my", "can",
-        "use", "for", "what", "which", "how", "to", "of", "with", "on", "in",
-        "command", "commands", "there", "any", "you", "please", "show", "list",
-        "about", "thing", "things", "program", "programs")
+# filler words between spaces (one string: a fraction of a tuple's flash)
+SKIP = (" the a an is are do does i me my can use for what which how to of "
+        "with on in command commands there any you please show list about "
+        "thing things program programs ")
 
 
 def _words(q):
@@ -53,7 +51,7 @@ def _after(words, keys):
     for i in range(len(words)):
         if words[i] in keys:
             for w in words[i + 1:]:
-                if w not in SKIP and w not in ("file", "folder", "called", "named", "script"):
+                if " %s " % w not in SKIP + "file folder called named script ":
                     return w
     return None
 
@@ -86,7 +84,7 @@ def _walk(start, match):
         names.sort()
         for n in names:
             visited += 1
-            if visited > MAX_VISIT:
+            if visited > _MAX_VISIT:
                 return found, visited, True
             p = d.rstrip("/") + "/" + n
             try:
@@ -95,9 +93,9 @@ def _walk(start, match):
                 continue
             if match(n):
                 found.append(p + ("/" if isdir else ""))
-                if len(found) >= MAX_FOUND:
+                if len(found) >= _MAX_FOUND:
                     return found, visited, True
-            if isdir and depth < MAX_DEPTH and not n.startswith("."):
+            if isdir and depth < _MAX_DEPTH and not n.startswith("."):
                 todo.append((p, depth + 1))
     return found, visited, False
 
@@ -223,7 +221,8 @@ def _memory(q, words):
 def _by_tag(q, words):
     tags = []
     for w in words:
-        for key, tag in TAGS:
+        for pair in TAGS.split():
+            key, tag = pair.split(":")
             if w.startswith(key) and tag not in tags:
                 tags.append(tag)
     if not tags or not ("can" in words or "commands" in words or "command" in words
@@ -258,7 +257,7 @@ def system_prompt():
             if bool(s["path"]) != scripts:
                 continue
             line = "\n%s: %s" % (s["name"], s["desc"])
-            if n + len(line) > MAX_SYSTEM:
+            if n + len(line) > _MAX_SYSTEM:
                 parts.append("\n...")
                 return "".join(parts)
             parts.append(line)
@@ -268,38 +267,17 @@ def system_prompt():
 
 def _ask_model(q):
     import ai
-    from shell import term
-    try:
-        from shell import md
-        r = md.Render(shell.write, tty=shell.tty())
-    except ImportError:
-        r = None
-    state = {"spin": term.Spinner("thinking"), "any": False}
-
-    def sink(piece):
-        if state["spin"] is not None:
-            state["spin"].stop()
-            state["spin"] = None
-        term.check_interrupt()
-        state["any"] = True
-        if r is not None:
-            r.feed(piece)
-        else:
-            shell.write(piece)
-
+    from shell import md
+    screen = md.Screen()
+    screen.wait()
     try:
         reply, err = ai.ask_simple(q, {"use": "helper", "system": system_prompt(),
-                                       "stream": sink})
+                                       "stream": screen.sink})
     finally:
-        if state["spin"] is not None:
-            state["spin"].stop()
-        if r is not None and state["any"]:
-            r.close()
+        screen.end()
     if err:
         if "no AI provider" in err or "no API key" in err:
-            raise shell.Error("%s" % err)
+            raise shell.Error(err)
         raise shell.Error("?: " + err)
-    if not state["any"] and reply:
+    if not screen.pieces and reply:
         shell.out(reply)
-    elif state["any"] and r is None:
-        shell.out("")

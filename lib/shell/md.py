@@ -16,9 +16,14 @@ Attributes never outlive a line, so a cut stream cannot leave the terminal
 bold. With tty=False the markdown passes through unchanged (plain text for
 pipes and files). `nl` is the line end written ("\r\n" on a raw terminal).
 
+    s = Screen(); s.wait(); s.sink(piece) ...; s.end()   # spinner, then Render
+
 Memory: state is a few short strings; nothing grows with the reply except
-one pending link (bounded by MAX_LINK, then written literally).
+one pending link (bounded by _MAX_LINK, then written literally).
 """
+import shell
+from shell import term
+from compat import const
 
 RESET = "\x1b[0m"
 BOLD, BOLD_OFF = "\x1b[1m", "\x1b[22m"
@@ -27,20 +32,9 @@ CODE, CODE_OFF = "\x1b[36m", "\x1b[39m"
 UNDER, UNDER_OFF = "\x1b[4m", "\x1b[24m"
 DIM = "\x1b[2m"
 H1 = "\x1b[1;4m"
-BULLET = "\u2022"      # the list bullet
-BAR = "\u2502"         # the quote bar
 RULE = "\u2500" * 40
-MAX_HEAD = 80          # line start held to classify a block (then: text)
-MAX_LINK = 300         # link text + url held back (then: literal)
-ESCAPABLE = "\\`*_{}[]()#+-.!>~|"
-
-
-def _space(c):
-    return c == " " or c == "\n" or c == "\t" or c == ""
-
-
-def _word(c):
-    return c.isalpha() or c.isdigit()
+_MAX_HEAD = const(80)   # line start held to classify a block (then: text)
+_MAX_LINK = const(300)  # link text + url held back (then: literal)
 
 
 class Render:
@@ -183,7 +177,7 @@ class Render:
                     self.head = ""
                 return
             return self._text(indent, s, True)
-        if len(head) > MAX_HEAD:
+        if len(head) > _MAX_HEAD:
             return self._text(indent, s, False)
         if not s:
             return                                  # only indentation so far
@@ -206,7 +200,7 @@ class Render:
                 if len(s) == 2 or s[2] != ch or ch == "+":
                     self.start = False
                     self.head = ""
-                    self._emit(indent + BULLET + " ")
+                    self._emit(indent + "\u2022 ")          # the bullet
                     return self._feed_inline(s[2:])
             if s.replace(" ", "") == ch * len(s.replace(" ", "")):
                 return                              # a rule, or bold: wait
@@ -237,7 +231,7 @@ class Render:
             self.start = False
             self.head = ""
             self._attr(DIM)
-            self._emit(indent + BAR + " ")
+            self._emit(indent + "\u2502 ")          # the quote bar
             self._reset()
             return self._feed_inline(s[2:] if s[1] == " " else s[1:])
         return self._text(indent, s, False)
@@ -257,7 +251,7 @@ class Render:
             self.out.append(CODE_OFF)
             self.styled = False
             return self._newline()
-        if len(head) <= MAX_HEAD and head.lstrip(" ").startswith(marker[0]) and (
+        if len(head) <= _MAX_HEAD and head.lstrip(" ").startswith(marker[0]) and (
                 s == marker[0] * len(s)):
             return                                  # could be the closing fence
         self.start = False
@@ -299,7 +293,7 @@ class Render:
         p = self.pend
         if p == "\\":
             self.pend = ""
-            if c in ESCAPABLE:
+            if c in "\\`*_{}[]()#+-.!>~|":     # escapable
                 self._emit(c)
                 return
             self._emit("\\")
@@ -328,11 +322,11 @@ class Render:
         run, self.pend = self.pend, ""
         ch, n = run[0], len(run)
         prev = self.prev
-        left = not _space(nxt)                 # can open
-        right = not _space(prev)               # can close
+        left = nxt not in " \n\t"             # can open ("" is in: a space)
+        right = prev not in " \n\t"          # can close
         if ch == "_":
-            left = left and not _word(prev)
-            right = right and not _word(nxt)
+            left = left and not (prev.isalpha() or prev.isdigit())
+            right = right and not (nxt.isalpha() or nxt.isdigit())
         if n == 3:
             if self.bold and self.ital and right:
                 self.bold = self.ital = False
@@ -364,7 +358,7 @@ class Render:
 
     def _in_link(self, c):
         link = self.link
-        if c == "\n" or len(link[0]) + len(link[1] or "") > MAX_LINK:
+        if c == "\n" or len(link[0]) + len(link[1] or "") > _MAX_LINK:
             self._link_literal()
             return self._inline(c)
         if link[1] is None:
@@ -415,3 +409,36 @@ class Render:
     def _line_end(self):
         self._inline_end()
         self._newline()
+
+
+class Screen:
+    """A reply on the console: a spinner until the first piece, then the
+    renderer. The sink polls the keyboard between pieces: Ctrl-C raises
+    KeyboardInterrupt. end() stops the spinner and closes the renderer."""
+
+    def __init__(self):
+        self.r = None
+        self.spin = None
+        self.pieces = 0
+
+    def wait(self, label="thinking"):
+        self.end()
+        self.spin = term.Spinner(label)
+
+    def sink(self, piece):
+        term.check_interrupt()
+        if self.spin is not None:
+            self.spin.stop()
+            self.spin = None
+        if self.r is None:
+            self.r = Render(shell.write, shell.tty())
+        self.pieces += 1
+        self.r.feed(piece)
+
+    def end(self):
+        if self.spin is not None:
+            self.spin.stop()
+            self.spin = None
+        if self.r is not None:
+            self.r.close()
+            self.r = None

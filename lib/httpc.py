@@ -36,14 +36,14 @@
 # max_redirects=0 returns the 3xx response. On a redirect to another host,
 # credential headers (Authorization, Cookie, *key*, *token*) are dropped.
 #
-# TLS: always verified, always with server_hostname. CA bundle file
-# (httpc.CA_FILE or ca=): concatenated DER certificates (each a
-# self-delimiting ASN.1 SEQUENCE, 0x30 + length) -- the device format,
-# loaded one certificate at a time on MicroPython (mbedTLS accumulates
-# them) -- or a PEM bundle (converted to DER while loading on MicroPython).
-# CA_FILE defaults to "/certs/ca.der" on MicroPython and None on CPython
-# (= the system roots). On MicroPython there is no fallback: a missing file
-# or CA_FILE=None fails every https request with a clear "TLS:" error.
+# TLS: always verified, always with server_hostname. Roots: with no ca=
+# and httpc.CA_FILE None (the default), MicroPython uses the module cacerts
+# (ROOTS: DER bytes constants, frozen in flash; made by tools/cabundle.py),
+# dropped from sys.modules once loaded; CPython uses the system roots. A CA
+# file (CA_FILE or ca=) replaces them: concatenated DER certificates (each
+# a self-delimiting ASN.1 SEQUENCE, 0x30 + length) or a PEM bundle. On
+# MicroPython each certificate goes to mbedTLS on its own (it takes DER
+# only and accumulates them). The parsed roots are kept for the next request.
 #
 # Sockets: CPython uses settimeout + recv_into/sendall. MicroPython's
 # readinto() waits for the whole buffer, so after connect (and the TLS
@@ -55,7 +55,7 @@ import select
 
 from compat import MICROPYTHON, is_timeout, const
 
-CA_FILE = "/certs/ca.der" if MICROPYTHON else None
+CA_FILE = None
 USER_AGENT = "antos-ai/0.1"
 
 LINE_MAX = 1024      # longest header / chunk-size / trailer line
@@ -242,8 +242,8 @@ def _each_cert(path, fn):
     try:
         f = open(path, "rb")
     except OSError:
-        raise HTTPError("TLS: cannot read CA file %s (set httpc.CA_FILE)" % path,
-                        "tls")
+        raise HTTPError("TLS: cannot read CA file %s (fix the path, or set "
+                        "httpc.CA_FILE = None for the default roots)" % path, "tls")
     bad = HTTPError("TLS: CA file %s is not a DER or PEM certificate bundle"
                     % path, "tls")
     n = 0
@@ -310,8 +310,6 @@ def _context(ca):
     _ctx[0] = _ctx[1] = None
     if MICROPYTHON:
         import tls
-        if ca is None:
-            raise HTTPError("TLS: no CA file configured (set httpc.CA_FILE)", "tls")
         ctx = tls.SSLContext(tls.PROTOCOL_TLS_CLIENT)
         ctx.verify_mode = tls.CERT_REQUIRED
 
@@ -319,8 +317,23 @@ def _context(ca):
             try:
                 ctx.load_verify_locations(der)
             except (ValueError, OSError):
-                raise HTTPError("TLS: bad certificate in CA file %s" % ca, "tls")
-        _each_cert(ca, add)
+                raise HTTPError("TLS: bad certificate in %s" % (ca or "cacerts"),
+                                "tls")
+        if ca is None:
+            import sys
+            try:
+                import cacerts
+            except ImportError:
+                raise HTTPError("TLS: no CA certificates (no cacerts module in "
+                                "the firmware; set httpc.CA_FILE)", "tls")
+            try:
+                for der in cacerts.ROOTS:
+                    add(der)
+            finally:
+                # a copy loaded from a .mpy file would keep ~6 KB of heap
+                sys.modules.pop("cacerts", None)
+        else:
+            _each_cert(ca, add)
     else:
         import ssl
         if ca is None:
@@ -946,8 +959,8 @@ def request(method, url, headers=None, body=None, keep=(), timeout=30,
     body: None | bytes | bytearray | str | callable(write) (chunked) |
     (length, callable(write)) (Content-Length). keep: lowercase header
     names to store in Response.headers. timeout: seconds per socket read;
-    connect_timeout: TCP connect + TLS handshake. ca: CA bundle path
-    (default CA_FILE)."""
+    connect_timeout: TCP connect + TLS handshake. ca: path of a DER or PEM
+    CA file (default CA_FILE; None: built-in / system roots)."""
     method = method.upper()
     if isinstance(keep, str):
         keep = (keep,)

@@ -1,28 +1,39 @@
-"""Build the device CA bundle: the root certificates the firmware trusts.
+"""Build the CA bundle the device trusts: the root certificates httpc loads.
 
-    python tools/cabundle.py [-o build/certs/ca.der] [--source FILE_OR_DIR]...
-                             [--name NAME]... [--add FILE]... [--no-defaults]
-                             [--all] [--list]
+    python tools/cabundle.py [--module lib/cacerts.py] [-o FILE.der]
+                             [--source FILE_OR_DIR]... [--name NAME]...
+                             [--add FILE]... [--no-defaults] [--all] [--list]
 
-Output format (what lib/httpc.py reads from httpc.CA_FILE, "/certs/ca.der" on
-the device): DER certificates concatenated, nothing between them. Each one
-is a self-delimiting ASN.1 SEQUENCE (0x30, length); httpc hands them one at
-a time to mbedTLS (tls.SSLContext.load_verify_locations takes DER only).
+Outputs:
+  --module FILE  (the default, lib/cacerts.py) a Python module, one bytes
+                 constant per DER root in ROOTS. firmware/manifest.py
+                 freezes lib/, so the roots live in flash, not in the heap;
+                 on MicroPython httpc hands each one to mbedTLS
+                 (tls.SSLContext.load_verify_locations takes DER only) when
+                 neither httpc.CA_FILE nor ca= names a file. The output is
+                 deterministic (same source and options -> same bytes):
+                 lib/cacerts.py is committed and a test regenerates it.
+  -o FILE.der    DER certificates concatenated, nothing between them (each
+                 is a self-delimiting ASN.1 SEQUENCE, 0x30 + length): the
+                 file format httpc reads from httpc.CA_FILE or ca= (PEM
+                 works there too). Only written when asked for.
 
-Why the bundle is small: on the ESP32 every root in the file is parsed into
-the mbedTLS heap (the ~40 KB of IDF heap that WiFi and the TLS connection
-also need) at the first https request. The whole Mozilla set (~140 roots,
-~190 KB DER) cannot work there, so by default only the roots below go in.
+Why the bundle is small: on the ESP32 every root is parsed into the mbedTLS
+heap (the ~40 KB of IDF heap that WiFi and the TLS connection also need) at
+the first https request. The whole Mozilla set (~140 roots, ~190 KB DER)
+cannot work there, so by default only the roots below go in.
 
 Source: the Mozilla roots as shipped by Debian's ca-certificates package:
 the folder /usr/share/ca-certificates/mozilla (only Mozilla's roots), else
 /etc/ssl/certs/ca-certificates.crt (which also holds any CA the machine's
 admin added, so --all would ship those too); or the PEM/DER files given by
---source.
+--source. The package version (from dpkg's status file) goes in the
+module's header when the source is the system set.
 
-Default roots (DEFAULT_ROOTS) -- a choice, made from public knowledge
-without probing the hosts (no network here), of the roots that anchor the
-HTTPS hosts in lib/ai/catalog.py and typical MCP servers:
+Default roots (DEFAULT_ROOTS, one-line reasons in ROOT_WHY) -- a choice,
+made from public knowledge without probing the hosts (no network here), of
+the roots that anchor the HTTPS hosts in lib/ai/catalog.py and typical MCP
+servers:
   ISRG Root X1 / X2        Let's Encrypt (RSA / ECDSA chains): one of the
                            CAs Cloudflare's edge issues from, and most
                            self-hosted MCP servers
@@ -46,6 +57,8 @@ not trusted for HOST (unknown CA)", find its root on a PC
   --all                 every unexpired root of the source (prints a size
                         warning: too big for an ESP32 without PSRAM)
   --no-defaults         start from an empty selection (only --name/--add)
+then rebuild the firmware (or, without rebuilding, put a DER/PEM file on
+the board and set httpc.CA_FILE to it: that file replaces the bundle).
 A requested root that is missing, ambiguous or expired is an error (exit 1).
 
 Subject names and expiry dates are read with the `cryptography` package
@@ -56,13 +69,15 @@ import argparse
 import base64
 import datetime
 import os
+import shlex
 import sys
 import warnings
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_OUT = os.path.join(ROOT, "build", "certs", "ca.der")
+DEFAULT_MODULE = os.path.join(ROOT, "lib", "cacerts.py")
 SYSTEM_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
 SYSTEM_DIR = "/usr/share/ca-certificates/mozilla"
+DPKG_STATUS = "/var/lib/dpkg/status"
 
 DEFAULT_ROOTS = (
     "ISRG Root X1",
@@ -72,6 +87,18 @@ DEFAULT_ROOTS = (
     "DigiCert Global Root G2",
     "Amazon Root CA 1",
 )
+# why each default root is there (the module header's last column)
+ROOT_WHY = {
+    "ISRG Root X1": "Let's Encrypt RSA: Cloudflare, MCP",
+    "ISRG Root X2": "Let's Encrypt ECDSA chains",
+    "GTS Root R1": "Google APIs (Gemini), Cloudflare (RSA)",
+    "GTS Root R4": "Google APIs, Cloudflare (ECDSA)",
+    "DigiCert Global Root G2": "DigiCert: Azure and many SaaS APIs",
+    "Amazon Root CA 1": "AWS-hosted APIs, MCP servers (ACM)",
+}
+# width of the module's bytes literals: with the indent and the last one's
+# comma, lines stay within 80 characters
+LIT_WIDTH = 75
 
 # Above this the summary warns: the parsed roots alone take a large share of
 # the ESP32's ~40 KB IDF heap (parsed form is bigger than the DER).
@@ -95,6 +122,7 @@ class Cert:
     def __init__(self, der, origin):
         self.der = der
         self.origin = origin
+        self.why = ""         # set when selected: why it is in the bundle
         self.cn, self.ous, self.org, self.not_after = cert_info(der)
 
     @property
@@ -332,14 +360,15 @@ def select(source_certs, where, names=(), added=(), all_roots=False, now=None):
     now = now or datetime.datetime.now(datetime.timezone.utc)
     picked, notes = [], []
 
-    def take(c, why):
+    def take(c, what, why):
         if c.expired(now):
             raise Error('%s "%s" expired on %s: it cannot anchor any chain'
-                        % (why, c.label, c.not_after.date()))
+                        % (what, c.label, c.not_after.date()))
         if len(c.der) > CERT_MAX:
             raise Error('%s "%s" is %d bytes: over the %d the device reader takes'
-                        % (why, c.label, len(c.der), CERT_MAX))
+                        % (what, c.label, len(c.der), CERT_MAX))
         if all(p.der != c.der for p in picked):
+            c.why = why
             picked.append(c)
 
     if all_roots:
@@ -347,27 +376,132 @@ def select(source_certs, where, names=(), added=(), all_roots=False, now=None):
             if c.expired(now):
                 notes.append("skipped (expired %s): %s" % (c.not_after.date(), c.label))
             else:
-                take(c, "root")
+                take(c, "root", "--all")
     for n in names:
-        take(find(source_certs, n, where), "root")
+        take(find(source_certs, n, where), "root", ROOT_WHY.get(n, "--name"))
     for c in added:
-        take(c, "certificate from " + c.origin + ":")
+        take(c, "certificate from " + c.origin + ":",
+             "--add " + os.path.basename(c.origin))
     return picked, notes
 
 
-def write_bundle(path, certs):
+def _write(path, data):
     d = os.path.dirname(os.path.abspath(path))
     os.makedirs(d, exist_ok=True)
     tmp = path + ".tmp"
     with open(tmp, "wb") as f:
-        for c in certs:
-            f.write(c.der)
+        f.write(data)
     os.replace(tmp, path)
+
+
+def write_bundle(path, certs):
+    """The DER file format: certificates concatenated."""
+    data = b"".join(c.der for c in certs)
+    _write(path, data)
+    return len(data)
+
+
+def package_version(status=DPKG_STATUS, package="ca-certificates"):
+    """Installed version of a Debian package from dpkg's status file, or None."""
+    try:
+        with open(status, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return None
+    for para in text.split("\n\n"):
+        fields = {}
+        for line in para.splitlines():
+            k, sep, v = line.partition(":")
+            if sep and not line[:1].isspace():
+                fields[k] = v.strip()
+        if fields.get("Package") == package and "installed" in fields.get("Status", ""):
+            return fields.get("Version")
+    return None
+
+
+def bytes_literals(data, width=LIT_WIDTH):
+    """data as adjacent b"..." literals of at most width characters each
+    (the compiler joins adjacent literals into one constant). Printable
+    ASCII stays as is, every other byte is a \\xHH escape (exactly two hex
+    digits, so a following digit is never taken into it); an escape is never
+    split between two literals."""
+    out, cur, n = [], [], 3
+    for x in data:
+        t = chr(x) if 32 <= x < 127 and x not in (34, 92) else "\\x%02x" % x
+        if n + len(t) > width:
+            out.append('b"%s"' % "".join(cur))
+            cur, n = [], 3
+        cur.append(t)
+        n += len(t)
+    if cur or not out:
+        out.append('b"%s"' % "".join(cur))
+    return out
+
+
+def module_text(certs, source, version, command):
+    """The source of lib/cacerts.py: a header comment, then ROOTS. source:
+    where the roots came from; version: of Debian's ca-certificates, or
+    None; command: how to regenerate it."""
+    total = sum(len(c.der) for c in certs)
+    lines = [
+        "# cacerts: the root certificates httpc trusts on MicroPython when",
+        "# neither httpc.CA_FILE nor ca= names a CA file (a file replaces them).",
+        "# ROOTS holds one DER certificate per bytes constant: frozen into the",
+        "# firmware they stay in flash; httpc hands each to",
+        "# tls.SSLContext.load_verify_locations, then drops this module from",
+        "# sys.modules.",
+        "#",
+        "# Generated by tools/cabundle.py from " + (
+            "Debian ca-certificates " + version if version else "the certificates in"),
+        ("# (%s)." if version else "# %s.") % source,
+        "# Do not edit. Regenerate (the choice of roots is explained there):",
+        "#   %s" % command,
+        "#",
+        "# %d roots, %d bytes DER (name, valid until, why):" % (len(certs), total),
+    ]
+    for c in certs:
+        lines.append("#   %-23s  %s  %s" % (
+            _one_line(c.label), c.not_after.date() if c.not_after else "?", c.why))
+    lines.append("ROOTS = (")
+    for c in certs:
+        lines.append("    # " + _one_line(c.label))
+        lits = bytes_literals(c.der)
+        for lit in lits[:-1]:
+            lines.append("    " + lit)
+        lines.append("    " + lits[-1] + ",")
+    lines.append(")")
+    return "\n".join(lines) + "\n"
+
+
+def _one_line(s):
+    return " ".join(s.split())
+
+
+def write_module(path, certs, source, version, command):
+    _write(path, module_text(certs, source, version, command).encode("utf-8"))
     return sum(len(c.der) for c in certs)
 
 
-def summary(path, certs, total):
-    lines = ["%s: %d roots, %d bytes" % (path, len(certs), total)]
+def regen_command(a, module):
+    """The command line that makes this module again (selection options)."""
+    rel = os.path.relpath(os.path.abspath(module), ROOT)
+    parts = ["python", "tools/cabundle.py", "--module",
+             module if rel.startswith("..") else rel]
+    for s in a.source:
+        parts += ["--source", s]
+    if a.no_defaults:
+        parts.append("--no-defaults")
+    if a.all:
+        parts.append("--all")
+    for n in a.name:
+        parts += ["--name", n]
+    for f in a.add:
+        parts += ["--add", f]
+    return " ".join(shlex.quote(x) for x in parts)
+
+
+def summary(certs):
+    lines = []
     for c in certs:
         lines.append("  %5d  %s%s" % (len(c.der), c.label, (
             "  (until %s)" % c.not_after.date()) if c.not_after else ""))
@@ -377,13 +511,18 @@ def summary(path, certs, total):
 def main(argv=None):
     p = argparse.ArgumentParser(
         prog="cabundle.py",
-        description="Build the device CA bundle (concatenated DER, for "
-                    "httpc.CA_FILE=/certs/ca.der) from PEM certificates. "
+        description="Build the device CA bundle: lib/cacerts.py (frozen into "
+                    "the firmware; httpc's default roots on MicroPython) or a "
+                    "DER file (concatenated certificates, for httpc.CA_FILE). "
                     "Default: the roots in DEFAULT_ROOTS (see this file's "
                     "docstring) taken from the system's Mozilla set.",
     )
-    p.add_argument("-o", "--out", default=DEFAULT_OUT,
-                   help="output file (default build/certs/ca.der)")
+    p.add_argument("--module", metavar="FILE.py",
+                   help="write the roots as a module of bytes constants (the "
+                        "default output: lib/cacerts.py)")
+    p.add_argument("-o", "--out", metavar="FILE.der",
+                   help="write the roots as concatenated DER (only this output "
+                        "unless --module is given too)")
     p.add_argument("--source", action="append", default=[], metavar="FILE_OR_DIR",
                    help="PEM/DER bundle or folder to pick --name roots from "
                         "(default %s, else %s)" % (SYSTEM_DIR, SYSTEM_BUNDLE))
@@ -419,14 +558,24 @@ def main(argv=None):
         certs, notes = select(source_certs, where, names, added, a.all)
         if not certs:
             raise Error("nothing selected (use --name, --add or --all)")
-        total = write_bundle(a.out, certs)
+        module = a.module or (None if a.out else DEFAULT_MODULE)
+        done = []
+        if a.out:
+            done.append((a.out, write_bundle(a.out, certs)))
+        if module:
+            version = None if a.source else package_version()
+            done.append((module, write_module(module, certs, where, version,
+                                              regen_command(a, module))))
     except Error as e:
         print("cabundle: %s" % e, file=sys.stderr)
         return 1
     for n in notes:
         print(n)
-    for line in summary(a.out, certs, total):
+    for path, total in done:
+        print("%s: %d roots, %d bytes" % (path, len(certs), total))
+    for line in summary(certs):
         print(line)
+    total = sum(len(c.der) for c in certs)
     if total > WARN_BYTES:
         print("cabundle: WARNING: %d roots, %d bytes. On an ESP32 without PSRAM "
               "every root is parsed into the ~40 KB heap that WiFi and TLS share, "

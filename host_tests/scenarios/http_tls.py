@@ -1,6 +1,7 @@
 # httpc TLS under the MicroPython unix port. args: port of a loopback TLS
 # server whose certificate is for "localhost", good DER bundle, DER bundle
-# of an unrelated CA, good PEM bundle.
+# of an unrelated CA, good PEM bundle. "noca" sets httpc.CA_FILE = None:
+# the built-in roots (lib/cacerts.py), which do not know the test CA.
 import sys
 import httpc
 

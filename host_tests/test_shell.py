@@ -216,7 +216,7 @@ def test_help_lists_registry_and_bin_scripts(con):
 def test_files_ls_cd_cat_mkdir_mv_rm(con):
     c = con(files={"notes/a.txt": "line one\nline two\n", "notes/deep/x.bin": "\x00\x01"})
     out = c.cmd("ls")
-    assert re.search(r"^ +\S+ B  boot\.py$", out, re.M)
+    assert re.search(r"^ +[0-9.]+ K?B  boot\.py$", out, re.M)
     assert re.search(r"^ +notes/$", out, re.M) and re.search(r"^ +bin/$", out, re.M)
     c.cmd("cd notes", path="/notes")
     assert c.cmd("pwd", path="/notes").strip().endswith("/notes")

@@ -53,7 +53,7 @@
 import socket
 import select
 
-from compat import MICROPYTHON, is_timeout, const
+from compat import MICROPYTHON, is_timeout, const, clock_ok
 
 CA_FILE = None
 USER_AGENT = "antos-ai/0.1"
@@ -547,6 +547,7 @@ def _open(key, connect_timeout, ca):
         raise HTTPError("cannot connect to %s: %s" % (where, _reason(e)), "connect")
     _stats["opened"] += 1
     if ctx is not None:
+        clock_ok()      # certificate dates need a set clock (NTP, retried)
         try:
             s = ctx.wrap_socket(s, server_hostname=host)
         except Exception as e:

@@ -527,13 +527,13 @@ def _oneline(e):
     """An exception as one line a person can read (no traceback)."""
     if isinstance(e, OSError):
         code = e.args[0] if e.args else None
-        for n, w in ((2, "no such file or folder"), (13, "permission denied"),
-                     (17, "already exists"), (20, "not a folder"), (21, "is a folder"),
-                     (28, "no space left"), (39, "folder not empty"),
-                     (66, "folder not empty"), (110, "timed out"),
-                     (113, "no route to host"), (111, "connection refused"),
-                     (12, "out of memory")):
-            if code == n:
+        for pair in ("2:no such file or folder;13:permission denied;17:already exists;"
+                     "20:not a folder;21:is a folder;28:no space left;"
+                     "39:folder not empty;66:folder not empty;110:timed out;"
+                     "113:no route to host;111:connection refused;12:out of memory"
+                     ).split(";"):
+            n, w = pair.split(":")
+            if isinstance(code, int) and str(code) == n:
                 return w
         return "OS error %s" % (e.args[0] if len(e.args) == 1 else str(e))
     if isinstance(e, MemoryError):

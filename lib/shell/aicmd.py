@@ -22,10 +22,11 @@ a = always for that tool, remembered in ai.tools.allow), always, never.
 import shell
 import store
 from shell import term
+from compat import const
 
-HISTORY_BYTES = 16384      # default of ai.history.bytes
-HISTORY_TURNS = 20         # default of ai.history.turns
-LINE = 72                  # width of one-line summaries
+_HISTORY_BYTES = const(16384)   # default of ai.history.bytes
+_HISTORY_TURNS = const(20)      # default of ai.history.turns
+_LINE = const(72)               # width of one-line summaries
 PING = {"name": "ping", "description": "Answers pong. Call it when asked to.",
         "parameters": {"type": "object", "properties": {}}}
 
@@ -85,11 +86,11 @@ def _split1(s):
 
 
 def _check_use(use):
-    if not use or len(use) > 16:
-        raise shell.UsageError("a use-type is 1 to 16 letters, digits, - or _")
+    ok = 0 < len(use) <= 16
     for c in use:
-        if not (c.isalpha() or c.isdigit() or c in "-_"):
-            raise shell.UsageError("a use-type is 1 to 16 letters, digits, - or _")
+        ok = ok and (c.isalpha() or c.isdigit() or c in "-_")
+    if not ok:
+        raise shell.UsageError("a use-type is 1 to 16 letters, digits, - or _")
 
 
 def _k(use, field):
@@ -112,7 +113,7 @@ def _red(s):
     return "\x1b[31m" + s + "\x1b[0m" if shell.tty() else s
 
 
-def _short(text, width=LINE):
+def _short(text, width=_LINE):
     text = (text or "").replace("\r", " ").replace("\n", " ").strip()
     return text if len(text) <= width else text[:width - 3] + "..."
 
@@ -153,9 +154,9 @@ def _approver(screen):
     def show(call, text, bad):
         screen.end()
         if bad:
-            shell.out(_red("  x " + _short(text, LINE - 4)))
+            shell.out(_red("  x " + _short(text, _LINE - 4)))
         else:
-            shell.out(_dim("  <- " + _short(text, LINE - 5)))
+            shell.out(_dim("  <- " + _short(text, _LINE - 5)))
         screen.wait()
 
     return approve, show
@@ -187,8 +188,8 @@ def chat(use, question):
         screen.sink(reply)
         screen.end()
     turn.commit()
-    h.trim(_int_setting("ai.history.bytes", HISTORY_BYTES),
-           _int_setting("ai.history.turns", HISTORY_TURNS))
+    h.trim(_int_setting("ai.history.bytes", _HISTORY_BYTES),
+           _int_setting("ai.history.turns", _HISTORY_TURNS))
 
 
 def history(use):
@@ -212,7 +213,7 @@ def history(use):
             for c in m.get("tool_calls") or ():
                 shell.out(_dim("  -> %s %s" % (c.get("name"), _short(c.get("args"), 48))))
         elif role == "tool":
-            line = _short(text, LINE - 5)
+            line = _short(text, _LINE - 5)
             shell.out(_red("  x " + line) if m.get("is_error") else _dim("  <- " + line))
     if not turns:
         shell.out("no conversation for %s yet" % use)
@@ -246,11 +247,7 @@ def models(provider=None):
     from ai import catalog
     if provider and catalog.find(provider) is None:
         raise shell.Error("unknown provider %s (known: %s)" % (provider, ", ".join(catalog.ids())))
-    spin = term.Spinner("fetching the model list")
-    try:
-        found, err = ai.fetch_models(provider=provider)
-    finally:
-        spin.stop()
+    found, err = term.busy("fetching the model list", ai.fetch_models, provider=provider)
     if err:
         raise shell.Error(err)
     from ai.config import resolve, ConfigError
@@ -299,7 +296,7 @@ def tools_list():
         return
     for server, d in items:
         shell.out("%-24s %s" % (d["name"], _dim("(" + server + ")")))
-        desc = _short(d.get("description"), LINE - 4)
+        desc = _short(d.get("description"), _LINE - 4)
         if desc:
             shell.out("    " + desc)
     shell.out("%d tool%s" % (len(items), "" if len(items) == 1 else "s"))
@@ -312,32 +309,6 @@ def tools_clear():
 
 
 # -- ai config: the wizard -----------------------------------------------------------
-
-class _Pending:
-    """Settings written while the wizard tests them; restore() puts the old
-    values back unless keep() was called."""
-
-    def __init__(self, use):
-        self.use = use
-        self.old = {}
-
-    def update(self, fields):
-        pairs = {}
-        for f in fields:
-            k = _k(self.use, f)
-            if k not in self.old:
-                self.old[k] = store.get(k)
-            pairs[k] = fields[f]
-        store.update(pairs)
-
-    def keep(self):
-        self.old = {}
-
-    def restore(self):
-        if self.old:
-            store.update(self.old)
-            self.old = {}
-
 
 def _read(prompt, mask=False):
     line = term.masked(prompt) if mask else term.readline(prompt)
@@ -381,19 +352,28 @@ def _wizard(use):
     model0 = store.get(_k(use, "model")) if same else None
     tag = "current" if model0 else "default"
     model0 = model0 or p["model"]
-    pend = _Pending(use)
+    # Settings are written while the wizard tests them; the old values go
+    # back unless the wizard gets to the end (old is emptied then).
+    old = {}
+
+    def put(fields):
+        pairs = {}
+        for f in fields:
+            k = _k(use, f)
+            if k not in old:
+                old[k] = store.get(k)
+            pairs[k] = fields[f]
+        store.update(pairs)
+
     try:
-        pend.update({"provider": pid, "key": key, "model": None, "tools": "native",
+        put({"provider": pid, "key": key, "model": None, "tools": "native",
                      "base_url": None if url == p["base_url"] else url})
         model = _pick_model(ai, use, model0, tag)
-        pend.update({"model": model})
+        put({"model": model})
 
-        spin = term.Spinner("testing %s" % model)
         t0 = ticks_ms()
-        try:
-            reply, err = ai.ask_simple("Reply with one word: ready", {"use": use})
-        finally:
-            spin.stop()
+        reply, err = term.busy("testing %s" % model, ai.ask_simple,
+                               "Reply with one word: ready", {"use": use})
         ms = ticks_diff(ticks_ms(), t0)
         if err:
             shell.err("test failed: " + err)
@@ -404,21 +384,18 @@ def _wizard(use):
         else:
             shell.out("test: %s replied %r in %d ms" % (model, _short(reply, 40), ms))
             level = _probe(ai, use)
-        pend.update({"tools": level})
-        pend.keep()
+        put({"tools": level})
+        old = None
     finally:
-        pend.restore()
+        if old:
+            store.update(old)
     shell.out("saved ai.%s: provider %s, model %s%s%s" % (
         use, pid, model, (", key " + store.mask(key)) if key else "",
         (", tools " + level) if level else ""))
 
 
 def _pick_model(ai, use, model0, tag):
-    spin = term.Spinner("fetching the model list")
-    try:
-        found, err = ai.fetch_models(use=use)
-    finally:
-        spin.stop()
+    found, err = term.busy("fetching the model list", ai.fetch_models, use=use)
     if err or not found:
         shell.err("no model list (%s); type a model id" % (err or "the list is empty"))
         return _read("Model [%s]: " % model0) or model0
@@ -435,12 +412,9 @@ def _pick_model(ai, use, model0, tag):
 def _probe(ai, use):
     """Ask once with a tool offered: native tool calling, or the text
     fallback when the provider refuses tools. -> level or None (unknown)."""
-    spin = term.Spinner("checking tool calling")
-    try:
-        _, err, calls = ai.ask([{"role": "user", "content": "Call the tool named ping now."}],
-                               {"use": use, "tools": [PING]})
-    finally:
-        spin.stop()
+    _, err, calls = term.busy("checking tool calling", ai.ask,
+                              [{"role": "user", "content": "Call the tool named ping now."}],
+                              {"use": use, "tools": [PING]})
     if calls:
         shell.out("tools: native tool calling works")
         return "native"

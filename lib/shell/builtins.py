@@ -12,7 +12,6 @@ import store
 from shell import term
 from compat import MICROPYTHON
 
-CHUNK = 256
 
 
 def _kb(n):
@@ -80,28 +79,6 @@ def describe(spec):
 
 # ---- files ------------------------------------------------------------------
 
-def _entries(host):
-    """(name, is_dir, size) of a folder, sorted by name."""
-    out = []
-    if hasattr(os, "ilistdir"):
-        for e in os.ilistdir(host):
-            isdir = e[1] == 0x4000
-            if isdir:
-                size = 0
-            elif len(e) > 3 and e[3] >= 0:
-                size = e[3]     # the board gives the size here
-            else:
-                st = _stat(host.rstrip("/") + "/" + e[0])
-                size = st[6] if st else 0
-            out.append((e[0], isdir, size))
-    else:
-        for n in os.listdir(host):
-            st = _stat(host.rstrip("/") + "/" + n)
-            out.append((n, _isdir(st), st[6] if st and not _isdir(st) else 0))
-    out.sort()
-    return out
-
-
 def ls(args):
     target = args[0] if args else "."
     host = shell.resolve(target)
@@ -112,10 +89,14 @@ def ls(args):
         shell.out("%8s  %s" % (_kb(st[6]), shell.show(host)))
         return
     n = 0
-    for name, isdir, size in _entries(host):
+    for name in sorted(os.listdir(host)):
         if name.endswith(".tmp"):
             continue
-        shell.out("%8s  %s" % ("" if isdir else _kb(size), name + ("/" if isdir else "")))
+        st = _stat(host.rstrip("/") + "/" + name)
+        if _isdir(st):
+            shell.out("%8s  %s/" % ("", name))
+        else:
+            shell.out("%8s  %s" % (_kb(st[6] if st else 0), name))
         n += 1
     if n == 0:
         shell.out("(empty)")
@@ -156,7 +137,7 @@ def cat(args):
         raise shell.Error("cat: %s: no such file" % shell.show(host))
     if _isdir(st):
         raise shell.Error("cat: %s is a folder (try ls %s)" % (shell.show(host), args[0]))
-    buf = bytearray(CHUNK)
+    buf = bytearray(256)
     carry = b""
     last = b"\n"
     with open(host, "rb") as f:

@@ -60,11 +60,7 @@ def _add(name, url, token):
 
 
 def _test(name):
-    _spin("connecting to %s" % name)
-    try:
-        info, err = mcp.test(name)
-    finally:
-        _unspin()
+    info, err = _busy("connecting to %s" % name, mcp.test, name)
     if err:
         raise shell.Error(err)
     names = info["names"]
@@ -72,13 +68,6 @@ def _test(name):
     shell.out("%s: ok, %d tool%s in %d ms%s" % (
         name, info["tools"], "" if info["tools"] == 1 else "s", info["ms"],
         (" (" + shown + ")") if names else ""))
-
-
-def _connect(name):
-    conn, err = mcp.connect_named(name)
-    if err:
-        raise shell.Error(err)
-    return conn
 
 
 def _params(schema):
@@ -107,15 +96,15 @@ def first_line(text, width):
 
 def _session(name, doing, fn, *args):
     """fn(conn, *args) on a fresh session with server `name`, spinner shown."""
-    _spin(doing)
-    try:
-        conn = _connect(name)
+    def run():
+        conn, err = mcp.connect_named(name)
+        if err:
+            raise shell.Error(err)
         try:
             return fn(conn, *args)
         finally:
             mcp.close(conn)
-    finally:
-        _unspin()
+    return _busy(doing, run)
 
 
 def _tools(name):
@@ -158,16 +147,7 @@ def _call(name, tool, text):
         shell.out("\x1b[2m(%d ms)\x1b[0m" % ticks_diff(ticks_ms(), t0))
 
 
-# -- a one-line status while the network works (terminal only) --------------
-
-_spinner = []
-
-
-def _spin(msg):
+def _busy(doing, fn, *args):
+    """A one-line status while the network works (terminal only)."""
     from shell import term
-    _spinner.append(term.Spinner(msg + " ..."))
-
-
-def _unspin():
-    while _spinner:
-        _spinner.pop().stop()
+    return term.busy(doing + " ...", fn, *args)

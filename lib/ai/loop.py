@@ -52,13 +52,15 @@ class _Tools:
         self.defs = []
         self.route = {}     # name -> ("local", tool) | ("mcp", server, remote name)
 
-    def add(self, d, route):
+    def add(self, d, route, copy=True):
         name = d["name"]
         if name in self.route:
             raise ValueError("tool name '%s' is offered twice" % name)
         self.route[name] = route
-        self.defs.append({"name": name, "description": d.get("description") or "",
-                          "parameters": d.get("parameters") or {"type": "object", "properties": {}}})
+        if copy:
+            d = {"name": name, "description": d.get("description") or "",
+                 "parameters": d.get("parameters") or {"type": "object", "properties": {}}}
+        self.defs.append(d)
 
 
 def _gather(tools, mcps, conns):
@@ -70,18 +72,19 @@ def _gather(tools, mcps, conns):
             item = _LOCAL[item]
         t.add(item, ("local", item))
     if mcps:
-        import mcp
+        from mcp import client
         for server in mcps:
             conn, err = _connect(conns, server)
             if err:
                 raise ValueError(err)
-            listed, err = mcp.tools(conn)
+            # schemas as compact JSON text: they are only sent on
+            listed, err = client.tools(conn, True)
             if err:
                 raise ValueError(err)
             for d in listed:
-                nd = {"name": tool_name(server, d["name"]), "description": d.get("description"),
-                      "parameters": d.get("parameters")}
-                t.add(nd, ("mcp", server, d["name"]))
+                remote = d["name"]
+                d["name"] = tool_name(server, remote)
+                t.add(d, ("mcp", server, remote), False)
     return t
 
 
@@ -174,11 +177,12 @@ def _add_cached(t, tools, mcps):
     """With no explicit tools or servers, offer the cached MCP tools."""
     if tools or mcps:
         return
-    for server, d in _read_cache():
-        t.add(d, ("mcp", server, d["remote"]))
+    for server, d in _read_cache(True):
+        d.pop("server")
+        t.add(d, ("mcp", server, d.pop("remote")), False)
 
 
-def _read_cache():
+def _read_cache(raw=False):
     try:
         f = open(store.path(CACHE), "rb")
     except OSError:
@@ -187,6 +191,9 @@ def _read_cache():
         for line in f:
             if line.strip():
                 d = jsonstream.loads(line)
+                p = d.get("parameters")
+                if raw and p:   # compact JSON text: it is only sent on
+                    d["parameters"] = jsonstream.Raw(jsonstream.dumps(p))
                 yield d["server"], d
 
 

@@ -226,15 +226,15 @@ def register_tool(name, description, parameters, run):
 
 
 def tools_cache_build(progress=None):
-    from ai import loop
-    return loop.tools_cache_build(progress)
+    from ai import toolcache
+    return toolcache.build(progress)
 
 
 def tools_cache():
-    from ai import loop
-    return loop.tools_cache()
+    from ai import toolcache
+    return toolcache.entries()
 
 
 def tools_cache_clear():
-    from ai import loop
-    loop.tools_cache_clear()
+    from ai import toolcache
+    toolcache.clear()

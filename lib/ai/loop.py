@@ -1,4 +1,5 @@
-"""The tool-use loop (ai.run) and the tools cache.
+"""The tool-use loop (ai.run). The tools cache (ai.tools_cache_build...)
+lives in ai/toolcache.py, imported only when a run offers cached tools.
 
 Tools come from three places and go through one dispatch:
 - the registry of reusable local tools (ai.register_tool), named by string;
@@ -14,11 +15,9 @@ the person refused) go back to the model as "Error: ..." so it can recover.
 The loop ends on a text answer, an error, or max_rounds model requests.
 """
 import jsonstream
-import store
 from compat import collect, const
 
 _LOCAL = {}
-CACHE = "tools.jsonl"
 _MAX_RESULT = const(8000)   # characters of one tool result sent to the model
 
 
@@ -45,43 +44,41 @@ def tool_name(server, name):
     return str(out[:64], "utf-8")
 
 
-class _Tools:
-    """Definitions to offer (re-iterable) and how to dispatch each name."""
-
-    def __init__(self):
-        self.defs = []
-        self.route = {}     # name -> ("local", tool) | ("mcp", server, remote name)
-
-    def add(self, d, route):
-        name = d["name"]
-        if name in self.route:
-            raise ValueError("tool name '%s' is offered twice" % name)
-        self.route[name] = route
-        self.defs.append({"name": name, "description": d.get("description") or "",
-                          "parameters": d.get("parameters") or {"type": "object", "properties": {}}})
+def _offer(t, d, route, copy=True):
+    """Add tool definition d to t = (defs to offer, {name: route}); route is
+    ("local", tool) or ("mcp", server, remote name)."""
+    name = d["name"]
+    if name in t[1]:
+        raise ValueError("tool name '%s' is offered twice" % name)
+    t[1][name] = route
+    if copy:
+        d = {"name": name, "description": d.get("description") or "",
+             "parameters": d.get("parameters") or {"type": "object", "properties": {}}}
+    t[0].append(d)
 
 
 def _gather(tools, mcps, conns):
-    t = _Tools()
+    t = ([], {})
     for item in tools or ():
         if isinstance(item, str):
             if item not in _LOCAL:
                 raise ValueError("unknown local tool '%s' (known: %s)" % (item, ", ".join(local_tools()) or "none"))
             item = _LOCAL[item]
-        t.add(item, ("local", item))
+        _offer(t, item, ("local", item))
     if mcps:
-        import mcp
+        from mcp import client
         for server in mcps:
             conn, err = _connect(conns, server)
             if err:
                 raise ValueError(err)
-            listed, err = mcp.tools(conn)
+            # schemas as compact JSON text: they are only sent on
+            listed, err = client.tools(conn, True)
             if err:
                 raise ValueError(err)
             for d in listed:
-                nd = {"name": tool_name(server, d["name"]), "description": d.get("description"),
-                      "parameters": d.get("parameters")}
-                t.add(nd, ("mcp", server, d["name"]))
+                remote = d["name"]
+                d["name"] = tool_name(server, remote)
+                _offer(t, d, ("mcp", server, remote), False)
     return t
 
 
@@ -129,12 +126,17 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
     try:
         try:
             t = _gather(tools, mcps, conns)
-            _add_cached(t, tools, mcps)
+            if not tools and not mcps:
+                # no explicit tools or servers: offer the cached MCP tools
+                from ai import toolcache
+                for server, d in toolcache.read(True):
+                    d.pop("server")
+                    _offer(t, d, ("mcp", server, d.pop("remote")), False)
         except ValueError as e:
             return None, str(e)
         o = dict(overrides or {})
-        if t.defs:
-            o["tools"] = t.defs
+        if t[0]:
+            o["tools"] = t[0]
         for _ in range(max_rounds):
             reply, err, calls = ask(history, o)
             if err:
@@ -142,7 +144,7 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
             if not calls:
                 return reply, None
             for call in calls:
-                route = t.route.get(call["name"])
+                route = t[1].get(call["name"])
                 if route is None:
                     text, bad = "unknown tool '%s'" % call["name"], True
                 elif approve is not None and not approve(call):
@@ -166,63 +168,3 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
             import mcp
             for c in conns.values():
                 mcp.close(c)
-
-
-# --- tools cache: the tools of every configured MCP server, on flash -------
-
-def _add_cached(t, tools, mcps):
-    """With no explicit tools or servers, offer the cached MCP tools."""
-    if tools or mcps:
-        return
-    for server, d in _read_cache():
-        t.add(d, ("mcp", server, d["remote"]))
-
-
-def _read_cache():
-    try:
-        f = open(store.path(CACHE), "rb")
-    except OSError:
-        return
-    with f:
-        for line in f:
-            if line.strip():
-                d = jsonstream.loads(line)
-                yield d["server"], d
-
-
-def tools_cache_build(progress=None):
-    """List the tools of every configured MCP server into the cache file:
-    (count, err). Servers that fail are reported in err; the rest are kept."""
-    import mcp
-    lines, errors = [], []
-    for s in mcp.servers():
-        conn, err = mcp.connect_named(s["name"])
-        listed = None
-        if conn:
-            listed, err = mcp.tools(conn)
-            mcp.close(conn)
-        if err:
-            errors.append(err)
-            continue
-        for d in listed:
-            lines.append(jsonstream.dumps({
-                "server": s["name"], "name": tool_name(s["name"], d["name"]),
-                "remote": d["name"], "description": d.get("description") or "",
-                "parameters": d.get("parameters") or {}}))
-        if progress:
-            progress(s["name"], len(listed))
-    store.write_atomic(store.path(CACHE), "\n".join(lines) + "\n" if lines else "")
-    return len(lines), ("; ".join(errors) or None)
-
-
-def tools_cache():
-    """[(server, tool definition with "name" as offered and "remote")] or []."""
-    return list(_read_cache())
-
-
-def tools_cache_clear():
-    import os
-    try:
-        os.remove(store.path(CACHE))
-    except OSError:
-        pass

@@ -26,13 +26,17 @@
 # tools/call carries _meta.progressToken so long tools send progress events
 # (skipped) that keep the socket read timeout from firing.
 #
+# Rarely used paths (error bodies and status wording, 404 re-initialize,
+# resuming a stream with Last-Event-ID, base64 sizes) live in
+# mcp/client_more.py, imported on first use; server requests in mcp/serve.py.
+#
 # Memory: every message is walked from the socket with jsonstream.Parser;
 # only the fields in use are kept: tool name/description/inputSchema, the
 # flattened text of a tool result (bounded), image/blob sizes counted from the
 # base64 stream without holding it.
 import jsonstream
 import httpc
-from compat import sleep_ms, collect, const
+from compat import collect, const
 
 # the versions we speak, the newest (the one we ask for) first
 PROTOCOLS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
@@ -45,9 +49,6 @@ _MAX_TOOLS = const(128)        # tools accepted from one server (all pages)
 _MAX_PAGES = const(16)         # tools/list pages followed
 _MAX_VALUE = const(16384)      # any materialized JSON value (schemas, params)
 _MAX_EVENTS = const(10000)     # SSE events read while waiting for one response
-_MAX_RESUME = const(3)         # GET reconnections for one response
-_RETRY_MS = const(1000)        # wait before resuming when the server gave no retry:
-_MAX_RETRY_MS = const(10000)   # upper bound on a server's retry: value
 _MAX_ERROR = const(300)        # error message text kept from a server (chars)
 SSE_LINE = 256         # SSE id/event/retry line bound (ids are UUIDs): a smaller buffer
 ACCEPT = "application/json, text/event-stream"
@@ -59,15 +60,24 @@ class McpError(Exception):
 
 class Conn:
     """One MCP session. Attributes useful to callers: name (label used in
-    errors), url, session, version (negotiated), server (serverInfo.name),
-    last_is_error (True when the last call's result had isError)."""
+    errors: the registry name, else host:port), url, session, version
+    (negotiated), server (serverInfo.name), last_is_error (True when the
+    last call's result had isError)."""
 
     def __init__(self, url, token=None, name=None, elicit=None, sample=None,
                  listen=False, timeout=30):
         self.url = url
         self.token = token
         self.reg_name = name
-        self.name = name or _hostport(url)
+        if not name:
+            i = url.find("://")
+            name = url[i + 3:] if i >= 0 else url
+            for c in "/?#":
+                j = name.find(c)
+                if j >= 0:
+                    name = name[:j]
+            name = name or url
+        self.name = name
         self.elicit = elicit
         self.sample = sample
         self.listen = listen
@@ -76,28 +86,9 @@ class Conn:
         self.version = None
         self.server = None
         self.last_is_error = False
-        self._id = 0
+        self._id = 0           # the last JSON-RPC id used
         self.listening = None  # standalone GET stream: (Response, SSE) or None
 
-    def next_id(self):
-        self._id += 1
-        return self._id
-
-    def __repr__(self):
-        return "<mcp.Conn %s %s>" % (self.name, self.url)
-
-
-def _hostport(url):
-    i = url.find("://")
-    rest = url[i + 3:] if i >= 0 else url
-    for c in "/?#":
-        j = rest.find(c)
-        if j >= 0:
-            rest = rest[:j]
-    return rest or url
-
-
-# ------------------------------------------------------------------ sinks
 
 class _Cap:
     """Collects str pieces up to n characters; .cut tells if more came."""
@@ -122,22 +113,6 @@ class _Cap:
 
     def text(self):
         return "".join(self.parts)
-
-
-class _B64:
-    """Counts the decoded size of a base64 string streamed in pieces."""
-
-    def __init__(self):
-        self.n = 0
-        self.tail = ""
-
-    def add(self, s):
-        self.n += len(s) - s.count("\n") - s.count("\r")
-        self.tail = (self.tail + s[-2:])[-2:]
-
-    def size(self):
-        pad = 2 if self.tail == "==" else (1 if self.tail[-1:] == "=" else 0)
-        return self.n * 3 // 4 - pad
 
 
 # ------------------------------------------------------- one JSON-RPC message
@@ -200,11 +175,13 @@ def walk(src, v):
 
 
 class _Msg:
-    """Visitor for one JSON-RPC message: keeps id, method, error code and
-    message, and the params of server requests we may answer; "result.*" goes
-    to the accumulator `acc` of the method we called. What acc collected only
-    counts when the message turns out to be our response (key order is free:
-    "result" may come before "id")."""
+    """Visitor for one JSON-RPC message: keeps .id and .method, and in .f the
+    error code ("code") and message ("emsg", a _Cap), the params of server
+    requests we may answer ("pmsg" for params.message) and, without an
+    accumulator, the initialize result (protocolVersion, serverInfo "name").
+    With an accumulator `acc`, "result.*" goes to the acc of the method we
+    called. What was collected only counts when the message turns out to be
+    our response (key order is free: "result" may come before "id")."""
 
     def __init__(self, acc):
         self.acc = acc
@@ -212,12 +189,9 @@ class _Msg:
 
     def reset(self):
         self.f = {}
+        self.id = self.method = None
         if self.acc is not None:
             self.acc.reset()
-
-    def parse(self, src):
-        self.reset()
-        walk(src, self)
 
     def want(self, path):
         n = len(path)
@@ -228,7 +202,11 @@ class _Msg:
                 return _TAKE
             return _DIVE if k in ("result", "error", "params") else _SKIP
         if top == "result":
-            return self.acc.want(path, n) if self.acc is not None else _SKIP
+            if self.acc is not None:
+                return self.acc.want(path, n)
+            if n == 2:
+                return _TAKE if k == "protocolVersion" else (_DIVE if k == "serverInfo" else _SKIP)
+            return _TAKE if n == 3 and k == "name" and path[1] == "serverInfo" else _SKIP
         if n > 2:
             return _SKIP
         if k == "message":
@@ -239,7 +217,12 @@ class _Msg:
                              "maxTokens") else _SKIP
 
     def put(self, path, v):
-        if path[0] == "result":
+        if len(path) == 1:
+            if path[0] == "id":
+                self.id = v
+            else:
+                self.method = v
+        elif path[0] == "result" and self.acc is not None:
             self.acc.put(path, v)
         else:
             self.f[path[-1]] = v
@@ -256,57 +239,19 @@ class _Msg:
         if s is not None:
             c.add(s)
 
-    def get(self, key):
-        return self.f.get(key)
-
-    @property
-    def id(self):
-        return self.f.get("id")
-
-    @property
-    def method(self):
-        return self.f.get("method")
-
-    def is_error(self):
-        return "code" in self.f or "emsg" in self.f
-
-    def text(self, key):
-        c = self.f.get(key)
-        return c.text() if c is not None else ""
-
-    def error_text(self):
-        msg = self.text("emsg") or "error"
-        code = self.f.get("code")
-        if code is None:
-            return msg
-        return "%s (code %s)" % (msg, code)
-
 
 # ------------------------------------------------------------ accumulators
-# want(path, n) / put(path, v) / piece(path, s) for paths under "result".
-
-class _Init:
-    def reset(self):
-        self.version = self.server = None
-
-    def want(self, path, n):
-        k = path[-1]
-        if n == 2:
-            return _TAKE if k == "protocolVersion" else (_DIVE if k == "serverInfo" else _SKIP)
-        return _TAKE if n == 3 and k == "name" else _SKIP
-
-    def put(self, path, v):
-        if len(path) == 2:
-            self.version = v
-        else:
-            self.server = v
-
+# reset() / want(path, n) / put(path, v) / piece(path, s) for paths under
+# "result".
 
 class _Tools:
-    """result.tools[*] -> [{name, description, parameters}] + nextCursor."""
+    """result.tools[*] -> [{name, description, parameters}] + nextCursor.
+    raw=True keeps each inputSchema as compact JSON text (jsonstream.Raw, a
+    fraction of the heap of a dict tree) for callers that only send it on."""
 
-    def __init__(self, out):
+    def __init__(self, out, raw):
         self.out = out  # shared across pages
+        self.raw = raw
 
     def reset(self):
         self.page = []
@@ -346,6 +291,8 @@ class _Tools:
             schema = {"type": "object", "properties": {}}
         else:
             schema.pop("$schema", None)  # noise for the model
+        if self.raw:
+            schema = jsonstream.Raw(jsonstream.dumps(schema))
         d = c.get("description")
         desc = ""
         if d is not None:
@@ -379,7 +326,8 @@ class _Call:
     blobs as "[image image/png, 1234 bytes]" (size counted from the base64
     stream), resource_link as "name <uri>", embedded text resources inline up
     to MAX_RESOURCE chars, structuredContent as compact JSON only when no text
-    item came. An item is finished when the next index (or the end) arrives."""
+    item came. An item is finished when the next index (or the end) arrives;
+    items other than text are worded by client_more.item()."""
 
     def reset(self):
         self.out = _Cap(MAX_TEXT)
@@ -425,31 +373,11 @@ class _Call:
     def _flush(self):
         if self.i is None:
             return
-        it = self.it
-        t = it.get("type")
-        mime = it.get("mimeType") or "?"
-        uri = it.get("uri")
-        b = it.get("b64")
-        size = b.size() if b is not None else 0
-        add = self.out.add
+        t = self.it.get("type")
         if t != "text" and t is not None:
             self._sep()
-        if t in ("image", "audio"):
-            add("[%s %s, %d bytes]" % (t, mime, size))
-        elif t == "resource_link":
-            name = it.get("name")
-            add(("%s <%s>" % (name, uri)) if name else ("<%s>" % uri))
-        elif t == "resource":
-            rt = it.get("rtext")
-            if rt is not None:
-                add("[resource %s]\n" % uri)
-                add(rt.text())
-                if rt.cut:
-                    add("... (truncated)")
-            else:
-                add("[blob %s %s, %d bytes]" % (uri, mime, size))
-        elif t is not None and t != "text":
-            add("[%s content]" % t)
+            from mcp import client_more
+            client_more.item(self.out.add, t, self.it)
         self.it = {}
         self.started = False
 
@@ -473,18 +401,9 @@ class _Call:
             self._sep()
             if s is not None:
                 self.out.add(s)
-        elif k == "text":
-            c = self.it.get("rtext")
-            if c is None:
-                c = self.it["rtext"] = _Cap(MAX_RESOURCE)
-            if s is not None:
-                c.add(s)
-        else:  # data / blob: base64, only counted
-            b = self.it.get("b64")
-            if b is None:
-                b = self.it["b64"] = _B64()
-            if s is not None:
-                b.add(s)
+            return
+        from mcp import client_more
+        client_more.piece(self.it, k, s)
 
     def finish(self):
         self._flush()
@@ -530,15 +449,6 @@ def post(conn, msg):
     return _send(conn, "POST", h, (jsonstream.encoded_len(msg), body))
 
 
-def get_stream(conn, last_id=None):
-    """GET the endpoint as an event stream (resume or standalone stream)."""
-    h = _headers(conn, "text/event-stream")
-    if last_id is not None:
-        h["Last-Event-ID"] = last_id
-    h["Connection"] = "close"  # never pooled: closing must not drain a live stream
-    return _send(conn, "GET", h)
-
-
 def _close(resp):
     try:
         resp.close()
@@ -546,114 +456,50 @@ def _close(resp):
         pass
 
 
-def _is_sse(resp):
-    return resp.headers.get("content-type", "").startswith("text/event-stream")
-
-
-def _error_detail(resp):
-    """A short reason from an error body (JSON-RPC error.message or the first
-    line of text), reading at most 512 bytes."""
-    buf = bytearray(512)
-    n = 0
-    try:
-        while n < len(buf):
-            k = resp.readinto(memoryview(buf)[n:])
-            if not k:
-                break
-            n += k
-    except Exception:
-        pass
-    _close(resp)
-    if not n:
-        return ""
-    data = bytes(buf[:n])
-    if "json" in resp.headers.get("content-type", ""):
-        m = _Msg(None)
-        try:
-            m.parse(data)
-        except Exception:
-            m.f = {}
-        if "emsg" in m.f:
-            return ": " + m.text("emsg")
-    try:
-        text = data.decode()
-    except UnicodeError:
-        return ""
-    line = text.strip().split("\n")[0].strip()
-    return (": " + line[:120]) if line else ""
-
-
-def _status_error(conn, status, reason, detail, what):
-    if status == 401:
-        reg = conn.reg_name or "<name>"
-        if conn.token:
-            return McpError("%s: token refused (401); set another with: mcp add %s %s <token>"
-                            % (conn.name, reg, conn.url))
-        return McpError("%s: needs a token (401); set it with: mcp add %s %s <token>"
-                        % (conn.name, reg, conn.url))
-    if status == 403:
-        return McpError("%s: access denied (403)%s" % (conn.name, detail))
-    if status == 404:
-        return McpError("%s: no MCP endpoint at %s (404)" % (conn.name, conn.url))
-    return McpError("%s: %s failed: HTTP %d %s%s" % (conn.name, what, status, reason, detail))
-
-
-def _check(conn, resp, what):
-    """Raise the McpError for a non-2xx response (its body is read and closed)."""
-    s = resp.status
-    if 200 <= s < 300:
-        return
-    raise _status_error(conn, s, resp.reason, _error_detail(resp), what)
-
-
 # --------------------------------------------------------------- exchanges
 
 def _request(conn, method, params, acc):
     """Send one request and read until our response arrives. Returns the
     _Msg of the response (acc holds the result). JSON-RPC errors raise."""
-    rid = conn.next_id()
+    conn._id += 1
+    rid = conn._id
     msg = {"jsonrpc": "2.0", "id": rid, "method": method}
     if params is not None:
         msg["params"] = params
     resp = post(conn, msg)
-    s = resp.status
-    if s < 200 or s >= 300:
-        detail = _error_detail(resp)
-        # 404: the server forgot our session (restart, expiry); the reference
-        # server says 400 "No valid session ID" instead. Start a new one once.
-        if conn.session and method != "initialize" and (
-                s == 404 or (s == 400 and "session" in detail.lower())):
-            _initialize(conn)
-            resp = post(conn, msg)
-            _check(conn, resp, method)
-        else:
-            raise _status_error(conn, s, resp.reason, detail, method)
+    if resp.status < 200 or resp.status >= 300:
+        # (may start a new session and resend, see client_more.refused)
+        from mcp import client_more
+        resp = client_more.refused(conn, resp, msg, method)
+    return _response(conn, resp, rid, acc, method)
+
+
+def _response(conn, resp, rid, acc, method):
+    """Read the reply to request rid: its _Msg; a JSON-RPC error raises."""
     m = _Msg(acc)
-    _read_reply(conn, resp, rid, m, method)
-    if m.is_error():
-        raise McpError("%s: %s" % (conn.name, m.error_text()))
-    return m
-
-
-def _read_reply(conn, resp, rid, m, method):
     ct = resp.headers.get("content-type", "")
     if ct.startswith("application/json"):
         try:
             parse(conn, m, resp, method)
         finally:
             _close(resp)
-        if m.method is None and m.id == rid:
-            return
-        raise McpError("%s: the reply to %s was not its response" % (conn.name, method))
-    if ct.startswith("text/event-stream"):
-        return _read_stream(conn, resp, rid, m, method)
-    _close(resp)
-    raise McpError("%s: unexpected reply type %r to %s" % (conn.name, ct or "(none)", method))
+        if m.method is not None or m.id != rid:
+            raise McpError("%s: the reply to %s was not its response" % (conn.name, method))
+    elif ct.startswith("text/event-stream"):
+        _read_stream(conn, resp, rid, m, method)
+    else:
+        _close(resp)
+        raise McpError("%s: unexpected reply type %r to %s" % (conn.name, ct or "(none)", method))
+    if "code" in m.f or "emsg" in m.f:
+        from mcp import client_more
+        raise McpError("%s: %s" % (conn.name, client_more.error_text(m)))
+    return m
 
 
 def parse(conn, m, src, method):
     try:
-        m.parse(src)
+        m.reset()
+        walk(src, m)
     except jsonstream.JSONError as e:
         raise McpError("%s: bad JSON in the reply to %s (%s)" % (conn.name, method, e))
     except McpError as e:
@@ -661,10 +507,8 @@ def parse(conn, m, src, method):
 
 
 def _read_stream(conn, resp, rid, m, method):
-    last_id = None
-    retry = None
-    resumes = 0
-    events = 0
+    last_id = retry = None
+    resumes = events = 0
     while True:
         sse = httpc.SSE(resp, SSE_LINE)
         try:
@@ -705,17 +549,9 @@ def _read_stream(conn, resp, rid, m, method):
         finally:
             _close(resp)
         # The stream ended before our response: resume it if the server let us.
-        if last_id is None or resumes >= _MAX_RESUME:
-            raise McpError("%s: the server closed the stream before the reply to %s"
-                           % (conn.name, method))
+        from mcp import client_more
+        resp = client_more.resume(conn, last_id, retry, resumes, method)
         resumes += 1
-        wait = _RETRY_MS if retry is None else retry
-        sleep_ms(max(0, min(wait, _MAX_RETRY_MS)))
-        resp = get_stream(conn, last_id)
-        if resp.status != 200 or not _is_sse(resp):
-            _close(resp)
-            raise McpError("%s: cannot resume the stream for the reply to %s (HTTP %d)"
-                           % (conn.name, method, resp.status))
 
 
 # ----------------------------------------------------------------- session
@@ -729,22 +565,20 @@ def _initialize(conn):
         caps["sampling"] = {}
     params = {"protocolVersion": PROTOCOLS[0], "capabilities": caps,
               "clientInfo": {"name": CLIENT_NAME, "version": "0.1"}}
-    rid = conn.next_id()
-    msg = {"jsonrpc": "2.0", "id": rid, "method": "initialize", "params": params}
-    resp = post(conn, msg)
-    _check(conn, resp, "initialize")
+    conn._id += 1
+    rid = conn._id
+    resp = post(conn, {"jsonrpc": "2.0", "id": rid, "method": "initialize", "params": params})
+    if resp.status < 200 or resp.status >= 300:
+        from mcp import client_more
+        client_more.check(conn, resp, "initialize")
     sid = resp.headers.get("mcp-session-id")
-    acc = _Init()
-    m = _Msg(acc)
-    _read_reply(conn, resp, rid, m, "initialize")
-    if m.is_error():
-        raise McpError("%s: %s" % (conn.name, m.error_text()))
-    version = acc.version
+    f = _response(conn, resp, rid, None, "initialize").f
+    version = f.get("protocolVersion")
     if version not in PROTOCOLS:
         raise McpError("%s: unsupported MCP protocol version %r" % (conn.name, version))
     conn.session = sid or None
     conn.version = version
-    conn.server = acc.server
+    conn.server = f.get("name")
     resp = post(conn, {"jsonrpc": "2.0", "method": "notifications/initialized"})
     status = resp.status
     _close(resp)
@@ -792,9 +626,9 @@ def connect(url, token=None, name=None, elicit=None, sample=None, listen=False, 
     return conn, None
 
 
-def _list_tools(conn):
+def _list_tools(conn, raw):
     out = []
-    acc = _Tools(out)
+    acc = _Tools(out, raw)
     cursor = None
     for _ in range(_MAX_PAGES):
         _request(conn, "tools/list", {"cursor": cursor} if cursor else None, acc)
@@ -805,8 +639,10 @@ def _list_tools(conn):
     raise McpError("%s: tools/list has more than %d pages" % (conn.name, _MAX_PAGES))
 
 
-def tools(conn):
-    return _guard(conn, _list_tools, conn)
+def tools(conn, raw=False):
+    """(tools, err): [{name, description, parameters}]; raw=True gives each
+    parameters schema as jsonstream.Raw (compact JSON text) to send on."""
+    return _guard(conn, _list_tools, conn, raw)
 
 
 def _call(conn, name, args):

@@ -21,7 +21,7 @@ import select
 import httpc
 import jsonstream
 from compat import MICROPYTHON, ticks_ms, ticks_diff
-from mcp import client
+from mcp import client, client_more
 
 
 def answer(conn, m):
@@ -69,15 +69,15 @@ def defaults(schema):
 
 
 def _elicit(conn, m):
-    mode = m.get("mode")
+    mode = m.f.get("mode")
     if mode is not None and mode != "form":
         return {"action": "decline"}  # url mode: nobody can open a browser here
-    schema = m.get("requestedSchema")
+    schema = m.f.get("requestedSchema")
     if not isinstance(schema, dict):
         schema = {}
     if conn.elicit is not None:
         try:
-            content = conn.elicit(m.text("pmsg"), schema)
+            content = conn.elicit(client_more.text(m, "pmsg"), schema)
         except Exception:
             content = None
         if not isinstance(content, dict):
@@ -92,8 +92,9 @@ def _elicit(conn, m):
 def _sample(conn, m):
     if conn.sample is None:
         return None, {"code": -32601, "message": "sampling not supported"}
-    req = {"messages": m.get("messages") or [], "systemPrompt": m.get("systemPrompt"),
-           "maxTokens": m.get("maxTokens")}
+    f = m.f
+    req = {"messages": f.get("messages") or [], "systemPrompt": f.get("systemPrompt"),
+           "maxTokens": f.get("maxTokens")}
     try:
         text = conn.sample(req)
     except Exception as e:
@@ -108,8 +109,8 @@ def _sample(conn, m):
 
 def listen(conn):
     """Open the standalone GET stream (servers without one answer 405)."""
-    resp = client.get_stream(conn)
-    if resp.status == 200 and client._is_sse(resp):
+    resp = client_more.get_stream(conn)
+    if resp.status == 200 and client_more.is_sse(resp):
         conn.listening = (resp, httpc.SSE(resp, client.SSE_LINE))
     else:
         client._close(resp)

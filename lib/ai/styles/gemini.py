@@ -203,6 +203,8 @@ def _declaration(t):
     if t.get("description"):
         d["description"] = t["description"]
     p = t.get("parameters")
+    if isinstance(p, Raw):   # compact JSON text (MCP tools in ai.run)
+        p = jsonstream.loads(p.data)
     if isinstance(p, dict) and (p.get("properties") or p.get("type") not in (None, "object")):
         d["parameters"] = clean_schema(p)
     return d

@@ -1,0 +1,197 @@
+# The rarely used paths of the MCP client (mcp/client.py, whose top comment
+# describes the Streamable HTTP wire format), imported on first use so that
+# a plain session (initialize, tools/list, tools/call with a text result)
+# does not pay for them:
+# - a non-2xx reply: a short reason from its body (JSON-RPC error.message or
+#   the first text line, at most 512 bytes read) and the wording per status;
+#   404 (or 400 naming the session) on a request with a session id: the
+#   session is gone, initialize again once and resend;
+# - an SSE reply that ends before our response: wait the stream's `retry:`
+#   time, then GET the endpoint with `Last-Event-ID` to resume it;
+# - tool result items other than text (image/audio/blob sizes counted from
+#   their base64 stream, resource links, embedded resources);
+# - JSON-RPC error text: "message (code N)".
+from compat import sleep_ms, const
+from mcp import client
+
+_MAX_RESUME = const(3)         # GET reconnections for one response
+_RETRY_MS = const(1000)        # wait before resuming when the server gave no retry:
+_MAX_RETRY_MS = const(10000)   # upper bound on a server's retry: value
+
+
+def text(m, key):
+    """The text collected under key ("emsg", "pmsg") of a parsed message."""
+    c = m.f.get(key)
+    return c.text() if c is not None else ""
+
+
+def error_text(m):
+    msg = text(m, "emsg") or "error"
+    code = m.f.get("code")
+    if code is None:
+        return msg
+    return "%s (code %s)" % (msg, code)
+
+
+# ------------------------------------------------------------ HTTP status
+
+def get_stream(conn, last_id=None):
+    """GET the endpoint as an event stream (resume or standalone stream)."""
+    h = client._headers(conn, "text/event-stream")
+    if last_id is not None:
+        h["Last-Event-ID"] = last_id
+    h["Connection"] = "close"  # never pooled: closing must not drain a live stream
+    return client._send(conn, "GET", h)
+
+
+def is_sse(resp):
+    return resp.headers.get("content-type", "").startswith("text/event-stream")
+
+
+def error_detail(resp):
+    """A short reason from an error body (JSON-RPC error.message or the first
+    line of text), reading at most 512 bytes."""
+    buf = bytearray(512)
+    n = 0
+    try:
+        while n < len(buf):
+            k = resp.readinto(memoryview(buf)[n:])
+            if not k:
+                break
+            n += k
+    except Exception:
+        pass
+    client._close(resp)
+    if not n:
+        return ""
+    data = bytes(buf[:n])
+    if "json" in resp.headers.get("content-type", ""):
+        m = client._Msg(None)
+        try:
+            client.walk(data, m)
+        except Exception:
+            m.f = {}
+        if "emsg" in m.f:
+            return ": " + text(m, "emsg")
+    try:
+        s = data.decode()
+    except UnicodeError:
+        return ""
+    line = s.strip().split("\n")[0].strip()
+    return (": " + line[:120]) if line else ""
+
+
+def status_error(conn, status, reason, detail, what):
+    if status == 401:
+        reg = conn.reg_name or "<name>"
+        if conn.token:
+            return client.McpError("%s: token refused (401); set another with: mcp add %s %s <token>"
+                                   % (conn.name, reg, conn.url))
+        return client.McpError("%s: needs a token (401); set it with: mcp add %s %s <token>"
+                               % (conn.name, reg, conn.url))
+    if status == 403:
+        return client.McpError("%s: access denied (403)%s" % (conn.name, detail))
+    if status == 404:
+        return client.McpError("%s: no MCP endpoint at %s (404)" % (conn.name, conn.url))
+    return client.McpError("%s: %s failed: HTTP %d %s%s"
+                           % (conn.name, what, status, reason, detail))
+
+
+def check(conn, resp, what):
+    """Raise the McpError for a non-2xx response (its body is read and closed)."""
+    s = resp.status
+    if 200 <= s < 300:
+        return
+    raise status_error(conn, s, resp.reason, error_detail(resp), what)
+
+
+def refused(conn, resp, msg, method):
+    """A non-2xx reply to the request msg: the response to read instead
+    (after a new session), or the McpError raised."""
+    s = resp.status
+    detail = error_detail(resp)
+    # 404: the server forgot our session (restart, expiry); the reference
+    # server says 400 "No valid session ID" instead. Start a new one once.
+    if conn.session and method != "initialize" and (
+            s == 404 or (s == 400 and "session" in detail.lower())):
+        client._initialize(conn)
+        resp = client.post(conn, msg)
+        check(conn, resp, method)
+        return resp
+    raise status_error(conn, s, resp.reason, detail, method)
+
+
+def resume(conn, last_id, retry, resumes, method):
+    """The stream of a reply ended before our response: GET it again from
+    last_id after the retry wait (resumes done so far: at most _MAX_RESUME)."""
+    if last_id is None or resumes >= _MAX_RESUME:
+        raise client.McpError("%s: the server closed the stream before the reply to %s"
+                              % (conn.name, method))
+    wait = _RETRY_MS if retry is None else retry
+    sleep_ms(max(0, min(wait, _MAX_RETRY_MS)))
+    resp = get_stream(conn, last_id)
+    if resp.status != 200 or not is_sse(resp):
+        client._close(resp)
+        raise client.McpError("%s: cannot resume the stream for the reply to %s (HTTP %d)"
+                              % (conn.name, method, resp.status))
+    return resp
+
+
+# ------------------------------------------------- tool result, not text
+
+class B64:
+    """Counts the decoded size of a base64 string streamed in pieces."""
+
+    def __init__(self):
+        self.n = 0
+        self.tail = ""
+
+    def add(self, s):
+        self.n += len(s) - s.count("\n") - s.count("\r")
+        self.tail = (self.tail + s[-2:])[-2:]
+
+    def size(self):
+        pad = 2 if self.tail == "==" else (1 if self.tail[-1:] == "=" else 0)
+        return self.n * 3 // 4 - pad
+
+
+def piece(it, k, s):
+    """A streamed string of a content item it other than its text: an
+    embedded resource's text (kept up to MAX_RESOURCE) or base64 data/blob
+    (only counted). s None: the end of the string."""
+    if k == "text":
+        c = it.get("rtext")
+        if c is None:
+            c = it["rtext"] = client._Cap(client.MAX_RESOURCE)
+        if s is not None:
+            c.add(s)
+    else:
+        b = it.get("b64")
+        if b is None:
+            b = it["b64"] = B64()
+        if s is not None:
+            b.add(s)
+
+
+def item(add, t, it):
+    """Word a finished content item of type t (not text) through add()."""
+    mime = it.get("mimeType") or "?"
+    uri = it.get("uri")
+    b = it.get("b64")
+    size = b.size() if b is not None else 0
+    if t in ("image", "audio"):
+        add("[%s %s, %d bytes]" % (t, mime, size))
+    elif t == "resource_link":
+        name = it.get("name")
+        add(("%s <%s>" % (name, uri)) if name else ("<%s>" % uri))
+    elif t == "resource":
+        rt = it.get("rtext")
+        if rt is not None:
+            add("[resource %s]\n" % uri)
+            add(rt.text())
+            if rt.cut:
+                add("... (truncated)")
+        else:
+            add("[blob %s %s, %d bytes]" % (uri, mime, size))
+    else:
+        add("[%s content]" % t)

@@ -45,10 +45,10 @@ class Render:
         self.out = []
         self.start = True     # at the start of a line (head being classified)
         self.head = ""        # held line start
-        self.fence = None     # the fence marker while inside a code block
+        self.fence = None     # the fence character while inside a code block
         self.pend = ""        # held emphasis run or "\\"
-        self.link = None      # None, or [text, url or None, state]
-        self.bold = self.ital = self.code = False
+        self.link = None      # None, or [text, url or None, "(" seen]
+        self.em = 0           # inline attributes on: 1 italic, 2 bold, 4 code
         self.heading = ""     # the heading attribute while the line is one
         self.styled = False   # some attribute is on in this line
         self.prev = " "       # last visible character written
@@ -69,7 +69,7 @@ class Render:
         self.out.append(code)
         if self.heading:      # "bold off" also ends the heading's bold
             self.out.append(self.heading)
-        self.styled = bool(self.bold or self.ital or self.code or self.heading)
+        self.styled = bool(self.em or self.heading)
 
     def _reset(self):
         """All attributes off, then the open inline ones on again."""
@@ -77,9 +77,9 @@ class Render:
         self.styled = False
         if self.heading:
             self._attr(self.heading)
-        if self.bold:
+        if self.em & 2:
             self._attr(BOLD)
-        if self.ital:
+        if self.em & 1:
             self._attr(ITAL)
 
     def _flush(self):
@@ -93,11 +93,9 @@ class Render:
             return
         if not self.tty:
             self.col = 0 if text[-1] == "\n" else 1
-            self.w(text.replace("\n", self.nl) if self.nl != "\n" else text)
+            self.w(text.replace("\n", self.nl))
             return
-        for c in text:
-            if c != "\r":
-                self._char(c)
+        self._chars(text)
         self._flush()
 
     def close(self):
@@ -105,11 +103,13 @@ class Render:
         if self.tty:
             if self.start and self.head:
                 self._classify(True)
-            if not self.start and not self.fence:
-                self._inline_end()
-            if self.fence and not self.start:
-                self.out.append(CODE_OFF)
-                self.styled = False
+            if not self.start:
+                if self.fence:
+                    self.out.append(CODE_OFF)
+                    self.styled = False
+                else:
+                    self._end()
+                    self.em = 0
             if self.styled:
                 self.out.append(RESET)
                 self.styled = False
@@ -122,19 +122,22 @@ class Render:
         self.start = True
 
     # -- per character ----------------------------------------------------
-    def _char(self, c):
-        if self.start:
-            self.head += c
-            self._classify(c == "\n")
-        elif self.fence:
-            if c == "\n":
-                self.out.append(CODE_OFF)
-                self.styled = False
-                self._newline()
+    def _chars(self, s):
+        for c in s:
+            if c == "\r":
+                continue
+            if self.start:
+                self.head += c
+                self._classify(c == "\n")
+            elif self.fence:
+                if c == "\n":
+                    self.out.append(CODE_OFF)
+                    self.styled = False
+                    self._newline()
+                else:
+                    self._emit(c)
             else:
-                self._emit(c)
-        else:
-            self._inline(c)
+                self._inline(c)
 
     def _newline(self):
         if self.styled:
@@ -142,7 +145,7 @@ class Render:
             self.styled = False
         self.heading = ""
         self.out.append(self.nl)
-        self.col = 0
+        self.col = self.em = 0
         self.prev = " "
         self.start = True
         self.head = ""
@@ -150,24 +153,39 @@ class Render:
     def _classify(self, final):
         """Decide the kind of the held line start, or keep holding it."""
         head = self.head
-        if self.fence:
-            return self._classify_code(final)
+        f = self.fence
+        if f:                           # inside a code block
+            s = head.strip()
+            if s and s == f * len(s) and (len(s) >= 3 if final else (
+                    len(head) <= _MAX_HEAD and head.lstrip(" ")[0] == f)):
+                if final:               # the closing fence: no output
+                    self.fence = None
+                    self.head = ""
+                return                  # (or could still be it)
+            self.start = False
+            self.head = ""
+            self._attr(CODE)
+            self._emit("  " + head.rstrip("\n"))
+            if final:
+                self.out.append(CODE_OFF)
+                self.styled = False
+                self._newline()
+            return
         s = head.lstrip(" ")
         indent = head[:len(head) - len(s)]
+        pre = indent                    # ordinary text unless a branch says
         if final:
-            s = s[:-1] if s.endswith("\n") else s
+            s = s.rstrip("\n")
             line = s.rstrip()
             if not line:
-                self._newline()
-                return
+                return self._newline()
             ch = line[0]
-            if len(line) >= 3 and ch in "-*_" and line.replace(" ", "") == ch * len(line.replace(" ", "")):
+            if len(line) >= 3 and ch in "-*_" and not line.strip(ch + " "):
                 self._attr(DIM)
                 self._emit(RULE)
-                self._newline()
-                return
+                return self._newline()
             if len(line) >= 3 and ch in "`~" and line[:3] == ch * 3:
-                self.fence = ch * 3
+                self.fence = ch
                 lang = line[3:].strip(ch + " ")
                 if lang:
                     self._attr(DIM)
@@ -176,239 +194,154 @@ class Render:
                 else:
                     self.head = ""
                 return
-            return self._text(indent, s, True)
-        if len(head) > _MAX_HEAD:
-            return self._text(indent, s, False)
-        if not s:
-            return                                  # only indentation so far
-        ch = s[0]
-        if ch == "#":
-            n = len(s) - len(s.lstrip("#"))
-            if n == len(s) and n <= 6:
-                return
-            if n <= 6 and s[n] == " ":
-                self.start = False
-                self.heading = H1 if n == 1 else BOLD
-                self._attr(self.heading)
-                self.head = ""
-                return self._feed_inline(s[n + 1:])
-            return self._text(indent, s, False)
-        if ch in "-*+_":
-            if len(s) == 1:
-                return
-            if ch != "_" and s[1] == " ":
-                if len(s) == 2 or s[2] != ch or ch == "+":
-                    self.start = False
-                    self.head = ""
-                    self._emit(indent + "\u2022 ")          # the bullet
-                    return self._feed_inline(s[2:])
-            if s.replace(" ", "") == ch * len(s.replace(" ", "")):
-                return                              # a rule, or bold: wait
-            return self._text(indent, s, False)
-        if ch.isdigit():
-            i = 0
-            while i < len(s) and s[i].isdigit():
-                i += 1
-            if i == len(s) and i < 10:
-                return
-            if i < 10 and s[i] in ".)":
-                if i + 1 == len(s):
+        elif len(head) <= _MAX_HEAD:
+            if not s:
+                return                                  # only indentation so far
+            ch = s[0]
+            if ch == "#":
+                n = len(s) - len(s.lstrip("#"))
+                if n <= 6:
+                    if n == len(s):
+                        return
+                    if s[n] == " ":
+                        pre = self.heading = H1 if n == 1 else BOLD
+                        self._attr(pre)
+                        pre, s = "", s[n + 1:]
+            elif ch in "-*+_":
+                if len(s) == 1:
                     return
-                if s[i + 1] == " ":
-                    self.start = False
-                    self.head = ""
-                    self._emit(indent + s[:i + 2])
-                    return self._feed_inline(s[i + 2:])
-            return self._text(indent, s, False)
-        if ch in "`~":
-            n = len(s) - len(s.lstrip(ch))
-            if n >= 3 or n == len(s):
-                return                              # a fence line: wait for its end
-            return self._text(indent, s, False)
-        if ch == ">":
-            if len(s) == 1:
-                return
-            self.start = False
-            self.head = ""
-            self._attr(DIM)
-            self._emit(indent + "\u2502 ")          # the quote bar
-            self._reset()
-            return self._feed_inline(s[2:] if s[1] == " " else s[1:])
-        return self._text(indent, s, False)
-
-    def _classify_code(self, final):
-        head = self.head
-        s = head.strip()
-        marker = self.fence
-        if final:
-            if len(s) >= 3 and s == marker[0] * len(s):
-                self.fence = None
-                self.head = ""
-                return                              # closing fence: no output
-            self.start = False
-            self._attr(CODE)
-            self._emit("  " + head[:-1])
-            self.out.append(CODE_OFF)
-            self.styled = False
-            return self._newline()
-        if len(head) <= _MAX_HEAD and head.lstrip(" ").startswith(marker[0]) and (
-                s == marker[0] * len(s)):
-            return                                  # could be the closing fence
+                if ch != "_" and s[1] == " " and (len(s) == 2 or s[2] != ch or ch == "+"):
+                    pre, s = indent + "\u2022 ", s[2:]          # the bullet
+                elif not s.strip(ch + " "):
+                    return                              # a rule, or bold: wait
+            elif ch.isdigit():
+                i = 0
+                while i < len(s) and s[i].isdigit():
+                    i += 1
+                if i < 10:
+                    if i == len(s) or (s[i] in ".)" and i + 1 == len(s)):
+                        return
+                    if s[i] in ".)" and s[i + 1] == " ":
+                        pre, s = indent + s[:i + 2], s[i + 2:]
+            elif ch in "`~":
+                n = len(s) - len(s.lstrip(ch))
+                if n >= 3 or n == len(s):
+                    return                              # a fence line: wait for its end
+            elif ch == ">":
+                if len(s) == 1:
+                    return
+                self._attr(DIM)
+                self._emit(indent + "\u2502 ")          # the quote bar
+                self._reset()
+                pre, s = "", s[2:] if s[1] == " " else s[1:]
         self.start = False
         self.head = ""
-        self._attr(CODE)
-        self._emit("  " + head)
-
-    def _text(self, indent, rest, final):
-        """The held line start is ordinary text: write it through the inline
-        renderer."""
-        self.start = False
-        self.head = ""
-        self._emit(indent)
-        self._feed_inline(rest)
+        self._emit(pre)
+        self._chars(s)
         if final:
             self._inline("\n")
 
-    def _feed_inline(self, s):
-        for c in s:
-            if self.start:          # a "\n" inside s ended the line
-                self.head += c
-                self._classify(c == "\n")
-            else:
-                self._inline(c)
-
     # -- inline spans -------------------------------------------------------
     def _inline(self, c):
-        if self.code:
+        if c == "\n":
+            self._end()
+            return self._newline()
+        em = self.em
+        if em & 4:                      # in `code`
             if c == "`":
-                self.code = False
+                self.em = em & 3
                 self._off(CODE_OFF)
-            elif c == "\n":
-                self._line_end()
             else:
                 self._emit(c)
             return
-        if self.link is not None:
-            return self._in_link(c)
+        link = self.link
+        if link is not None:
+            if len(link[0]) + len(link[1] or "") <= _MAX_LINK:
+                if link[1] is None:
+                    if c == "]":
+                        link[1] = ""            # text done; "(" must follow
+                    else:
+                        link[0] += c
+                    return
+                if not link[2]:
+                    if c == "(":
+                        link[2] = True
+                        return
+                elif c == ")":
+                    self.link = None
+                    self._attr(UNDER)
+                    self._emit(link[0])
+                    self._off(UNDER_OFF)
+                    if link[1] and link[1] != link[0]:
+                        self._attr(DIM)
+                        self._emit(" <" + link[1] + ">")
+                        self._reset()
+                    return
+                else:
+                    link[1] += c
+                    return
+            self._end()                 # not a link after all: literal
         p = self.pend
         if p == "\\":
             self.pend = ""
             if c in "\\`*_{}[]()#+-.!>~|":     # escapable
                 self._emit(c)
                 return
-            self._emit("\\")
+            self._emit(p)
         elif p:
             if c == p[0] and len(p) < 3:
                 self.pend = p + c
                 return
             self._emphasis(c)
-        if c == "*" or c == "_":
-            self.pend = c
-        elif c == "\\":
+        if c in "*_\\":
             self.pend = c
         elif c == "`":
-            self.code = True
+            self.em |= 4
             self._attr(CODE)
         elif c == "[":
-            self.link = ["", None]
-        elif c == "\n":
-            self._line_end()
+            self.link = ["", None, False]
         else:
             self._emit(c)
 
     def _emphasis(self, nxt):
         """Resolve the held run of * or _ now that the next character is
-        known: it opens, closes, or is literal."""
+        known: it opens, closes, or is literal. Its length is the mask:
+        1 italic, 2 bold, 3 both."""
         run, self.pend = self.pend, ""
-        ch, n = run[0], len(run)
+        m = len(run)
         prev = self.prev
-        left = nxt not in " \n\t"             # can open ("" is in: a space)
+        left = nxt not in " \n\t"             # can open
         right = prev not in " \n\t"          # can close
-        if ch == "_":
+        if run[0] == "_":
             left = left and not (prev.isalpha() or prev.isdigit())
             right = right and not (nxt.isalpha() or nxt.isdigit())
-        if n == 3:
-            if self.bold and self.ital and right:
-                self.bold = self.ital = False
-                self._off(BOLD_OFF + ITAL_OFF)
-                return
-            if not self.bold and not self.ital and left:
-                self.bold = self.ital = True
-                self._attr(BOLD + ITAL)
-                return
-        elif n == 2:
-            if self.bold and right:
-                self.bold = False
-                self._off(BOLD_OFF)
-                return
-            if not self.bold and left:
-                self.bold = True
-                self._attr(BOLD)
-                return
+        em = self.em
+        if em & m == m and right:
+            self.em = em ^ m
+            self._off((BOLD_OFF if m & 2 else "") + (ITAL_OFF if m & 1 else ""))
+        elif not em & m and left:
+            self.em = em | m
+            self._attr((BOLD if m & 2 else "") + (ITAL if m & 1 else ""))
         else:
-            if self.ital and right:
-                self.ital = False
-                self._off(ITAL_OFF)
-                return
-            if not self.ital and left:
-                self.ital = True
-                self._attr(ITAL)
-                return
-        self._emit(run)
+            self._emit(run)
 
-    def _in_link(self, c):
+    def _end(self):
+        """Write what is held (a link's start, an escape or an emphasis
+        run) at the end of a line or of the reply."""
         link = self.link
-        if c == "\n" or len(link[0]) + len(link[1] or "") > _MAX_LINK:
-            self._link_literal()
-            return self._inline(c)
-        if link[1] is None:
-            if c == "]":
-                link[1] = ""            # text done; "(" must follow
-                link.append(False)
-            else:
-                link[0] += c
-            return
-        if not link[2]:
-            if c == "(":
-                link[2] = True
-                return
-            self._link_literal()
-            return self._inline(c)
-        if c == ")":
+        if link is not None:
             self.link = None
-            self._attr(UNDER)
-            self._emit(link[0])
-            self._off(UNDER_OFF)
-            if link[1] and link[1] != link[0]:
-                self._attr(DIM)
-                self._emit(" <" + link[1] + ">")
-                self._reset()
-            return
-        link[1] += c
-
-    def _link_literal(self):
-        link, self.link = self.link, None
-        s = "[" + link[0]
-        if link[1] is not None:
-            s += "]"
-            if len(link) > 2 and link[2]:
-                s += "(" + link[1]
-        self._emit(s)
-
-    def _inline_end(self):
-        """Write what is held at the end of a line or of the reply."""
-        if self.link is not None:
-            self._link_literal()
+            s = "[" + link[0]
+            if link[1] is not None:
+                s += "]"
+                if link[2]:
+                    s += "(" + link[1]
+            self._emit(s)
         if self.pend == "\\":
             self.pend = ""
             self._emit("\\")
         elif self.pend:
             self._emphasis("\n")
-        self.bold = self.ital = self.code = False
-
-    def _line_end(self):
-        self._inline_end()
-        self._newline()
 
 
 class Screen:

@@ -35,16 +35,34 @@ def main(args):
     if not args:
         raise shell.UsageError("ask a question, e.g. ai what is MicroPython?")
     sub = args[0]
+    arg = args[1] if len(args) > 1 else None
     if sub == "history":
-        return history(args[1] if len(args) > 1 else "chat")
+        return history(arg or "chat")
     if sub == "config":
-        return config(args[1] if len(args) > 1 else "general")
+        use = arg or "general"
+        _check_use(use)
+        try:
+            return _wizard(use)
+        except KeyboardInterrupt:
+            return shell.out("cancelled; the settings are unchanged")
+    import ai
     if sub == "models":
-        return models(args[1] if len(args) > 1 else None)
+        return models(ai, arg)
     if sub == "tools":
-        return tools_clear() if args[1] == "clear" else tools_list()
+        if arg == "clear":
+            ai.tools_cache_clear()
+            return shell.out("tools cache removed; chats offer no MCP tools (ai -tools builds it)")
+        items = ai.tools_cache()
+        if not items:
+            return shell.out("no tools cache; build it with: ai -tools")
+        for server, d in items:
+            shell.out("%-24s %s" % (d["name"], _dim("(" + server + ")")))
+            desc = _short(d.get("description"), _LINE - 4)
+            if desc:
+                shell.out("    " + desc)
+        return shell.out(_n(len(items), "tool"))
     if sub == "-tools":
-        return tools_build()
+        return tools_build(ai)
     use, new, question = _options(sub)
     if question == "history":
         return history(use)
@@ -52,11 +70,10 @@ def main(args):
         from ai.history import History
         History(use).clear()
         if not question:
-            shell.out("new conversation (%s)" % use)
-            return
+            return shell.out("new conversation (%s)" % use)
     if not question:
         raise shell.UsageError("missing question")
-    chat(use, question)
+    chat(ai, use, question)
 
 
 def _options(text):
@@ -93,24 +110,13 @@ def _check_use(use):
         raise shell.UsageError("a use-type is 1 to 16 letters, digits, - or _")
 
 
-def _k(use, field):
-    return "ai.%s.%s" % (use, field)
-
-
-def _int_setting(key, default):
-    try:
-        v = int(store.get(key, default))
-        return v if v > 0 else default
-    except (TypeError, ValueError):
-        return default
+def _n(n, word):
+    """"1 tool", "2 tools"."""
+    return "%d %s%s" % (n, word, "" if n == 1 else "s")
 
 
 def _dim(s):
     return "\x1b[2m" + s + "\x1b[0m" if shell.tty() else s
-
-
-def _red(s):
-    return "\x1b[31m" + s + "\x1b[0m" if shell.tty() else s
 
 
 def _short(text, width=_LINE):
@@ -118,14 +124,27 @@ def _short(text, width=_LINE):
     return text if len(text) <= width else text[:width - 3] + "..."
 
 
-# -- tool approval -----------------------------------------------------------
+def _tool_line(name, args=None, text=None, bad=False):
+    """One line of a tool call (text None) or of its result, as ai shows it
+    while it runs and ai history shows it later."""
+    if text is None:
+        shell.out(_dim("  -> %s %s" % (name, _short(args, 48))))
+    elif bad:
+        shell.err("  x " + _short(text, _LINE - 4))    # red, like an error
+    else:
+        shell.out(_dim("  <- " + _short(text, _LINE - 5)))
 
-def _allowed():
-    v = store.get("ai.tools.allow") or ""
-    return [n for n in str(v).split(",") if n]
 
+# -- chat ---------------------------------------------------------------------
 
-def _approver(screen):
+def chat(ai, use, question):
+    from ai.history import History
+    h = History(use)
+    turn = h.turn({"role": "user", "content": question})
+    from shell import md
+    screen = md.Screen()
+    # Tool approval: ai.tools.approve is ask (y / n / a = always for that
+    # tool, remembered in ai.tools.allow), always or never.
     mode = store.get("ai.tools.approve") or "ask"
     if mode not in ("ask", "always", "never"):
         shell.err("ai.tools.approve is %r; use ask, always or never (asking)" % mode)
@@ -133,52 +152,38 @@ def _approver(screen):
 
     def approve(call):
         screen.end()
-        label = "%s %s" % (call["name"], _short(call.get("args") or "{}", 48))
+        name = call["name"]
+        args = call.get("args") or "{}"
         if mode == "never":
-            shell.out(_dim("  tool %s refused (ai.tools.approve = never)" % label))
+            shell.out(_dim("  tool %s %s refused (ai.tools.approve = never)" % (
+                name, _short(args, 48))))
             return False
-        if mode == "always" or call["name"] in _allowed():
-            shell.out(_dim("  -> " + label))
-            screen.wait("running " + call["name"])
-            return True
-        c = term.ask("  run %s? [y]es [n]o [a]lways: " % label, "yna")
-        if c == "a":
-            allow = _allowed()
-            allow.append(call["name"])
-            store.set("ai.tools.allow", ",".join(allow))
-        if c in ("y", "a"):
-            screen.wait("running " + call["name"])
-            return True
-        return False
+        allow = [n for n in str(store.get("ai.tools.allow") or "").split(",") if n]
+        if mode == "always" or name in allow:
+            _tool_line(name, args)
+        else:
+            c = term.ask("  run %s %s? [y]es [n]o [a]lways: " % (name, _short(args, 48)), "yna")
+            if c == "a":
+                allow.append(name)
+                store.set("ai.tools.allow", ",".join(allow))
+            elif c != "y":
+                return False
+        screen.wait("running " + name)
+        return True
 
     def show(call, text, bad):
         screen.end()
-        if bad:
-            shell.out(_red("  x " + _short(text, _LINE - 4)))
-        else:
-            shell.out(_dim("  <- " + _short(text, _LINE - 5)))
+        _tool_line(None, None, text, bad)
         screen.wait()
 
-    return approve, show
-
-
-# -- chat ---------------------------------------------------------------------
-
-def chat(use, question):
-    import ai
-    from ai.history import History
-    h = History(use)
-    turn = h.turn({"role": "user", "content": question})
-    from shell import md
-    screen = md.Screen()
-    approve, show = _approver(screen)
     screen.wait()
     try:
         reply, err = ai.run(turn, {"use": use, "stream": screen.sink},
                             approve=approve, show=show)
     except KeyboardInterrupt:
         screen.end()
-        shell.out(_red("^C") + " cancelled (the conversation is unchanged)")
+        shell.out(("\x1b[31m^C\x1b[0m" if shell.tty() else "^C")
+                  + " cancelled (the conversation is unchanged)")
         return
     finally:
         screen.end()
@@ -192,58 +197,46 @@ def chat(use, question):
            _int_setting("ai.history.turns", _HISTORY_TURNS))
 
 
+def _int_setting(key, default):
+    try:
+        v = int(store.get(key, default))
+        return v if v > 0 else default
+    except (TypeError, ValueError):
+        return default
+
+
 def history(use):
     _check_use(use)
     from ai.history import History
     from shell import md
     h = History(use)
     turns = 0
+    tty = shell.tty()
     for m in h:
         role = m.get("role")
         text = m.get("content") or ""
         if role == "user":
             turns += 1
-            shell.out(("\x1b[1;32myou>\x1b[0m " if shell.tty() else "you> ") + text)
+            shell.out(("\x1b[1;32myou>\x1b[0m " if tty else "you> ") + text)
         elif role == "assistant":
             if text:
-                shell.write("\x1b[1;36mai>\x1b[0m " if shell.tty() else "ai> ")
-                r = md.Render(shell.write, shell.tty())
+                shell.write("\x1b[1;36mai>\x1b[0m " if tty else "ai> ")
+                r = md.Render(shell.write, tty)
                 r.feed(text)
                 r.close()
             for c in m.get("tool_calls") or ():
-                shell.out(_dim("  -> %s %s" % (c.get("name"), _short(c.get("args"), 48))))
+                _tool_line(c.get("name"), c.get("args"))
         elif role == "tool":
-            line = _short(text, _LINE - 5)
-            shell.out(_red("  x " + line) if m.get("is_error") else _dim("  <- " + line))
+            _tool_line(None, None, text, m.get("is_error"))
     if not turns:
-        shell.out("no conversation for %s yet" % use)
-        return
-    shell.out(_dim("%s: %d turn%s, %d bytes (ai -new starts over)" % (
-        use, turns, "" if turns == 1 else "s", h.size())))
+        return shell.out("no conversation for %s yet" % use)
+    shell.out(_dim("%s: %s, %d bytes (ai -new starts over)" % (
+        use, _n(turns, "turn"), h.size())))
 
 
 # -- models ---------------------------------------------------------------------
 
-def _columns(items, mark=None):
-    if not items:
-        return
-    w = min(max(len(s) for s in items) + 2, 40)
-    per = max(1, 78 // w)
-    row = []
-    for s in items:
-        s = s if len(s) < w else s[:w - 4] + "..."
-        if s == mark:
-            s = s + "*"
-        row.append(s + " " * (w - len(s)))
-        if len(row) == per:
-            shell.out("".join(row).rstrip())
-            row = []
-    if row:
-        shell.out("".join(row).rstrip())
-
-
-def models(provider=None):
-    import ai
+def models(ai, provider):
     from ai import catalog
     if provider and catalog.find(provider) is None:
         raise shell.Error("unknown provider %s (known: %s)" % (provider, ", ".join(catalog.ids())))
@@ -256,25 +249,36 @@ def models(provider=None):
         name, current = cfg["provider"], cfg["model"]
     except ConfigError:
         name, current = provider, None
-    _columns(found, current)
-    shell.out("%s: %d model%s%s" % (name, len(found), "" if len(found) == 1 else "s",
-                                    " (* in use)" if current in found else ""))
+    if found:                   # in columns, the model in use marked "*"
+        w = min(max(len(s) for s in found) + 2, 40)
+        per = max(1, 78 // w)
+        row = []
+        for s in found:
+            s = s if len(s) < w else s[:w - 4] + "..."
+            if s == current:
+                s = s + "*"
+            row.append(s + " " * (w - len(s)))
+            if len(row) == per:
+                shell.out("".join(row).rstrip())
+                row = []
+        if row:
+            shell.out("".join(row).rstrip())
+    shell.out("%s: %s%s" % (name, _n(len(found), "model"),
+                            " (* in use)" if current in found else ""))
 
 
 # -- tools cache -------------------------------------------------------------------
 
-def tools_build():
-    import ai
+def tools_build(ai):
     import mcp
     servers = mcp.servers()
     if not servers:
         raise shell.Error("no MCP servers; add one with: mcp add NAME URL [TOKEN]")
-    spin = [term.Spinner("listing tools of %d server%s" % (
-        len(servers), "" if len(servers) == 1 else "s"))]
+    spin = [term.Spinner("listing tools of " + _n(len(servers), "server"))]
 
     def progress(name, n):
         spin[0].stop()
-        shell.out("  %s: %d tool%s" % (name, n, "" if n == 1 else "s"))
+        shell.out("  %s: %s" % (name, _n(n, "tool")))
         spin[0] = term.Spinner("listing tools")
 
     try:
@@ -284,28 +288,7 @@ def tools_build():
     if err:
         shell.err(err)
     if count or not err:
-        shell.out("tools cache: %d tool%s; every ai chat offers them (ai tools list)" % (
-            count, "" if count == 1 else "s"))
-
-
-def tools_list():
-    import ai
-    items = ai.tools_cache()
-    if not items:
-        shell.out("no tools cache; build it with: ai -tools")
-        return
-    for server, d in items:
-        shell.out("%-24s %s" % (d["name"], _dim("(" + server + ")")))
-        desc = _short(d.get("description"), _LINE - 4)
-        if desc:
-            shell.out("    " + desc)
-    shell.out("%d tool%s" % (len(items), "" if len(items) == 1 else "s"))
-
-
-def tools_clear():
-    import ai
-    ai.tools_cache_clear()
-    shell.out("tools cache removed; chats offer no MCP tools (ai -tools builds it)")
+        shell.out("tools cache: %s; every ai chat offers them (ai tools list)" % _n(count, "tool"))
 
 
 # -- ai config: the wizard -----------------------------------------------------------
@@ -317,19 +300,12 @@ def _read(prompt, mask=False):
     return line.strip()
 
 
-def config(use):
-    _check_use(use)
-    try:
-        _wizard(use)
-    except KeyboardInterrupt:
-        shell.out("cancelled; the settings are unchanged")
-
-
 def _wizard(use):
     import ai
     from compat import ticks_ms, ticks_diff
+    k = "ai.%s." % use          # the settings' prefix
     provs = ai.providers()
-    cur = store.get(_k(use, "provider"))
+    cur = store.get(k + "provider")
     shell.out("ai config %s: Enter keeps [the value shown], Ctrl-C cancels" % use)
     labels = []
     for p in provs:
@@ -338,18 +314,19 @@ def _wizard(use):
     if i is None:
         raise KeyboardInterrupt
     p = provs[i]
-    pid, same = p["id"], p["id"] == cur
-    url0 = (store.get(_k(use, "base_url")) if same else None) or p["base_url"]
+    pid = p["id"]
+    same = pid == cur
+    url0 = (store.get(k + "base_url") if same else None) or p["base_url"]
     url = _read("Base URL [%s]: " % url0) or url0
     if not (url.startswith("http://") or url.startswith("https://")):
         raise shell.Error("the base URL must start with http:// or https://; nothing changed")
     key = None
     if p["key"]:
-        key0 = store.get(_k(use, "key")) if same else None
+        key0 = store.get(k + "key") if same else None
         key = _read("API key%s: " % ((" [%s]" % store.mask(key0)) if key0 else ""), True) or key0
         if not key:
             raise shell.Error("%s needs an API key; nothing changed" % p["name"])
-    model0 = store.get(_k(use, "model")) if same else None
+    model0 = store.get(k + "model") if same else None
     tag = "current" if model0 else "default"
     model0 = model0 or p["model"]
     # Settings are written while the wizard tests them; the old values go
@@ -359,31 +336,57 @@ def _wizard(use):
     def put(fields):
         pairs = {}
         for f in fields:
-            k = _k(use, f)
-            if k not in old:
-                old[k] = store.get(k)
-            pairs[k] = fields[f]
+            if k + f not in old:
+                old[k + f] = store.get(k + f)
+            pairs[k + f] = fields[f]
         store.update(pairs)
 
     try:
         put({"provider": pid, "key": key, "model": None, "tools": "native",
-                     "base_url": None if url == p["base_url"] else url})
-        model = _pick_model(ai, use, model0, tag)
+             "base_url": None if url == p["base_url"] else url})
+        found, err = term.busy("fetching the model list", ai.fetch_models, use=use)
+        if err or not found:
+            shell.err("no model list (%s); type a model id" % (err or "the list is empty"))
+            model = _read("Model [%s]: " % model0) or model0
+        else:
+            model = term.menu([m + ("  (%s)" % tag if m == model0 else "") for m in found],
+                              "Models (%d); Enter at the end or q keeps %s:" % (
+                                  len(found), model0), typed=True)
+            model = model0 if model is None else model if isinstance(model, str) else found[model]
         put({"model": model})
 
         t0 = ticks_ms()
         reply, err = term.busy("testing %s" % model, ai.ask_simple,
                                "Reply with one word: ready", {"use": use})
         ms = ticks_diff(ticks_ms(), t0)
+        level = None
         if err:
             shell.err("test failed: " + err)
             if term.ask("save anyway? [y/n]: ", "yn", "n") != "y":
                 shell.out("nothing changed")
                 return
-            level = None
         else:
             shell.out("test: %s replied %r in %d ms" % (model, _short(reply, 40), ms))
-            level = _probe(ai, use)
+            # Ask once with a tool offered: native tool calling, or the text
+            # fallback when the provider refuses tools (None: unknown).
+            _, err, calls = term.busy("checking tool calling", ai.ask,
+                                      [{"role": "user", "content": "Call the tool named ping now."}],
+                                      {"use": use, "tools": [PING]})
+            level = "native"
+            if calls:
+                shell.out("tools: native tool calling works")
+            elif err:
+                low = err.lower()
+                if " 400" in err or " 422" in err or "tool" in low or "function" in low:
+                    shell.out("tools: no native tool calling (%s); using the text fallback"
+                              % _short(err, 60))
+                    level = "text-fallback"
+                else:
+                    shell.err("tools: could not probe (%s); the catalogue default applies"
+                              % _short(err, 60))
+                    level = None
+            else:
+                shell.out("tools: native (the model answered without calling the probe tool)")
         put({"tools": level})
         old = None
     finally:
@@ -392,38 +395,3 @@ def _wizard(use):
     shell.out("saved ai.%s: provider %s, model %s%s%s" % (
         use, pid, model, (", key " + store.mask(key)) if key else "",
         (", tools " + level) if level else ""))
-
-
-def _pick_model(ai, use, model0, tag):
-    found, err = term.busy("fetching the model list", ai.fetch_models, use=use)
-    if err or not found:
-        shell.err("no model list (%s); type a model id" % (err or "the list is empty"))
-        return _read("Model [%s]: " % model0) or model0
-    labels = [m + ("  (%s)" % tag if m == model0 else "") for m in found]
-    r = term.menu(labels, "Models (%d); Enter at the end or q keeps %s:" % (len(found), model0),
-                  typed=True)
-    if r is None:
-        return model0
-    if isinstance(r, str):
-        return r
-    return found[r]
-
-
-def _probe(ai, use):
-    """Ask once with a tool offered: native tool calling, or the text
-    fallback when the provider refuses tools. -> level or None (unknown)."""
-    _, err, calls = term.busy("checking tool calling", ai.ask,
-                              [{"role": "user", "content": "Call the tool named ping now."}],
-                              {"use": use, "tools": [PING]})
-    if calls:
-        shell.out("tools: native tool calling works")
-        return "native"
-    if err:
-        low = err.lower()
-        if " 400" in err or " 422" in err or "tool" in low or "function" in low:
-            shell.out("tools: no native tool calling (%s); using the text fallback" % _short(err, 60))
-            return "text-fallback"
-        shell.err("tools: could not probe (%s); the catalogue default applies" % _short(err, 60))
-        return None
-    shell.out("tools: native (the model answered without calling the probe tool)")
-    return "native"

@@ -37,44 +37,39 @@ def _isdir(st):
 
 # ---- help -----------------------------------------------------------------
 
-def _argline(a):
-    name, typ, count = a
-    if isinstance(typ, tuple):
-        typ = "|".join(typ)
-    req = {"1": "required", "?": "optional", "*": "any number",
-           "+": "one or more"}.get(count, count)
-    return "  %-10s %-8s %s" % (name, typ, req)
-
-
 def help(args):
-    if args:
-        spec = shell.find(args[0])
-        if spec is None:
-            raise shell.Error("help: no command %s (type help for the list)" % args[0])
-        describe(spec)
+    if not args:
+        shell.out("Commands (help CMD for one; ? QUESTION asks the machine):")
+        for s in shell.commands():
+            shell.out("  %-7s %s%s" % (s["name"], s["desc"], " (script)" if s["path"] else ""))
         return
-    shell.out("Commands (help CMD for one; ? QUESTION asks the machine):")
-    for s in shell.commands():
-        mark = " (script)" if s["path"] else ""
-        shell.out("  %-7s %s%s" % (s["name"], s["desc"], mark))
-
-
-def describe(spec):
-    """Usage, description, arguments, sub-commands, tags and where it lives."""
+    spec = shell.find(args[0])
+    if spec is None:
+        raise shell.Error("help: no command %s (type help for the list)" % args[0])
+    # usage, description, arguments, sub-commands, tags and where it lives
     shell.out("usage: " + spec["usage"])
     shell.out("  " + spec["desc"])
     if spec["args"]:
         shell.out("arguments:")
-        for a in spec["args"]:
-            shell.out(_argline(a))
-    for s in spec.get("subs") or ():
-        shell.out("  %s %-7s %s" % (spec["name"], s[0], s[2]))
-    if spec["tags"]:
-        shell.out("tags: " + ", ".join(spec["tags"]))
+        for name, typ, count in spec["args"]:
+            if isinstance(typ, tuple):
+                typ = "|".join(typ)
+            shell.out("  %-10s %-8s %s" % (name, typ, {
+                "1": "required", "?": "optional", "*": "any number",
+                "+": "one or more"}.get(count, count)))
+    subs_tags(spec)
     if spec["path"]:
         shell.out("script: " + shell.show(spec["path"]))
     else:
         shell.out("built-in (%s)" % spec["module"])
+
+
+def subs_tags(spec):
+    """A command's sub-command lines and its tags (help CMD, ? what does)."""
+    for s in spec.get("subs") or ():
+        shell.out("  %s %-7s %s" % (spec["name"], s[0], s[2]))
+    if spec["tags"]:
+        shell.out("tags: " + ", ".join(spec["tags"]))
 
 
 # ---- files ------------------------------------------------------------------
@@ -110,19 +105,6 @@ def pwd(args):
     shell.out(shell.cwd())
 
 
-def _utf8_cut(b):
-    """Length of the prefix of b that ends on a whole UTF-8 character."""
-    n = len(b)
-    i = n - 1
-    while i >= 0 and i > n - 4 and (b[i] & 0xC0) == 0x80:
-        i -= 1
-    if i < 0:
-        return n
-    c = b[i]
-    need = 1 if c < 0x80 else 2 if c >= 0xC0 and c < 0xE0 else 3 if c < 0xF0 else 4
-    return n if n - i >= need else i
-
-
 def _text(b):
     try:
         return bytes(b).decode()
@@ -151,7 +133,15 @@ def cat(args):
                 return
             first = False
             data = carry + bytes(buf[:n])
-            cut = _utf8_cut(data)
+            # cut after the last whole UTF-8 character
+            cut = len(data)
+            i = cut - 1
+            while i >= 0 and i > cut - 4 and (data[i] & 0xC0) == 0x80:
+                i -= 1
+            if i >= 0:
+                c = data[i]
+                if cut - i < (1 if c < 0x80 else 2 if c >= 0xC0 and c < 0xE0 else 3 if c < 0xF0 else 4):
+                    cut = i
             shell.write(_text(data[:cut]))
             carry = data[cut:]
             last = data[cut - 1:cut] if cut else last
@@ -292,11 +282,6 @@ def _value(key, text):
     return t
 
 
-def _check_key(key):
-    if not key or len(key) > 64 or " " in key:
-        raise shell.Error("set: bad setting name %r" % key)
-
-
 def set(args):
     key = args[0]
     if key == "-d":
@@ -308,7 +293,8 @@ def set(args):
         store.delete(k)
         shell.out("deleted " + k)
         return
-    _check_key(key)
+    if not key or len(key) > 64 or " " in key:
+        raise shell.Error("set: bad setting name %r" % key)
     if len(args) > 1:
         text = args[1]
     else:
@@ -325,16 +311,12 @@ def set(args):
 
 # ---- wifi -------------------------------------------------------------------------
 
-def _wlan():
+def wifi(args):
     try:
         import network
     except ImportError:
         raise shell.Error("wifi: only on the board (the simulator uses the host's network)")
-    return network, network.WLAN(network.STA_IF)
-
-
-def wifi(args):
-    network, w = _wlan()
+    w = network.WLAN(network.STA_IF)
     if args and args[0] == "connect":
         ssid = args[1]
         pw = args[2] if len(args) > 2 else term.masked("password for %s: " % ssid)

@@ -60,11 +60,17 @@ def main(args):
     q = args[0].strip() if args else ""
     if not q:
         raise shell.UsageError("ask a question, e.g. ? where is boot.py")
-    words = _words(q)
-    for rule in (_where, _what_does, _tasks, _memory, _by_tag):
-        if rule(q, words):
-            return
-    _ask_model(q)
+    w = _words(q)
+    if not (_where(w) or _what_does(w) or _tasks(w) or _memory(w) or _by_tag(w)):
+        _ask_model(q)
+
+
+def _any(words, keys):
+    """True when one of the space-separated keys is among the words."""
+    for k in keys.split():
+        if k in words:
+            return True
+    return False
 
 
 # ---- from the live system -----------------------------------------------------
@@ -100,8 +106,8 @@ def _walk(start, match):
     return found, visited, False
 
 
-def _where(q, words):
-    if not ("where" in words or "find" in words or "locate" in words):
+def _where(words):
+    if not _any(words, "where find locate"):
         return False
     name = _after(words, ("where", "find", "locate", "is", "are"))
     if not name:
@@ -133,9 +139,9 @@ def _where(q, words):
     return True
 
 
-def _what_does(q, words):
+def _what_does(words):
     name = None
-    if "does" in words and ("do" in words or "mean" in words or "for" in words):
+    if "does" in words and _any(words, "do mean for"):
         name = _after(words, ("does",))
     elif words[:2] in (["what", "is"], ["what", "s"]) or words[:1] in (["describe"], ["explain"]):
         name = _after(words, ("is", "s", "describe", "explain"))
@@ -146,46 +152,37 @@ def _what_does(q, words):
         where = shell.show(spec["path"]) if spec["path"] else "built-in command (%s)" % spec["module"]
         shell.out("%s: %s" % (name, spec["desc"]))
         shell.out("usage: " + spec["usage"])
-        for s in spec.get("subs") or ():
-            shell.out("  %s %-7s %s" % (name, s[0], s[2]))
-        if spec["tags"]:
-            shell.out("tags: " + ", ".join(spec["tags"]))
+        from shell import builtins
+        builtins.subs_tags(spec)
         shell.out("where: " + where)
         return True
     found, _, _ = _walk(store.root() or "/", lambda n: n == name or n == name + ".py")
     for p in found:
         if p.endswith("/"):
             continue
-        line = _doc_line(p)
+        # the first docstring or comment line of the file (bounded read)
+        line = None
+        try:
+            with open(p) as f:
+                for _ in range(10):
+                    s = f.readline().strip()
+                    for m in ('"""', "'''", "#"):
+                        if s.startswith(m):
+                            s = s[len(m):].strip().strip('"').strip("'").strip()
+                            if s:
+                                line = s[:120]
+                                break
+                    if line or (s and not s.startswith("import")):
+                        break
+        except (OSError, UnicodeError):
+            pass
         shell.out("%s: %s" % (shell.show(p), line or "(no description in the file)"))
         return True
     return False
 
 
-def _doc_line(p):
-    """The first docstring or comment line of a file (bounded read)."""
-    try:
-        with open(p) as f:
-            for _ in range(10):
-                ln = f.readline()
-                if not ln:
-                    break
-                s = ln.strip()
-                for q in ('"""', "'''", "#"):
-                    if s.startswith(q):
-                        s = s[len(q):].strip().strip('"').strip("'").strip()
-                        if s:
-                            return s[:120]
-                if s and not s.startswith("import"):
-                    break
-    except (OSError, UnicodeError):
-        pass
-    return None
-
-
-def _tasks(q, words):
-    if not ("running" in words or "tasks" in words or "task" in words
-            or "processes" in words or "ps" in words):
+def _tasks(words):
+    if not _any(words, "running tasks task processes ps"):
         return False
     from compat import ticks_ms, ticks_diff
     now = ticks_ms()
@@ -196,11 +193,10 @@ def _tasks(q, words):
     return True
 
 
-def _memory(q, words):
-    mem = "memory" in words or "heap" in words or "ram" in words
-    fl = "flash" in words or "disk" in words or "space" in words or "storage" in words
-    if not (mem or fl) or not ("free" in words or "much" in words or "left" in words
-                              or "used" in words or "available" in words):
+def _memory(words):
+    mem = _any(words, "memory heap ram")
+    fl = _any(words, "flash disk space storage")
+    if not (mem or fl) or not _any(words, "free much left used available"):
         return False
     from shell import builtins
     if mem:
@@ -218,16 +214,14 @@ def _memory(q, words):
     return True
 
 
-def _by_tag(q, words):
+def _by_tag(words):
     tags = []
     for w in words:
         for pair in TAGS.split():
             key, tag = pair.split(":")
             if w.startswith(key) and tag not in tags:
                 tags.append(tag)
-    if not tags or not ("can" in words or "commands" in words or "command" in words
-                        or "use" in words or "which" in words or "list" in words
-                        or "for" in words):
+    if not tags or not _any(words, "can commands command use which list for"):
         return False
     rows = []
     for s in shell.commands():
@@ -245,10 +239,12 @@ def _by_tag(q, words):
 
 # ---- the model ---------------------------------------------------------------------
 
-def system_prompt():
-    """What the model needs to know about this machine, bounded: the
-    installed commands, /bin scripts first (the most specific), name and
-    one line each."""
+def _ask_model(q):
+    import ai
+    from shell import md
+    # What the model needs to know about this machine, bounded: the
+    # installed commands, /bin scripts first (the most specific), name and
+    # one line each.
     parts = ["You answer questions on the serial console of a small MicroPython "
              "board (AntOS). Be brief. Commands installed here:"]
     n = len(parts[0])
@@ -259,19 +255,17 @@ def system_prompt():
             line = "\n%s: %s" % (s["name"], s["desc"])
             if n + len(line) > _MAX_SYSTEM:
                 parts.append("\n...")
-                return "".join(parts)
+                break
             parts.append(line)
             n += len(line)
-    return "".join(parts)
-
-
-def _ask_model(q):
-    import ai
-    from shell import md
+        else:
+            continue
+        break
+    parts = "".join(parts)      # the list goes before the request
     screen = md.Screen()
     screen.wait()
     try:
-        reply, err = ai.ask_simple(q, {"use": "helper", "system": system_prompt(),
+        reply, err = ai.ask_simple(q, {"use": "helper", "system": parts,
                                        "stream": screen.sink})
     finally:
         screen.end()

@@ -14,6 +14,7 @@ one line through shell.Error; a token is never printed whole.
 import shell
 import store
 import mcp
+from shell import term
 
 DESC_WIDTH = 64     # characters of a tool description shown in a listing
 MAX_SHOW = 4000     # characters of a tool result printed by `mcp call`
@@ -21,53 +22,44 @@ MAX_SHOW = 4000     # characters of a tool result printed by `mcp call`
 
 def main(args):
     if not args:
-        return _list()
-    sub, rest = args[0], args[1:]
+        servers = mcp.servers()
+        if not servers:
+            return shell.out("no MCP servers; add one with: mcp add NAME URL [TOKEN]")
+        for s in servers:
+            tok = s.get("token")
+            shell.out("%-12s %s%s" % (s["name"], s["url"],
+                                      ("  token " + store.mask(tok)) if tok else ""))
+        return
+    sub, name = args[0], args[1]
+    third = args[3] if len(args) > 3 else None
     if sub == "add":
-        return _add(rest[0], rest[1], rest[2] if len(rest) > 2 else None)
+        err = mcp.add(name, args[2], third)
+        if err:
+            raise shell.Error("mcp add: " + err)
+        return shell.out("added %s -> %s%s (try: mcp test %s)" % (
+            name, args[2], " with a token" if third else "", name))
     if sub == "del":
-        err = mcp.remove(rest[0])
+        err = mcp.remove(name)
         if err:
             raise shell.Error("mcp del: " + err)
-        shell.out("removed %s" % rest[0])
-        return
+        return shell.out("removed %s" % name)
     if sub == "test":
-        return _test(rest[0])
+        info, err = term.busy("connecting to %s ..." % name, mcp.test, name)
+        if err:
+            raise shell.Error(err)
+        names = info["names"]
+        shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
+        return shell.out("%s: ok, %s in %d ms%s" % (
+            name, _n(info["tools"]), info["ms"], (" (" + shown + ")") if names else ""))
     if sub == "tools":
-        return _tools(rest[0])
+        return _tools(name)
     if sub == "call":
-        return _call(rest[0], rest[1], rest[2] if len(rest) > 2 else None)
+        return _call(name, args[2], third)
     raise shell.UsageError("unknown sub-command %s" % sub)
 
 
-def _list():
-    servers = mcp.servers()
-    if not servers:
-        shell.out("no MCP servers; add one with: mcp add NAME URL [TOKEN]")
-        return
-    for s in servers:
-        tok = s.get("token")
-        shell.out("%-12s %s%s" % (s["name"], s["url"],
-                                  ("  token " + store.mask(tok)) if tok else ""))
-
-
-def _add(name, url, token):
-    err = mcp.add(name, url, token)
-    if err:
-        raise shell.Error("mcp add: " + err)
-    shell.out("added %s -> %s%s (try: mcp test %s)" % (
-        name, url, " with a token" if token else "", name))
-
-
-def _test(name):
-    info, err = _busy("connecting to %s" % name, mcp.test, name)
-    if err:
-        raise shell.Error(err)
-    names = info["names"]
-    shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
-    shell.out("%s: ok, %d tool%s in %d ms%s" % (
-        name, info["tools"], "" if info["tools"] == 1 else "s", info["ms"],
-        (" (" + shown + ")") if names else ""))
+def _n(n):
+    return "%d tool%s" % (n, "" if n == 1 else "s")
 
 
 def _params(schema):
@@ -104,7 +96,7 @@ def _session(name, doing, fn, *args):
             return fn(conn, *args)
         finally:
             mcp.close(conn)
-    return _busy(doing, run)
+    return term.busy(doing + " ...", run)
 
 
 def _tools(name):
@@ -119,7 +111,7 @@ def _tools(name):
         d = first_line(t.get("description"), DESC_WIDTH)
         if d:
             shell.out("    " + d)
-    shell.out("%d tool%s" % (len(listed), "" if len(listed) == 1 else "s"))
+    shell.out(_n(len(listed)))
 
 
 def _call(name, tool, text):
@@ -145,9 +137,3 @@ def _call(name, tool, text):
     shell.out(result)
     if shell.tty():
         shell.out("\x1b[2m(%d ms)\x1b[0m" % ticks_diff(ticks_ms(), t0))
-
-
-def _busy(doing, fn, *args):
-    """A one-line status while the network works (terminal only)."""
-    from shell import term
-    return term.busy(doing + " ...", fn, *args)

@@ -280,44 +280,41 @@ def _edit(prompt, history, complete, mask):
             ed[1] = len(ed[0])
             redraw()
         elif c == 0x09:                     # Tab
-            if complete is not None and not mask:
-                _tab(ed, complete, insert, redraw)
+            if complete is None or mask:
+                continue
+            before = "".join(buf[:pos])
+            try:
+                start, cands = complete(before)
+            except Exception:       # completion must never break the editor
+                continue
+            if not cands:
+                shell.write("\x07")
+                continue
+            typed = before[start:]
+            new = cands[0]
+            if len(cands) > 1:
+                for w in cands[1:]:                 # the common prefix
+                    i = 0
+                    while i < len(new) and i < len(w) and new[i] == w[i]:
+                        i += 1
+                    new = new[:i]
+                if len(new) <= len(typed):
+                    shell.write("\n" + "  ".join(c.rstrip("/ ").split("/")[-1] +
+                                                 ("/" if c.endswith("/") else "")
+                                                 for c in cands[:40]) +
+                                (" ..." if len(cands) > 40 else "") + "\n")
+                    redraw()
+                    continue
+            if new.startswith(typed):
+                insert(new[len(typed):])
+            else:
+                buf[start:pos] = list(new)
+                ed[1] = start + len(new)
+                redraw()
         elif c >= 0x80:
             insert(_char(c))
         elif c >= 0x20:
             insert(chr(c))
-
-
-def _tab(ed, complete, insert, redraw):
-    before = "".join(ed[0][:ed[1]])
-    try:
-        start, cands = complete(before)
-    except Exception:       # completion must never break the editor
-        return
-    if not cands:
-        shell.write("\x07")
-        return
-    typed = before[start:]
-    new = cands[0]
-    if len(cands) > 1:
-        for w in cands[1:]:                 # the common prefix
-            i = 0
-            while i < len(new) and i < len(w) and new[i] == w[i]:
-                i += 1
-            new = new[:i]
-        if len(new) <= len(typed):
-            shell.write("\n" + "  ".join(c.rstrip("/ ").split("/")[-1] +
-                                         ("/" if c.endswith("/") else "")
-                                         for c in cands[:40]) +
-                        (" ..." if len(cands) > 40 else "") + "\n")
-            redraw()
-            return
-    if new.startswith(typed):
-        insert(new[len(typed):])
-    else:
-        ed[0][start:ed[1]] = list(new)
-        ed[1] = start + len(new)
-        redraw()
 
 
 def complete(before):
@@ -329,36 +326,41 @@ def complete(before):
     i = before.rfind(" ")
     word = before[i + 1:]
     start = i + 1
-    if i < 0:
-        return 0, sorted(n + " " for n in shell.names() if n.startswith(word))
-    words = before.split()
-    spec = shell.find(words[0])
-    idx = len(words) - 1 if word else len(words)
-    typ = "path"
-    if spec is not None:
-        argspec = spec["args"]
-        if spec.get("subs"):
-            if idx == 1:
-                subs = [s[0] + " " for s in spec["subs"] if s[0].startswith(word)]
-                if subs:
-                    return start, sorted(subs)
-            s = shell.sub_of(spec, words[1]) if len(words) > 1 else None
-            if s is not None:
-                argspec, idx = s[1], idx - 1
-        if 0 < idx <= len(argspec):
-            typ = argspec[idx - 1][1]
-        elif argspec and argspec[-1][2] in ("*", "+"):
-            typ = argspec[-1][1]
+    typ = "cmd"         # the first word: a command name
+    if i >= 0:
+        words = before.split()
+        spec = shell.find(words[0])
+        idx = len(words) - 1 if word else len(words)
+        typ = "path"
+        if spec is not None:
+            argspec = spec["args"]
+            if spec.get("subs"):
+                if idx == 1:
+                    subs = _match([s[0] for s in spec["subs"]], word)
+                    if subs:
+                        return start, subs
+                s = shell.sub_of(spec, words[1]) if len(words) > 1 else None
+                if s is not None:
+                    argspec, idx = s[1], idx - 1
+            if 0 < idx <= len(argspec):
+                typ = argspec[idx - 1][1]
+            elif argspec and argspec[-1][2] in ("*", "+"):
+                typ = argspec[-1][1]
     if typ == "cmd":
-        return start, sorted(n + " " for n in shell.names() if n.startswith(word))
+        return start, _match(shell.names(), word)
     if typ == "key":
         import store
         return start, [k + " " for k in store.keys(word)][:100]
     if isinstance(typ, tuple):
-        return start, sorted(w + " " for w in typ if w.startswith(word))
+        return start, _match(typ, word)
     if typ in ("str", "int", "text"):
         return start, []
     return start, _files(word, typ == "dir")
+
+
+def _match(names, word):
+    """The names that start with word, sorted, each with a space after it."""
+    return sorted(n + " " for n in names if n.startswith(word))
 
 
 def _files(word, dirs_only):

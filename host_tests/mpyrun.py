@@ -4,15 +4,25 @@ lib/ and the scenarios are compiled to .mpy first (host bytecode): compiling
 .py sources under a small heap cap fails on the compiler's own memory, and on
 the device lib/ is frozen bytecode anyway.
 
-Code in flash, not in the heap: on the board lib/ is frozen and its bytecode
-stays in flash. Imported from plain .mpy files, the unix port would copy it
-all into the GC heap (about twice the .mpy size on a 64-bit host, ~90 KB for
-a chat round), which the board never pays. So lib/ is packed into a ROMFS
-image that scenarios mount with vfs.VfsRom (see scenarios/romboot.py):
-bytecode runs in place and only the per-import structures (qstrs, function
-and module objects) use the heap, still more than the ESP32 spends on them.
-The image is loaded into a bytearray first and run() adds its size to
--X heapsize, so `heap="64K"` means 64 KB for everything but the code image.
+Frozen code, emulated. On the board lib/ is frozen: its bytecode, constants
+and names (qstrs) are in flash, and an import costs the heap only its
+function, class and module objects. Imported from plain .mpy files the unix
+port would copy all bytecode into the GC heap (~90 KB for a chat round on
+this 64-bit port) and intern every name into heap qstr pools (~11 KB for
+the MCP loop), neither of which the board pays. So:
+- lib/ and the scenarios are packed into a ROMFS image that scenarios/
+  romboot.py loads into a bytearray (it plays the flash) and mounts with
+  vfs.VfsRom: bytecode runs in place;
+- romboot then interns every name that lib/'s .mpy files carry (the list is
+  read from the compiled files, qstrs.txt), as the firmware holds all of
+  them in its static qstr table;
+- heap="64K" means 64 KB FREE once that is done: the runner measures, once
+  per session, what the image, the names and romboot take (and the GC's
+  tables for them) and adds it to -X heapsize (calibrate()).
+What remains charged is what the board pays too (on the ESP32 with 32-bit
+objects about half as much): module, function and class objects, and
+everything the code allocates. `frozen=False` runs with the raw unix-port
+accounting (names interned on import, charged to the heap) for comparison.
 
 A scenario is host_tests/scenarios/<name>.py. It may `import heapmon` and call
 `heapmon.start()` after its imports: from then on a sampler thread records
@@ -20,9 +30,12 @@ gc.mem_alloc() with a low gc.threshold, and `heapmon.report()` prints
 "HEAPMON baseline=<bytes> peak=<bytes>" which the runner parses. The peak is
 live data plus at most one threshold of garbage: an upper bound of the
 working set, reported next to the hard cap given by -X heapsize.
+r.imports is the baseline minus what the emulated flash takes (the heap the
+scenario's imports keep).
 """
 import atexit
 import os
+import re
 import shutil
 import tempfile
 import subprocess
@@ -51,8 +64,49 @@ def parse_size(s):
     return int(s[:-1] if mult > 1 else s) * mult
 
 
-def romfs_image(folder):
-    """A ROMFS image (the format vfs.VfsRom mounts) of every file in folder."""
+def mpy_qstrs(path):
+    """The names an .mpy file interns when loaded (its non-static qstrs).
+    Format (mpy v6): 'M', version, flags, small-int bits; vuint n_qstr,
+    vuint n_obj; then per qstr a vuint (len << 1 | static) and, unless
+    static, len bytes and a NUL."""
+    with open(path, "rb") as f:
+        b = f.read()
+    if b[:2] != b"M\x06":
+        raise ValueError("%s: not an mpy v6 file" % path)
+
+    def vuint(i):
+        v = 0
+        while True:
+            c = b[i]
+            i += 1
+            v = (v << 7) | (c & 0x7F)
+            if not c & 0x80:
+                return v, i
+    n, i = vuint(4)
+    _, i = vuint(i)
+    out = []
+    for _ in range(n):
+        ln, i = vuint(i)
+        if not ln & 1:
+            ln >>= 1
+            out.append(b[i:i + ln].decode())
+            i += ln + 1
+    return out
+
+
+def tree_qstrs(folder):
+    """Every name the .mpy files under folder intern."""
+    names = set()
+    for d, _, files in os.walk(folder):
+        for f in files:
+            if f.endswith(".mpy"):
+                names.update(mpy_qstrs(os.path.join(d, f)))
+    return names
+
+
+def romfs_image(folders):
+    """A ROMFS image (the format vfs.VfsRom mounts) of every file in the
+    folders, merged at its root."""
     from mpremote.romfs import VfsRomWriter
     rom = VfsRomWriter()
 
@@ -66,19 +120,27 @@ def romfs_image(folder):
             else:
                 with open(p, "rb") as f:
                     rom.mkfile(name, f.read())
-    add(folder)
+    for folder in folders:
+        add(folder)
     return rom.finalise()
 
 
 class Result:
-    def __init__(self, rc, out, err):
+    def __init__(self, rc, out, err, boot=0):
         self.rc, self.out, self.err = rc, out, err
+        self.boot = boot
         self.baseline = self.peak = None
         for line in out.splitlines():
             if line.startswith("HEAPMON "):
                 kv = dict(p.split("=") for p in line.split()[1:])
                 self.baseline = int(kv["baseline"])
                 self.peak = int(kv["peak"])
+
+    @property
+    def imports(self):
+        """Heap kept by the scenario's imports (baseline minus the emulated
+        flash)."""
+        return self.baseline - self.boot
 
     @property
     def working(self):
@@ -102,32 +164,64 @@ class Runner:
         if errors:
             raise RuntimeError("mpy-cross failed: %r" % errors)
         self.rom = os.path.join(self.build, "lib.rom")
-        image = romfs_image(os.path.join(self.build, "lib"))
+        image = romfs_image([os.path.join(self.build, "lib"), os.path.join(self.build, "scen")])
         with open(self.rom, "wb") as f:
             f.write(image)
         self.rom_size = len(image)
+        self.qstrs = os.path.join(self.build, "qstrs.txt")
+        with open(self.qstrs, "w") as f:
+            f.write("".join(q + "\n" for q in sorted(tree_qstrs(os.path.join(self.build, "lib")))))
+        self.flash = {True: self.calibrate(True), False: self.calibrate(False)}
+
+    def calibrate(self, frozen):
+        """(slope, offset, boot): heapsize = offset + heap / slope leaves `heap`
+        bytes free after romboot (image loaded, names interned when frozen);
+        boot = gc.mem_alloc() at that point. Two sizes, as the GC's own
+        tables grow with the heap."""
+        pts = []
+        for extra in (64 * 1024, 256 * 1024):
+            total = self.rom_size + extra + (64 * 1024 if frozen else 0)
+            r = subprocess.run([self.micropython, "-X", "heapsize=%d" % total, "-m",
+                                "romboot", "--calibrate"], capture_output=True,
+                               text=True, timeout=60, env=self.env(frozen=frozen))
+            m = re.search(r"CALIBRATE alloc=(\d+) free=(\d+)", r.stdout)
+            if not m:
+                raise RuntimeError("romboot calibration failed: %s %s" % (r.stdout, r.stderr))
+            pts.append((total, int(m.group(1)), int(m.group(2))))
+        (s1, a1, f1), (s2, _, f2) = pts
+        slope = (f2 - f1) / float(s2 - s1)
+        return slope, s1 - f1 / slope, a1
 
     def path(self):
         return os.path.join(self.build, "lib") + ":" + os.path.join(self.build, "scen")
 
-    def cmd(self, scenario, heap="64K", args=()):
-        """The command line: `heap` is the heap left besides the code image."""
-        total = parse_size(heap) + self.rom_size
+    def cmd(self, scenario, heap="64K", args=(), frozen=True):
+        """The command line: `heap` is the heap left free after the emulated
+        flash is in place (see the module docstring)."""
+        slope, offset, _ = self.flash[frozen]
+        total = int(offset + parse_size(heap) / slope) + 1
         return [self.micropython, "-X", "heapsize=%d" % total, "-m", "romboot",
                 scenario] + [str(a) for a in args]
 
-    def env(self, extra=None):
+    def boot(self, frozen=True):
+        """Heap in use once romboot has set up the emulated flash."""
+        return self.flash[frozen][2]
+
+    def env(self, extra=None, frozen=True):
         env = dict(os.environ)
         env["MICROPYPATH"] = self.path()
         env["ANTOS_ROM"] = self.rom
+        env.pop("ANTOS_QSTRS", None)
+        if frozen:
+            env["ANTOS_QSTRS"] = self.qstrs
         if extra:
             env.update(extra)
         return env
 
     def run(self, scenario, heap="64K", args=(), timeout=120, env=None, cwd=None,
-            input=None):
-        """Run host_tests/scenarios/<scenario>.py under -X heapsize=<heap>."""
-        r = subprocess.run(self.cmd(scenario, heap, args), capture_output=True,
-                           text=True, timeout=timeout, env=self.env(env), cwd=cwd,
+            input=None, frozen=True):
+        """Run host_tests/scenarios/<scenario>.py with `heap` bytes free."""
+        r = subprocess.run(self.cmd(scenario, heap, args, frozen), capture_output=True,
+                           text=True, timeout=timeout, env=self.env(env, frozen), cwd=cwd,
                            input=input)
-        return Result(r.returncode, r.stdout, r.stderr)
+        return Result(r.returncode, r.stdout, r.stderr, self.boot(frozen))

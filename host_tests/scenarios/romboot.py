@@ -1,14 +1,29 @@
-# Starts a scenario the way the board runs code: lib/ as .mpy files in a
-# read-only ROM filesystem (VfsRom), whose bytecode runs in place, like the
-# frozen modules in the ESP32's flash. The image is loaded into a bytearray
-# before anything else (so it sits at the start of the heap and plays the
-# flash); the runner adds its size to -X heapsize, so the cap a test names is
-# the heap left for everything else.
-#   micropython -X heapsize=<cap+image> -m romboot <scenario> [args...]
+# Starts a scenario the way the board runs code (see host_tests/mpyrun.py):
+# lib/ and the scenarios as .mpy files in a read-only ROM filesystem
+# (VfsRom) whose bytecode runs in place, like the frozen modules in the
+# ESP32's flash, and (ANTOS_QSTRS) every name lib/ uses interned up front,
+# like the firmware's static qstr table. The image is loaded into a
+# bytearray, which plays the flash; the runner sizes -X heapsize so that
+# the heap a test names is what is free after this.
+#   micropython -X heapsize=<N> -m romboot <scenario> [args...]
+#   micropython -X heapsize=<N> -m romboot --calibrate
+import gc
 import os
 import sys
 import vfs
 
+# names first, with frequent collections: reading them makes garbage, and
+# without them the names would end up spread over the whole heap, leaving
+# no contiguous block for the image
+_path = os.getenv("ANTOS_QSTRS")
+if _path:
+    gc.threshold(2048)
+    _f = open(_path)
+    for _name in _f:
+        hasattr(int, _name[:-1])      # interns the name, as frozen code has it
+    _f.close()
+    del _f, _name
+    gc.threshold(-1)
 _path = os.getenv("ANTOS_ROM")
 if _path:
     _f = open(_path, "rb")
@@ -17,6 +32,11 @@ if _path:
     _f.close()
     vfs.mount(vfs.VfsRom(_img), "/rom")
     sys.path.insert(0, "/rom")
-    del _f, _path
+    del _f
+del _path
+gc.collect()
 sys.argv[:] = sys.argv[1:]
-__import__(sys.argv[0])
+if sys.argv[0] == "--calibrate":
+    print("CALIBRATE alloc=%d free=%d" % (gc.mem_alloc(), gc.mem_free()))
+else:
+    __import__(sys.argv[0])

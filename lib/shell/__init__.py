@@ -267,41 +267,10 @@ def _spec(t):
             "func": "main" if f[5] else f[0], "subs": subs, "path": None}
 
 
-def _bin_names():
-    try:
-        names = os.listdir(store.path("bin"))
-    except OSError:
-        return []
-    return sorted(n[:-3] for n in names if n.endswith(".py") and not n.startswith("."))
-
-
-def _literal(src):
-    """The dict literal that starts at src[0] ("{"), up to its closing brace."""
-    depth, q, i = 0, None, 0
-    while i < len(src):
-        c = src[i]
-        if q:
-            if c == "\\":
-                i += 1
-            elif c == q:
-                q = None
-        elif c in "'\"":
-            q = c
-        elif c in "{([":
-            depth += 1
-        elif c in "})]":
-            depth -= 1
-            if depth == 0:
-                return src[:i + 1]
-        i += 1
-    return None
-
-
 def read_spec(hostpath):
     """SPEC of a /bin script, read from its text without running it, or None."""
     try:
         with open(hostpath) as f:
-            buf = ""
             while True:
                 line = f.readline()
                 if not line:
@@ -309,35 +278,34 @@ def read_spec(hostpath):
                 if line.startswith("SPEC") and "=" in line:
                     buf = line[line.index("=") + 1:].lstrip()
                     break
-            while len(buf) < _MAX_SPEC:
-                lit = _literal(buf) if buf.startswith("{") else None
-                if lit:
-                    break
+            # the dict literal that starts the text, up to its closing brace
+            depth, q, i = 0, None, 0
+            while buf[:1] == "{" and len(buf) < _MAX_SPEC:
+                while i < len(buf):
+                    c = buf[i]
+                    if q:
+                        if c == "\\":
+                            i += 1
+                        elif c == q:
+                            q = None
+                    elif c in "'\"":
+                        q = c
+                    elif c in "{([":
+                        depth += 1
+                    elif c in "})]":
+                        depth -= 1
+                        if depth == 0:
+                            d = buf[:i + 1]
+                            d = eval(d, {"__builtins__": {}}) if not MICROPYTHON else eval(d, {})
+                            return d if isinstance(d, dict) else None
+                    i += 1
                 more = f.readline()
                 if not more:
                     return None
                 buf += more
-            else:
-                return None
-        if not lit:
-            return None
-        d = eval(lit, {"__builtins__": {}}) if not MICROPYTHON else eval(lit, {})
     except Exception:
-        return None
-    return d if isinstance(d, dict) else None
-
-
-def _bin_spec(name):
-    p = store.path("bin") + "/" + name + ".py"
-    d = read_spec(p)
-    if d is None:
-        return None
-    args = d.get("args") or ()
-    return {"name": name, "desc": str(d.get("desc") or ""),
-            "usage": str(d.get("usage") or name),
-            "args": tuple(tuple(a) for a in args),
-            "tags": tuple(d.get("tags") or ()), "module": None, "func": "main",
-            "subs": None, "path": p}
+        pass
+    return None
 
 
 def commands(tag=None):
@@ -349,11 +317,15 @@ def commands(tag=None):
 
 
 def names():
-    """All command names (for completion)."""
+    """All command names (for completion): built-ins, then /bin scripts."""
     r = [t[:t.find("~")] for t in _TABLE]
-    for n in _bin_names():
-        if n not in r:
-            r.append(n)
+    try:
+        bins = os.listdir(store.path("bin"))
+    except OSError:
+        bins = ()
+    for n in sorted(bins):
+        if n.endswith(".py") and not n.startswith(".") and n[:-3] not in r:
+            r.append(n[:-3])
     return r
 
 
@@ -362,7 +334,14 @@ def find(name):
         if t[:t.find("~")] == name:
             return _spec(t)
     if name and "/" not in name and not name.startswith("."):
-        return _bin_spec(name)
+        p = store.path("bin") + "/" + name + ".py"
+        d = read_spec(p)
+        if d is not None:
+            return {"name": name, "desc": str(d.get("desc") or ""),
+                    "usage": str(d.get("usage") or name),
+                    "args": tuple(tuple(a) for a in d.get("args") or ()),
+                    "tags": tuple(d.get("tags") or ()), "module": None, "func": "main",
+                    "subs": None, "path": p}
     return None
 
 
@@ -376,10 +355,12 @@ def sub_of(spec, word):
 
 # ---- argument split and check --------------------------------------------
 
-def split_words(s):
-    """Words of s; "double" or 'single' quotes keep spaces."""
+def split_words(s, first=False):
+    """Words of s; "double" or 'single' quotes keep spaces. first=True:
+    (the first word or None, the raw rest after it)."""
     words, cur, q, had = [], [], None, False
-    for c in s:
+    s = s.lstrip()
+    for i, c in enumerate(s):
         if q:
             if c == q:
                 q = None
@@ -389,6 +370,8 @@ def split_words(s):
             q, had = c, True
         elif c == " " or c == "\t":
             if cur or had:
+                if first:
+                    return "".join(cur), s[i:]
                 words.append("".join(cur))
                 cur, had = [], False
         else:
@@ -397,33 +380,31 @@ def split_words(s):
         raise UsageError("unclosed quote")
     if cur or had:
         words.append("".join(cur))
+    if first:
+        return (words[0] if words else None), ""
     return words
 
 
-def _next_word(s):
-    """(first word, rest) with quotes honoured; rest is raw."""
-    s = s.lstrip()
-    if not s:
-        return None, ""
-    i, q = 0, None
-    while i < len(s):
-        c = s[i]
-        if q:
-            if c == q:
-                q = None
-        elif c in "'\"":
-            q = c
-        elif c in " \t":
-            break
-        i += 1
-    w = split_words(s[:i])
-    return (w[0] if w else ""), s[i:]
+def _check(name, typ, w):
+    if typ == "int":
+        try:
+            int(w)
+        except ValueError:
+            raise UsageError("%s must be a number, not %s" % (name, w))
+    elif isinstance(typ, tuple) and w not in typ:
+        raise UsageError("%s must be one of: %s" % (name, ", ".join(typ)))
 
 
-def parse_args(argspec, rest):
-    """Split the raw text after a command name by its ARG list and check it.
-    -> list of str. Raises UsageError."""
+def parse(spec, rest):
+    """Split the raw text after a command name by its ARG list (or its
+    sub-command's) and check it. -> list of str. Raises UsageError."""
     args = []
+    argspec = spec["args"]
+    if spec.get("subs"):
+        w, after = split_words(rest, True)
+        sub = sub_of(spec, w) if w is not None else None
+        if sub is not None:
+            args, argspec, rest = [w], sub[1], after
     for i, a in enumerate(argspec):
         name, typ, count = a
         rest = rest.strip()
@@ -440,7 +421,7 @@ def parse_args(argspec, rest):
             for w in words:
                 _check(name, typ, w)
             return args + words
-        w, rest = _next_word(rest)
+        w, rest = split_words(rest, True)
         if w is None:
             if count == "1":
                 raise UsageError("missing " + name)
@@ -454,27 +435,6 @@ def parse_args(argspec, rest):
     if rest.strip():
         raise UsageError("too many arguments")
     return args
-
-
-def _check(name, typ, w):
-    if typ == "int":
-        try:
-            int(w)
-        except ValueError:
-            raise UsageError("%s must be a number, not %s" % (name, w))
-    elif isinstance(typ, tuple) and w not in typ:
-        raise UsageError("%s must be one of: %s" % (name, ", ".join(typ)))
-
-
-def parse(spec, rest):
-    """Arguments of a command line for spec (sub-commands honoured)."""
-    subs = spec.get("subs")
-    if subs:
-        w, after = _next_word(rest)
-        s = sub_of(spec, w) if w is not None else None
-        if s is not None:
-            return [w] + parse_args(s[1], after)
-    return parse_args(spec["args"], rest)
 
 
 # ---- the local tool catalogue ---------------------------------------------
@@ -599,7 +559,7 @@ def dispatch(line):
         name, rest = "?", line[1:]
     else:
         try:
-            name, rest = _next_word(line)
+            name, rest = split_words(line, True)
         except UsageError:
             name, rest = line.split(" ", 1)[0], ""
         name = name or ""

@@ -27,8 +27,6 @@ from compat import const
 _HISTORY_BYTES = const(16384)   # default of ai.history.bytes
 _HISTORY_TURNS = const(20)      # default of ai.history.turns
 _LINE = const(72)               # width of one-line summaries
-PING = {"name": "ping", "description": "Answers pong. Call it when asked to.",
-        "parameters": {"type": "object", "properties": {}}}
 
 
 def main(args):
@@ -371,7 +369,10 @@ def _wizard(use):
             # fallback when the provider refuses tools (None: unknown).
             _, err, calls = term.busy("checking tool calling", ai.ask,
                                       [{"role": "user", "content": "Call the tool named ping now."}],
-                                      {"use": use, "tools": [PING]})
+                                      {"use": use, "tools": [{
+                                          "name": "ping",
+                                          "description": "Answers pong. Call it when asked to.",
+                                          "parameters": {"type": "object", "properties": {}}}]})
             level = "native"
             if calls:
                 shell.out("tools: native tool calling works")

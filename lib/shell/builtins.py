@@ -35,6 +35,10 @@ def _isdir(st):
     return st is not None and bool(st[0] & 0x4000)
 
 
+def _fail(cmd, host, what="no such file or folder"):
+    raise shell.Error("%s: %s: %s" % (cmd, shell.show(host), what))
+
+
 # ---- help -----------------------------------------------------------------
 
 def help(args):
@@ -79,7 +83,7 @@ def ls(args):
     host = shell.resolve(target)
     st = _stat(host)
     if st is None:
-        raise shell.Error("ls: %s: no such file or folder" % shell.show(host))
+        _fail("ls", host)
     if not _isdir(st):
         shell.out("%8s  %s" % (_kb(st[6]), shell.show(host)))
         return
@@ -116,7 +120,7 @@ def cat(args):
     host = shell.resolve(args[0])
     st = _stat(host)
     if st is None:
-        raise shell.Error("cat: %s: no such file" % shell.show(host))
+        _fail("cat", host, "no such file")
     if _isdir(st):
         raise shell.Error("cat: %s is a folder (try ls %s)" % (shell.show(host), args[0]))
     buf = bytearray(256)
@@ -159,7 +163,7 @@ def mkdir(args):
         raise shell.Error("mkdir: %s already exists" % shell.show(host))
     parent = host.rsplit("/", 1)[0]
     if parent and not _isdir(_stat(parent)):
-        raise shell.Error("mkdir: %s: no such folder" % shell.show(parent))
+        _fail("mkdir", parent, "no such folder")
     os.mkdir(host)
 
 
@@ -170,10 +174,10 @@ def rm(args):
             raise shell.Error("rm: refusing to remove the root folder")
         st = _stat(host)
         if st is None:
-            raise shell.Error("rm: %s: no such file or folder" % shell.show(host))
+            _fail("rm", host)
         if _isdir(st):
             if os.listdir(host):
-                raise shell.Error("rm: %s: folder not empty" % shell.show(host))
+                _fail("rm", host, "folder not empty")
             os.rmdir(host)
         else:
             os.remove(host)
@@ -182,7 +186,7 @@ def rm(args):
 def mv(args):
     src, dst = shell.resolve(args[0]), shell.resolve(args[1])
     if _stat(src) is None:
-        raise shell.Error("mv: %s: no such file or folder" % shell.show(src))
+        _fail("mv", src)
     if shell.show(src) == "/":
         raise shell.Error("mv: refusing to move the root folder")
     if _isdir(_stat(dst)):
@@ -351,7 +355,7 @@ def run(args):
     host = shell.resolve(args[0])
     st = _stat(host)
     if st is None or _isdir(st):
-        raise shell.Error("run: %s: no such file" % shell.show(host))
+        _fail("run", host, "no such file")
     shell.run_script(host, args[1:])
 
 

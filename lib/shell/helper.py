@@ -77,7 +77,7 @@ def _any(words, keys):
 
 def _walk(start, match):
     """Breadth-first over the flash from start; match(name) -> keep.
-    -> ([host paths], visited, truncated)."""
+    -> [host paths]."""
     found = []
     todo = [(start, 0)]
     visited = 0
@@ -91,7 +91,7 @@ def _walk(start, match):
         for n in names:
             visited += 1
             if visited > _MAX_VISIT:
-                return found, visited, True
+                return found
             p = d.rstrip("/") + "/" + n
             try:
                 isdir = os.stat(p)[0] & 0x4000
@@ -100,10 +100,10 @@ def _walk(start, match):
             if match(n):
                 found.append(p + ("/" if isdir else ""))
                 if len(found) >= _MAX_FOUND:
-                    return found, visited, True
+                    return found
             if isdir and depth < _MAX_DEPTH and not n.startswith("."):
                 todo.append((p, depth + 1))
-    return found, visited, False
+    return found
 
 
 def _where(words):
@@ -114,10 +114,8 @@ def _where(words):
         return False
     lname = name.lower()
     root = store.root() or "/"
-    exact, _, _ = _walk(root, lambda n: n.lower() == lname)
-    found = exact
-    if not found:
-        found, _, _ = _walk(root, lambda n: lname in n.lower())
+    found = _walk(root, lambda n: n.lower() == lname) or _walk(
+        root, lambda n: lname in n.lower())
     spec = shell.find(name)
     if not found and spec is None:
         shell.out("No file or command named like '%s' on this machine (searched %s)." % (
@@ -156,7 +154,7 @@ def _what_does(words):
         builtins.subs_tags(spec)
         shell.out("where: " + where)
         return True
-    found, _, _ = _walk(store.root() or "/", lambda n: n == name or n == name + ".py")
+    found = _walk(store.root() or "/", lambda n: n == name or n == name + ".py")
     for p in found:
         if p.endswith("/"):
             continue

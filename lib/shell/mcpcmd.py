@@ -15,9 +15,10 @@ import shell
 import store
 import mcp
 from shell import term
+from compat import const
 
-DESC_WIDTH = 64     # characters of a tool description shown in a listing
-MAX_SHOW = 4000     # characters of a tool result printed by `mcp call`
+_DESC_WIDTH = const(64)     # characters of a tool description shown in a listing
+_MAX_SHOW = const(4000)     # characters of a tool result printed by `mcp call`
 
 
 def main(args):
@@ -108,7 +109,7 @@ def _tools(name):
         return
     for t in listed:
         shell.out("%s(%s)" % (t["name"], _params(t.get("parameters"))))
-        d = first_line(t.get("description"), DESC_WIDTH)
+        d = first_line(t.get("description"), _DESC_WIDTH)
         if d:
             shell.out("    " + d)
     shell.out(_n(len(listed)))
@@ -132,8 +133,8 @@ def _call(name, tool, text):
     if err:
         raise shell.Error(err)
     result = result or "(empty result)"
-    if len(result) > MAX_SHOW:
-        result = result[:MAX_SHOW] + "\n... (%d more characters)" % (len(result) - MAX_SHOW)
+    if len(result) > _MAX_SHOW:
+        result = result[:_MAX_SHOW] + "\n... (%d more characters)" % (len(result) - _MAX_SHOW)
     shell.out(result)
     if shell.tty():
         shell.out("\x1b[2m(%d ms)\x1b[0m" % ticks_diff(ticks_ms(), t0))

@@ -95,25 +95,6 @@ def check_interrupt():
             _pending.append(c)
 
 
-def _char(first):
-    """The rest of a UTF-8 character that starts with byte first, as str."""
-    n = 1 if first >= 0xC0 else 0
-    if first >= 0xE0:
-        n = 2
-    if first >= 0xF0:
-        n = 3
-    bs = bytearray([first])
-    for _ in range(n):
-        c = _read1()
-        if c is None:
-            break
-        bs.append(c)
-    try:
-        return bytes(bs).decode()
-    except UnicodeError:
-        return ""
-
-
 class History:
     """The last lines typed, bounded by count and bytes (RAM only)."""
 
@@ -140,7 +121,11 @@ def _plain_line(prompt):
 
 
 # Keys an escape sequence names, as codes above any byte.
-_UP, _DOWN, _RIGHT, _LEFT, _DEL = 0x100, 0x101, 0x102, 0x103, 0x104
+_UP = const(0x100)
+_DOWN = const(0x101)
+_RIGHT = const(0x102)
+_LEFT = const(0x103)
+_DEL = const(0x104)
 
 
 def _escape():
@@ -312,7 +297,17 @@ def _edit(prompt, history, complete, mask):
                 ed[1] = start + len(new)
                 redraw()
         elif c >= 0x80:
-            insert(_char(c))
+            # the rest of the UTF-8 character that starts with byte c
+            bs = bytearray([c])
+            for _ in range((c >= 0xC0) + (c >= 0xE0) + (c >= 0xF0)):
+                c = _read1()
+                if c is None:
+                    break
+                bs.append(c)
+            try:
+                insert(bytes(bs).decode())
+            except UnicodeError:
+                pass
         elif c >= 0x20:
             insert(chr(c))
 

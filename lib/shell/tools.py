@@ -22,8 +22,10 @@ def local_tools():
     (plain text, bounded by shell._MAX_CAPTURE)."""
     out_ = []
     for s in shell.commands():
-        if s["name"] not in TOOL_SAFE and not (s["path"] and _bin_tool(s["path"])):
-            continue
+        if s["name"] not in TOOL_SAFE:
+            d = s["path"] and shell.read_spec(s["path"])
+            if not (d and d.get("tool") is True):
+                continue
         out_.append({
             "name": "sh_" + s["name"].replace("-", "_"),
             "description": "%s (console command; usage: %s)" % (s["desc"], s["usage"]),
@@ -32,11 +34,6 @@ def local_tools():
                 "description": "the arguments after the command name, as typed"}}},
             "run": _tool_runner(s["name"])})
     return out_
-
-
-def _bin_tool(path):
-    d = shell.read_spec(path)
-    return bool(d and d.get("tool") is True)
 
 
 def _tool_runner(name):

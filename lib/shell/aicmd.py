@@ -20,6 +20,7 @@ before each call the setting ai.tools.approve decides: ask (default: y / n /
 a = always for that tool, remembered in ai.tools.allow), always, never.
 """
 import shell
+from shell import out, Error
 import store
 from shell import term
 from compat import const
@@ -42,23 +43,23 @@ def main(args):
         try:
             return _wizard(use)
         except KeyboardInterrupt:
-            return shell.out("cancelled; the settings are unchanged")
+            return out("cancelled; the settings are unchanged")
     import ai
     if sub == "models":
         return models(ai, arg)
     if sub == "tools":
         if arg == "clear":
             ai.tools_cache_clear()
-            return shell.out("tools cache removed; chats offer no MCP tools (ai -tools builds it)")
+            return out("tools cache removed; chats offer no MCP tools (ai -tools builds it)")
         items = ai.tools_cache()
         if not items:
-            return shell.out("no tools cache; build it with: ai -tools")
+            return out("no tools cache; build it with: ai -tools")
         for server, d in items:
-            shell.out("%-24s %s" % (d["name"], _dim("(" + server + ")")))
+            out("%-24s %s" % (d["name"], _dim("(" + server + ")")))
             desc = _short(d.get("description"), _LINE - 4)
             if desc:
-                shell.out("    " + desc)
-        return shell.out(_n(len(items), "tool"))
+                out("    " + desc)
+        return out(_n(len(items), "tool"))
     if sub == "-tools":
         return tools_build(ai)
     use, new, question = _options(sub)
@@ -68,7 +69,7 @@ def main(args):
         from ai.history import History
         History(use).clear()
         if not question:
-            return shell.out("new conversation (%s)" % use)
+            return out("new conversation (%s)" % use)
     if not question:
         raise shell.UsageError("missing question")
     chat(ai, use, question)
@@ -126,11 +127,11 @@ def _tool_line(name, args=None, text=None, bad=False):
     """One line of a tool call (text None) or of its result, as ai shows it
     while it runs and ai history shows it later."""
     if text is None:
-        shell.out(_dim("  -> %s %s" % (name, _short(args, 48))))
+        out(_dim("  -> %s %s" % (name, _short(args, 48))))
     elif bad:
         shell.err("  x " + _short(text, _LINE - 4))    # red, like an error
     else:
-        shell.out(_dim("  <- " + _short(text, _LINE - 5)))
+        out(_dim("  <- " + _short(text, _LINE - 5)))
 
 
 # -- chat ---------------------------------------------------------------------
@@ -153,7 +154,7 @@ def chat(ai, use, question):
         name = call["name"]
         args = call.get("args") or "{}"
         if mode == "never":
-            shell.out(_dim("  tool %s %s refused (ai.tools.approve = never)" % (
+            out(_dim("  tool %s %s refused (ai.tools.approve = never)" % (
                 name, _short(args, 48))))
             return False
         allow = [n for n in str(store.get("ai.tools.allow") or "").split(",") if n]
@@ -180,13 +181,13 @@ def chat(ai, use, question):
                             approve=approve, show=show)
     except KeyboardInterrupt:
         screen.end()
-        shell.out(("\x1b[31m^C\x1b[0m" if shell.tty() else "^C")
+        out(("\x1b[31m^C\x1b[0m" if shell.tty() else "^C")
                   + " cancelled (the conversation is unchanged)")
         return
     finally:
         screen.end()
     if err:
-        raise shell.Error(err)
+        raise Error(err)
     if reply and not screen.pieces:       # not streamed (text fallback)
         screen.sink(reply)
         screen.end()
@@ -215,7 +216,7 @@ def history(use):
         text = m.get("content") or ""
         if role == "user":
             turns += 1
-            shell.out(("\x1b[1;32myou>\x1b[0m " if tty else "you> ") + text)
+            out(("\x1b[1;32myou>\x1b[0m " if tty else "you> ") + text)
         elif role == "assistant":
             if text:
                 shell.write("\x1b[1;36mai>\x1b[0m " if tty else "ai> ")
@@ -227,8 +228,8 @@ def history(use):
         elif role == "tool":
             _tool_line(None, None, text, m.get("is_error"))
     if not turns:
-        return shell.out("no conversation for %s yet" % use)
-    shell.out(_dim("%s: %s, %d bytes (ai -new starts over)" % (
+        return out("no conversation for %s yet" % use)
+    out(_dim("%s: %s, %d bytes (ai -new starts over)" % (
         use, _n(turns, "turn"), h.size())))
 
 
@@ -237,10 +238,10 @@ def history(use):
 def models(ai, provider):
     from ai import catalog
     if provider and catalog.find(provider) is None:
-        raise shell.Error("unknown provider %s (known: %s)" % (provider, ", ".join(catalog.ids())))
+        raise Error("unknown provider %s (known: %s)" % (provider, ", ".join(catalog.ids())))
     found, err = term.busy("fetching the model list", ai.fetch_models, provider=provider)
     if err:
-        raise shell.Error(err)
+        raise Error(err)
     from ai.config import resolve, ConfigError
     try:
         cfg = resolve({"provider": provider})
@@ -257,11 +258,11 @@ def models(ai, provider):
                 s = s + "*"
             row.append(s + " " * (w - len(s)))
             if len(row) == per:
-                shell.out("".join(row).rstrip())
+                out("".join(row).rstrip())
                 row = []
         if row:
-            shell.out("".join(row).rstrip())
-    shell.out("%s: %s%s" % (name, _n(len(found), "model"),
+            out("".join(row).rstrip())
+    out("%s: %s%s" % (name, _n(len(found), "model"),
                             " (* in use)" if current in found else ""))
 
 
@@ -271,12 +272,12 @@ def tools_build(ai):
     import mcp
     servers = mcp.servers()
     if not servers:
-        raise shell.Error("no MCP servers; add one with: mcp add NAME URL [TOKEN]")
+        raise Error("no MCP servers; add one with: mcp add NAME URL [TOKEN]")
     spin = [term.Spinner("listing tools of " + _n(len(servers), "server"))]
 
     def progress(name, n):
         spin[0].stop()
-        shell.out("  %s: %s" % (name, _n(n, "tool")))
+        out("  %s: %s" % (name, _n(n, "tool")))
         spin[0] = term.Spinner("listing tools")
 
     try:
@@ -286,7 +287,7 @@ def tools_build(ai):
     if err:
         shell.err(err)
     if count or not err:
-        shell.out("tools cache: %s; every ai chat offers them (ai tools list)" % _n(count, "tool"))
+        out("tools cache: %s; every ai chat offers them (ai tools list)" % _n(count, "tool"))
 
 
 # -- ai config: the wizard -----------------------------------------------------------
@@ -304,7 +305,7 @@ def _wizard(use):
     k = "ai.%s." % use          # the settings' prefix
     provs = ai.providers()
     cur = store.get(k + "provider")
-    shell.out("ai config %s: Enter keeps [the value shown], Ctrl-C cancels" % use)
+    out("ai config %s: Enter keeps [the value shown], Ctrl-C cancels" % use)
     labels = []
     for p in provs:
         labels.append("%-10s %s%s" % (p["id"], p["name"], "  (current)" if p["id"] == cur else ""))
@@ -317,13 +318,13 @@ def _wizard(use):
     url0 = (store.get(k + "base_url") if same else None) or p["base_url"]
     url = _read("Base URL [%s]: " % url0) or url0
     if not (url.startswith("http://") or url.startswith("https://")):
-        raise shell.Error("the base URL must start with http:// or https://; nothing changed")
+        raise Error("the base URL must start with http:// or https://; nothing changed")
     key = None
     if p["key"]:
         key0 = store.get(k + "key") if same else None
         key = _read("API key%s: " % ((" [%s]" % store.mask(key0)) if key0 else ""), True) or key0
         if not key:
-            raise shell.Error("%s needs an API key; nothing changed" % p["name"])
+            raise Error("%s needs an API key; nothing changed" % p["name"])
     model0 = store.get(k + "model") if same else None
     tag = "current" if model0 else "default"
     model0 = model0 or p["model"]
@@ -361,10 +362,10 @@ def _wizard(use):
         if err:
             shell.err("test failed: " + err)
             if term.ask("save anyway? [y/n]: ", "yn", "n") != "y":
-                shell.out("nothing changed")
+                out("nothing changed")
                 return
         else:
-            shell.out("test: %s replied %r in %d ms" % (model, _short(reply, 40), ms))
+            out("test: %s replied %r in %d ms" % (model, _short(reply, 40), ms))
             # Ask once with a tool offered: native tool calling, or the text
             # fallback when the provider refuses tools (None: unknown).
             _, err, calls = term.busy("checking tool calling", ai.ask,
@@ -375,11 +376,11 @@ def _wizard(use):
                                           "parameters": {"type": "object", "properties": {}}}]})
             level = "native"
             if calls:
-                shell.out("tools: native tool calling works")
+                out("tools: native tool calling works")
             elif err:
                 low = err.lower()
                 if " 400" in err or " 422" in err or "tool" in low or "function" in low:
-                    shell.out("tools: no native tool calling (%s); using the text fallback"
+                    out("tools: no native tool calling (%s); using the text fallback"
                               % _short(err, 60))
                     level = "text-fallback"
                 else:
@@ -387,12 +388,12 @@ def _wizard(use):
                               % _short(err, 60))
                     level = None
             else:
-                shell.out("tools: native (the model answered without calling the probe tool)")
+                out("tools: native (the model answered without calling the probe tool)")
         put({"tools": level})
         old = None
     finally:
         if old:
             store.update(old)
-    shell.out("saved ai.%s: provider %s, model %s%s%s" % (
+    out("saved ai.%s: provider %s, model %s%s%s" % (
         use, pid, model, (", key " + store.mask(key)) if key else "",
         (", tools " + level) if level else ""))

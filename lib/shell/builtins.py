@@ -8,6 +8,7 @@ import os
 import sys
 
 import shell
+from shell import out, write, Error
 import store
 from shell import term
 from compat import MICROPYTHON
@@ -36,44 +37,44 @@ def _isdir(st):
 
 
 def _fail(cmd, host, what="no such file or folder"):
-    raise shell.Error("%s: %s: %s" % (cmd, shell.show(host), what))
+    raise Error("%s: %s: %s" % (cmd, shell.show(host), what))
 
 
 # ---- help -----------------------------------------------------------------
 
 def help(args):
     if not args:
-        shell.out("Commands (help CMD for one; ? QUESTION asks the machine):")
+        out("Commands (help CMD for one; ? QUESTION asks the machine):")
         for s in shell.commands():
-            shell.out("  %-7s %s%s" % (s["name"], s["desc"], " (script)" if s["path"] else ""))
+            out("  %-7s %s%s" % (s["name"], s["desc"], " (script)" if s["path"] else ""))
         return
     spec = shell.find(args[0])
     if spec is None:
-        raise shell.Error("help: no command %s (type help for the list)" % args[0])
+        raise Error("help: no command %s (type help for the list)" % args[0])
     # usage, description, arguments, sub-commands, tags and where it lives
-    shell.out("usage: " + spec["usage"])
-    shell.out("  " + spec["desc"])
+    out("usage: " + spec["usage"])
+    out("  " + spec["desc"])
     if spec["args"]:
-        shell.out("arguments:")
+        out("arguments:")
         for name, typ, count in spec["args"]:
             if isinstance(typ, tuple):
                 typ = "|".join(typ)
-            shell.out("  %-10s %-8s %s" % (name, typ, {
+            out("  %-10s %-8s %s" % (name, typ, {
                 "1": "required", "?": "optional", "*": "any number",
                 "+": "one or more"}.get(count, count)))
     subs_tags(spec)
     if spec["path"]:
-        shell.out("script: " + shell.show(spec["path"]))
+        out("script: " + shell.show(spec["path"]))
     else:
-        shell.out("built-in (%s)" % spec["module"])
+        out("built-in (%s)" % spec["module"])
 
 
 def subs_tags(spec):
     """A command's sub-command lines and its tags (help CMD, ? what does)."""
     for s in spec.get("subs") or ():
-        shell.out("  %s %-7s %s" % (spec["name"], s[0], s[2]))
+        out("  %s %-7s %s" % (spec["name"], s[0], s[2]))
     if spec["tags"]:
-        shell.out("tags: " + ", ".join(spec["tags"]))
+        out("tags: " + ", ".join(spec["tags"]))
 
 
 # ---- files ------------------------------------------------------------------
@@ -85,7 +86,7 @@ def ls(args):
     if st is None:
         _fail("ls", host)
     if not _isdir(st):
-        shell.out("%8s  %s" % (_kb(st[6]), shell.show(host)))
+        out("%8s  %s" % (_kb(st[6]), shell.show(host)))
         return
     n = 0
     for name in sorted(os.listdir(host)):
@@ -93,12 +94,12 @@ def ls(args):
             continue
         st = _stat(host.rstrip("/") + "/" + name)
         if _isdir(st):
-            shell.out("%8s  %s/" % ("", name))
+            out("%8s  %s/" % ("", name))
         else:
-            shell.out("%8s  %s" % (_kb(st[6] if st else 0), name))
+            out("%8s  %s" % (_kb(st[6] if st else 0), name))
         n += 1
     if n == 0:
-        shell.out("(empty)")
+        out("(empty)")
 
 
 def cd(args):
@@ -106,7 +107,7 @@ def cd(args):
 
 
 def pwd(args):
-    shell.out(shell.cwd())
+    out(shell.cwd())
 
 
 def _text(b):
@@ -122,7 +123,7 @@ def cat(args):
     if st is None:
         _fail("cat", host, "no such file")
     if _isdir(st):
-        raise shell.Error("cat: %s is a folder (try ls %s)" % (shell.show(host), args[0]))
+        raise Error("cat: %s is a folder (try ls %s)" % (shell.show(host), args[0]))
     buf = bytearray(256)
     carry = b""
     last = b"\n"
@@ -133,7 +134,7 @@ def cat(args):
             if not n:
                 break
             if first and b"\x00" in bytes(buf[:n]):
-                shell.out("(binary file, %s)" % _kb(st[6]))
+                out("(binary file, %s)" % _kb(st[6]))
                 return
             first = False
             data = carry + bytes(buf[:n])
@@ -146,21 +147,21 @@ def cat(args):
                 c = data[i]
                 if cut - i < (1 if c < 0x80 else 2 if c >= 0xC0 and c < 0xE0 else 3 if c < 0xF0 else 4):
                     cut = i
-            shell.write(_text(data[:cut]))
+            write(_text(data[:cut]))
             carry = data[cut:]
             last = data[cut - 1:cut] if cut else last
             term.check_interrupt()
     if carry:
-        shell.write(_text(carry))
+        write(_text(carry))
         last = carry[-1:]
     if last != b"\n":
-        shell.write("\n")
+        write("\n")
 
 
 def mkdir(args):
     host = shell.resolve(args[0])
     if _stat(host) is not None:
-        raise shell.Error("mkdir: %s already exists" % shell.show(host))
+        raise Error("mkdir: %s already exists" % shell.show(host))
     parent = host.rsplit("/", 1)[0]
     if parent and not _isdir(_stat(parent)):
         _fail("mkdir", parent, "no such folder")
@@ -171,7 +172,7 @@ def rm(args):
     for a in args:
         host = shell.resolve(a)
         if shell.show(host) == "/":
-            raise shell.Error("rm: refusing to remove the root folder")
+            raise Error("rm: refusing to remove the root folder")
         st = _stat(host)
         if st is None:
             _fail("rm", host)
@@ -188,11 +189,11 @@ def mv(args):
     if _stat(src) is None:
         _fail("mv", src)
     if shell.show(src) == "/":
-        raise shell.Error("mv: refusing to move the root folder")
+        raise Error("mv: refusing to move the root folder")
     if _isdir(_stat(dst)):
         dst = dst.rstrip("/") + "/" + src.rstrip("/").split("/")[-1]
     if _stat(dst) is not None:
-        raise shell.Error("mv: %s already exists" % shell.show(dst))
+        raise Error("mv: %s already exists" % shell.show(dst))
     os.rename(src, dst)
 
 
@@ -220,36 +221,36 @@ def flash():
 def free(args):
     h = heap()
     if h is None:
-        shell.out("heap: not measurable on this interpreter")
+        out("heap: not measurable on this interpreter")
         return
     used, fr = h
-    shell.out("heap: %s used, %s free, %s total" % (_kb(used), _kb(fr), _kb(used + fr)))
+    out("heap: %s used, %s free, %s total" % (_kb(used), _kb(fr), _kb(used + fr)))
 
 
 def df(args):
     f = flash()
     if f is None:
-        shell.out("flash: not measurable here")
+        out("flash: not measurable here")
         return
     total, fr = f
-    shell.out("flash: %s used, %s free, %s total (%s)" % (
+    out("flash: %s used, %s free, %s total (%s)" % (
         _kb(total - fr), _kb(fr), _kb(total), shell.show(store.root() or "/")))
 
 
 def ps(args):
     from compat import ticks_ms, ticks_diff
     now = ticks_ms()
-    shell.out("  id  running  task")
+    out("  id  running  task")
     for tid, name, t0 in shell.tasks():
-        shell.out("%4d  %6ds  %s" % (tid, ticks_diff(now, t0) // 1000, name))
+        out("%4d  %6ds  %s" % (tid, ticks_diff(now, t0) // 1000, name))
 
 
 def date(args):
     import time
     t = time.localtime()
-    shell.out("%04d-%02d-%02d %02d:%02d:%02d" % (t[0], t[1], t[2], t[3], t[4], t[5]))
+    out("%04d-%02d-%02d %02d:%02d:%02d" % (t[0], t[1], t[2], t[3], t[4], t[5]))
     if t[0] < 2024:
-        shell.out("(the clock is not set: connect WiFi so it can sync)")
+        out("(the clock is not set: connect WiFi so it can sync)")
 
 
 # ---- settings -------------------------------------------------------------------
@@ -257,16 +258,16 @@ def date(args):
 def get(args):
     key = args[0] if args else ""
     if key and store.get(key) is not None:
-        shell.out("%s = %s" % (key, store.display(key, store.get(key))))
+        out("%s = %s" % (key, store.display(key, store.get(key))))
         return
     rows = store.items(key)
     if not rows:
         if key:
-            raise shell.Error("get: no setting %s (get lists them all)" % key)
-        shell.out("(no settings)")
+            raise Error("get: no setting %s (get lists them all)" % key)
+        out("(no settings)")
         return
     for k, v in rows:
-        shell.out("%s = %s" % (k, store.display(k, v)))
+        out("%s = %s" % (k, store.display(k, v)))
 
 
 def _value(key, text):
@@ -293,12 +294,12 @@ def set(args):
             raise shell.UsageError("missing key")
         k = args[1].strip()
         if store.get(k) is None:
-            raise shell.Error("set: no setting %s" % k)
+            raise Error("set: no setting %s" % k)
         store.delete(k)
-        shell.out("deleted " + k)
+        out("deleted " + k)
         return
     if not key or len(key) > 64 or " " in key:
-        raise shell.Error("set: bad setting name %r" % key)
+        raise Error("set: bad setting name %r" % key)
     if len(args) > 1:
         text = args[1]
     else:
@@ -307,10 +308,10 @@ def set(args):
         else:
             text = term.readline("%s = " % key)
         if not text:
-            shell.out("unchanged")
+            out("unchanged")
             return
     store.set(key, _value(key, text))
-    shell.out("%s = %s" % (key, store.display(key, store.get(key))))
+    out("%s = %s" % (key, store.display(key, store.get(key))))
 
 
 # ---- wifi -------------------------------------------------------------------------
@@ -319,7 +320,7 @@ def wifi(args):
     try:
         import network
     except ImportError:
-        raise shell.Error("wifi: only on the board (the simulator uses the host's network)")
+        raise Error("wifi: only on the board (the simulator uses the host's network)")
     w = network.WLAN(network.STA_IF)
     if args and args[0] == "connect":
         ssid = args[1]
@@ -328,25 +329,25 @@ def wifi(args):
         w.active(True)
         w.connect(ssid, pw or "")
         t0 = ticks_ms()
-        shell.write("connecting to %s" % ssid)
+        write("connecting to %s" % ssid)
         while not w.isconnected():
             if ticks_diff(ticks_ms(), t0) > 20000:
-                shell.out("")
-                raise shell.Error("wifi: could not join %s within 20 s (check SSID and password)" % ssid)
+                out("")
+                raise Error("wifi: could not join %s within 20 s (check SSID and password)" % ssid)
             sleep_ms(250)
-            shell.write(".")
+            write(".")
             term.check_interrupt()
-        shell.out("")
+        out("")
         store.update({"wifi.ssid": ssid, "wifi.password": pw or None})
     if not w.active() or not w.isconnected():
-        shell.out("wifi: not connected (wifi connect SSID PASS)")
+        out("wifi: not connected (wifi connect SSID PASS)")
         return
     ip = w.ifconfig()[0]
     try:
         name = w.config("essid")
     except Exception:
         name = "?"
-    shell.out("wifi: connected to %s, address %s" % (name, ip))
+    out("wifi: connected to %s, address %s" % (name, ip))
 
 
 # ---- python -------------------------------------------------------------------------
@@ -371,5 +372,5 @@ def reboot(args):
     if MICROPYTHON and sys.platform not in ("linux", "darwin"):
         import machine
         machine.reset()
-    shell.out("(simulator: reboot ends it; make sim starts it again)")
+    out("(simulator: reboot ends it; make sim starts it again)")
     raise shell.Leave("exit")

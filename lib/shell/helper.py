@@ -14,6 +14,7 @@ no provider configured the error names the command that configures one.
 import os
 
 import shell
+from shell import out
 import store
 from compat import const
 
@@ -118,11 +119,11 @@ def _where(words):
         root, lambda n: lname in n.lower())
     spec = shell.find(name)
     if not found and spec is None:
-        shell.out("No file or command named like '%s' on this machine (searched %s)." % (
+        out("No file or command named like '%s' on this machine (searched %s)." % (
             name, shell.show(root)))
         return True
     if found:
-        shell.out("Found %d %s named like '%s':" % (
+        out("Found %d %s named like '%s':" % (
             len(found), "entry" if len(found) == 1 else "entries", name))
         for p in found:
             st = None
@@ -131,9 +132,9 @@ def _where(words):
             except OSError:
                 pass
             size = "" if p.endswith("/") or st is None else "  (%d bytes)" % st[6]
-            shell.out("  " + shell.show(p) + size)
+            out("  " + shell.show(p) + size)
     if spec is not None:
-        shell.out("'%s' is also a command: %s (help %s)" % (name, spec["desc"], name))
+        out("'%s' is also a command: %s (help %s)" % (name, spec["desc"], name))
     return True
 
 
@@ -148,11 +149,11 @@ def _what_does(words):
     spec = shell.find(name)
     if spec is not None:
         where = shell.show(spec["path"]) if spec["path"] else "built-in command (%s)" % spec["module"]
-        shell.out("%s: %s" % (name, spec["desc"]))
-        shell.out("usage: " + spec["usage"])
+        out("%s: %s" % (name, spec["desc"]))
+        out("usage: " + spec["usage"])
         from shell import builtins
         builtins.subs_tags(spec)
-        shell.out("where: " + where)
+        out("where: " + where)
         return True
     found = _walk(store.root() or "/", lambda n: n == name or n == name + ".py")
     for p in found:
@@ -174,7 +175,7 @@ def _what_does(words):
                         break
         except (OSError, UnicodeError):
             pass
-        shell.out("%s: %s" % (shell.show(p), line or "(no description in the file)"))
+        out("%s: %s" % (shell.show(p), line or "(no description in the file)"))
         return True
     return False
 
@@ -185,9 +186,9 @@ def _tasks(words):
     from compat import ticks_ms, ticks_diff
     now = ticks_ms()
     ts = shell.tasks()
-    shell.out("Running tasks (%d), as ps shows:" % len(ts))
+    out("Running tasks (%d), as ps shows:" % len(ts))
     for tid, name, t0 in ts:
-        shell.out("  %d  %s  (%d s)" % (tid, name, ticks_diff(now, t0) // 1000))
+        out("  %d  %s  (%d s)" % (tid, name, ticks_diff(now, t0) // 1000))
     return True
 
 
@@ -200,14 +201,14 @@ def _memory(words):
     if mem:
         h = builtins.heap()
         if h:
-            shell.out("heap: %s free, %s used (as free shows)" % (
+            out("heap: %s free, %s used (as free shows)" % (
                 builtins._kb(h[1]), builtins._kb(h[0])))
         else:
-            shell.out("heap: not measurable on this interpreter")
+            out("heap: not measurable on this interpreter")
     if fl or not mem:
         f = builtins.flash()
         if f:
-            shell.out("flash: %s free of %s (as df shows)" % (
+            out("flash: %s free of %s (as df shows)" % (
                 builtins._kb(f[1]), builtins._kb(f[0])))
     return True
 
@@ -229,9 +230,9 @@ def _by_tag(words):
                 break
     if not rows:
         return False
-    shell.out("Commands tagged %s:" % ", ".join(tags))
+    out("Commands tagged %s:" % ", ".join(tags))
     for s in rows:
-        shell.out("  %-7s %s" % (s["name"], s["desc"]))
+        out("  %-7s %s" % (s["name"], s["desc"]))
     return True
 
 
@@ -272,4 +273,4 @@ def _ask_model(q):
             raise shell.Error(err)
         raise shell.Error("?: " + err)
     if not screen.pieces and reply:
-        shell.out(reply)
+        out(reply)

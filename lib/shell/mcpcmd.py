@@ -12,6 +12,7 @@ lib/mcp/registry.py); this module only talks to a person. Every failure is
 one line through shell.Error; a token is never printed whole.
 """
 import shell
+from shell import out, Error
 import store
 import mcp
 from shell import term
@@ -25,10 +26,10 @@ def main(args):
     if not args:
         servers = mcp.servers()
         if not servers:
-            return shell.out("no MCP servers; add one with: mcp add NAME URL [TOKEN]")
+            return out("no MCP servers; add one with: mcp add NAME URL [TOKEN]")
         for s in servers:
             tok = s.get("token")
-            shell.out("%-12s %s%s" % (s["name"], s["url"],
+            out("%-12s %s%s" % (s["name"], s["url"],
                                       ("  token " + store.mask(tok)) if tok else ""))
         return
     sub, name = args[0], args[1]
@@ -36,21 +37,21 @@ def main(args):
     if sub == "add":
         err = mcp.add(name, args[2], third)
         if err:
-            raise shell.Error("mcp add: " + err)
-        return shell.out("added %s -> %s%s (try: mcp test %s)" % (
+            raise Error("mcp add: " + err)
+        return out("added %s -> %s%s (try: mcp test %s)" % (
             name, args[2], " with a token" if third else "", name))
     if sub == "del":
         err = mcp.remove(name)
         if err:
-            raise shell.Error("mcp del: " + err)
-        return shell.out("removed %s" % name)
+            raise Error("mcp del: " + err)
+        return out("removed %s" % name)
     if sub == "test":
         info, err = term.busy("connecting to %s ..." % name, mcp.test, name)
         if err:
-            raise shell.Error(err)
+            raise Error(err)
         names = info["names"]
         shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
-        return shell.out("%s: ok, %s in %d ms%s" % (
+        return out("%s: ok, %s in %d ms%s" % (
             name, _n(info["tools"]), info["ms"], (" (" + shown + ")") if names else ""))
     if sub == "tools":
         return _tools(name)
@@ -92,7 +93,7 @@ def _session(name, doing, fn, *args):
     def run():
         conn, err = mcp.connect_named(name)
         if err:
-            raise shell.Error(err)
+            raise Error(err)
         try:
             return fn(conn, *args)
         finally:
@@ -103,16 +104,16 @@ def _session(name, doing, fn, *args):
 def _tools(name):
     listed, err = _session(name, "listing the tools of %s" % name, mcp.tools)
     if err:
-        raise shell.Error(err)
+        raise Error(err)
     if not listed:
-        shell.out("%s offers no tools" % name)
+        out("%s offers no tools" % name)
         return
     for t in listed:
-        shell.out("%s(%s)" % (t["name"], _params(t.get("parameters"))))
+        out("%s(%s)" % (t["name"], _params(t.get("parameters"))))
         d = first_line(t.get("description"), _DESC_WIDTH)
         if d:
-            shell.out("    " + d)
-    shell.out(_n(len(listed)))
+            out("    " + d)
+    out(_n(len(listed)))
 
 
 def _call(name, tool, text):
@@ -121,20 +122,20 @@ def _call(name, tool, text):
         try:
             args = jsonstream.loads(text)
         except jsonstream.JSONError as e:
-            raise shell.Error("mcp call: the arguments are not JSON (%s); "
+            raise Error("mcp call: the arguments are not JSON (%s); "
                               "example: mcp call %s %s {\"key\": \"value\"}" % (e, name, tool))
         if not isinstance(args, dict):
-            raise shell.Error("mcp call: the arguments must be a JSON object {...}")
+            raise Error("mcp call: the arguments must be a JSON object {...}")
     else:
         args = {}
     from compat import ticks_ms, ticks_diff
     t0 = ticks_ms()
     result, err = _session(name, "calling %s on %s" % (tool, name), mcp.call, tool, args)
     if err:
-        raise shell.Error(err)
+        raise Error(err)
     result = result or "(empty result)"
     if len(result) > _MAX_SHOW:
         result = result[:_MAX_SHOW] + "\n... (%d more characters)" % (len(result) - _MAX_SHOW)
-    shell.out(result)
+    out(result)
     if shell.tty():
-        shell.out("\x1b[2m(%d ms)\x1b[0m" % ticks_diff(ticks_ms(), t0))
+        out("\x1b[2m(%d ms)\x1b[0m" % ticks_diff(ticks_ms(), t0))

@@ -23,6 +23,7 @@ escape codes are written.
 import sys
 
 import shell
+from shell import out, write, tty
 from compat import MICROPYTHON, const
 
 _MAX_LINE = const(512)
@@ -80,7 +81,7 @@ def _ready():
 def check_interrupt():
     """Raise KeyboardInterrupt if Ctrl-C was typed. Other keys are kept as
     type-ahead for the next line. Cheap when nothing was typed."""
-    if not shell.tty():
+    if not tty():
         return
     n = 0
     while n < 64 and _ready():
@@ -113,7 +114,7 @@ class History:
 
 
 def _plain_line(prompt):
-    shell.write(prompt)
+    write(prompt)
     line = sys.stdin.readline()
     if not line:
         return None
@@ -158,7 +159,7 @@ def readline(prompt, history=None, complete=None, mask=None):
     Ctrl-C raises KeyboardInterrupt (after printing "^C").
     complete(text_before_cursor) -> (start, [candidates]) replaces
     text[start:cursor] by the candidate (see complete())."""
-    if not shell.tty():
+    if not tty():
         return _plain_line(prompt)
     _kbd(-1)
     try:
@@ -168,39 +169,36 @@ def readline(prompt, history=None, complete=None, mask=None):
 
 
 def _edit(prompt, history, complete, mask):
-    # ed: [buffer (list of characters), cursor position]
-    ed = [[], 0]
+    buf = []        # the line as a list of characters
+    pos = 0         # the cursor
 
     def redraw():
-        buf = ed[0]
         s = "\r" + prompt + (mask * len(buf) if mask else "".join(buf)) + "\x1b[K"
-        back = len(buf) - ed[1]
-        if back:
-            s += "\x1b[%dD" % back
-        shell.write(s)
+        if len(buf) > pos:
+            s += "\x1b[%dD" % (len(buf) - pos)
+        write(s)
 
     def insert(s):
-        buf = ed[0]
+        nonlocal pos
         for ch in s:
             if len(buf) >= _MAX_LINE:
-                shell.write("\x07")
+                write("\x07")
                 return
-            buf.insert(ed[1], ch)
-            ed[1] += 1
-        if ed[1] == len(buf):
-            shell.write(mask * len(s) if mask else s)
+            buf.insert(pos, ch)
+            pos += 1
+        if pos == len(buf):
+            write(mask * len(s) if mask else s)
         else:
             redraw()
 
-    shell.write(prompt)
+    write(prompt)
     hist = history.items if history is not None else []
     hpos = len(hist)
     saved = ""
     while True:
-        buf, pos = ed
         c = _read1()
         if c is None:
-            shell.write("\n")
+            write("\n")
             return "".join(buf) if buf else None
         if c == 0x1B:
             c = _escape()
@@ -209,16 +207,16 @@ def _edit(prompt, history, complete, mask):
         if c in (0x0D, 0x0A):
             if c == 0x0D and _pending[:1] == [0x0A]:
                 _pending.pop(0)
-            shell.write("\n")
+            write("\n")
             line = "".join(buf)
             if history is not None and not mask:
                 history.add(line)
             return line
         if c == 0x03:
-            shell.write("^C\n")
+            write("^C\n")
             raise KeyboardInterrupt
         if c == 0x04 and not buf:           # Ctrl-D on an empty line
-            shell.write("\n")
+            write("\n")
             return None
         if c == 0x04 or c == _DEL:          # Ctrl-D, Delete
             if pos < len(buf):
@@ -226,31 +224,31 @@ def _edit(prompt, history, complete, mask):
                 redraw()
         elif c in (0x7F, 0x08):             # Backspace
             if pos:
-                ed[1] = pos = pos - 1
+                pos -= 1
                 buf.pop(pos)
                 if pos == len(buf):
-                    shell.write("\x08 \x08")
+                    write("\x08 \x08")
                 else:
                     redraw()
         elif c == 0x15:                     # Ctrl-U
-            ed[0], ed[1] = [], 0
+            buf, pos = [], 0
             redraw()
         elif c == 0x0C:                     # Ctrl-L
-            shell.write("\x1b[2J\x1b[H")
+            write("\x1b[2J\x1b[H")
             redraw()
         elif c == _LEFT:
             if pos:
-                ed[1] -= 1
-                shell.write("\x1b[D")
+                pos -= 1
+                write("\x1b[D")
         elif c == _RIGHT:
             if pos < len(buf):
-                ed[1] += 1
-                shell.write("\x1b[C")
+                pos += 1
+                write("\x1b[C")
         elif c == 0x01:                     # Ctrl-A, Home
-            ed[1] = 0
+            pos = 0
             redraw()
         elif c == 0x05:                     # Ctrl-E, End
-            ed[1] = len(buf)
+            pos = len(buf)
             redraw()
         elif c == _UP or c == _DOWN:
             if c == _UP and hpos > 0:
@@ -261,8 +259,8 @@ def _edit(prompt, history, complete, mask):
                 hpos += 1
             else:
                 continue
-            ed[0] = list(hist[hpos] if hpos < len(hist) else saved)
-            ed[1] = len(ed[0])
+            buf = list(hist[hpos] if hpos < len(hist) else saved)
+            pos = len(buf)
             redraw()
         elif c == 0x09:                     # Tab
             if complete is None or mask:
@@ -273,7 +271,7 @@ def _edit(prompt, history, complete, mask):
             except Exception:       # completion must never break the editor
                 continue
             if not cands:
-                shell.write("\x07")
+                write("\x07")
                 continue
             typed = before[start:]
             new = cands[0]
@@ -284,7 +282,7 @@ def _edit(prompt, history, complete, mask):
                         i += 1
                     new = new[:i]
                 if len(new) <= len(typed):
-                    shell.write("\n" + "  ".join(c.rstrip("/ ").split("/")[-1] +
+                    write("\n" + "  ".join(c.rstrip("/ ").split("/")[-1] +
                                                  ("/" if c.endswith("/") else "")
                                                  for c in cands[:40]) +
                                 (" ..." if len(cands) > 40 else "") + "\n")
@@ -294,7 +292,7 @@ def _edit(prompt, history, complete, mask):
                 insert(new[len(typed):])
             else:
                 buf[start:pos] = list(new)
-                ed[1] = start + len(new)
+                pos = start + len(new)
                 redraw()
         elif c >= 0x80:
             # the rest of the UTF-8 character that starts with byte c
@@ -393,31 +391,31 @@ def ask(prompt, choices="yn", default=None):
     """One key from choices (a str of letters); Enter gives default.
     Ctrl-C raises KeyboardInterrupt; end of input gives default or None."""
     while True:
-        if not shell.tty():
+        if not tty():
             line = _plain_line(prompt)
             if line is None:
                 return default
             c = line.strip()[:1].lower()
         else:
-            shell.write(prompt)
+            write(prompt)
             _kbd(-1)
             try:
                 b = _read1()
             finally:
                 _kbd(3)
             if b is None:
-                shell.write("\n")
+                write("\n")
                 return default
             if b == 3:
-                shell.write("^C\n")
+                write("^C\n")
                 raise KeyboardInterrupt
             c = "" if b in (0x0D, 0x0A) else chr(b).lower() if b < 0x80 else "?"
-            shell.write((c or (default or "")) + "\n")
+            write((c or (default or "")) + "\n")
         if not c and default:
             return default
         if c and c in choices:
             return c
-        shell.out("please answer one of: " + "/".join(choices))
+        out("please answer one of: " + "/".join(choices))
 
 
 def menu(labels, title=None, page=10, typed=False):
@@ -428,11 +426,11 @@ def menu(labels, title=None, page=10, typed=False):
     n = len(labels)
     first = 0
     if title:
-        shell.out(title)
+        out(title)
     while True:
         last = min(first + page, n)
         for i in range(first, last):
-            shell.out("%3d  %s" % (i + 1, labels[i]))
+            out("%3d  %s" % (i + 1, labels[i]))
         more = last < n
         hint = "number"
         if more:
@@ -460,11 +458,11 @@ def menu(labels, title=None, page=10, typed=False):
         except ValueError:
             if typed:
                 return s
-            shell.out("type a number from the list")
+            out("type a number from the list")
             continue
         if 1 <= k <= n:
             return k - 1
-        shell.out("no item %d; choose 1 to %d" % (k, n))
+        out("no item %d; choose 1 to %d" % (k, n))
 
 
 class Spinner:
@@ -475,17 +473,17 @@ class Spinner:
     def __init__(self, label=""):
         self.label = label
         self.i = -1
-        self.on = shell.tty()
+        self.on = tty()
         self.tick()
 
     def tick(self):
         if self.on:
             self.i = (self.i + 1) % 4
-            shell.write("\r\x1b[2m" + "|/-\\"[self.i] + " " + self.label + "\x1b[0m")
+            write("\r\x1b[2m" + "|/-\\"[self.i] + " " + self.label + "\x1b[0m")
 
     def stop(self):
         if self.on:
-            shell.write("\r\x1b[K")
+            write("\r\x1b[K")
             self.on = False
 
 

@@ -63,38 +63,39 @@ VERSION = "0.1"
 
 # One string per command, fields split by "~":
 #   name~desc~usage~args~tags~module~subs
-# args: "name:type:count" words (choices as "a/b"); tags: words; module:
+# usage: empty when it is the name and the args (upper case, [optional],
+# [many...]); args: "name:type:count" words (choices as "a/b"); tags: words; module:
 # the leaf under shell/ whose main() runs it, empty for shell.builtins (the
 # function named like the command); subs: "NAME ARGS...=desc" joined by ";".
 # Strings, not nested tuples: a fraction of the flash; _spec() expands one.
 _TABLE = (
-    "help~list commands, or show one command's usage~help [CMD]~cmd:cmd:?"
+    "help~list commands, or show one command's usage~~cmd:cmd:?"
     "~system help",
     "?~ask the machine in plain English (files, commands, tasks, memory)"
-    "~? QUESTION~question:text:1~help ai~helper",
-    "ls~list a folder~ls [PATH]~path:path:?~files",
-    "cd~change the current folder~cd [DIR]~dir:dir:?~files",
-    "pwd~show the current folder~pwd~~files",
-    "cat~show a file~cat FILE~file:file:1~files",
-    "mkdir~make a folder~mkdir DIR~dir:path:1~files",
-    "rm~remove a file or an empty folder~rm PATH~path:path:+~files",
-    "mv~move or rename a file~mv SRC DST~src:path:1 dst:path:1~files",
-    "free~free and used heap memory~free~~system memory",
-    "df~free and used flash space~df~~system files memory",
-    "ps~tasks the console runs~ps~~system",
-    "date~show the date and time~date~~system",
-    "get~show settings (secrets masked)~get [KEY]~key:key:?~system settings",
+    "~~question:text:1~help ai~helper",
+    "ls~list a folder~~path:path:?~files",
+    "cd~change the current folder~~dir:dir:?~files",
+    "pwd~show the current folder~~~files",
+    "cat~show a file~~file:file:1~files",
+    "mkdir~make a folder~~dir:path:1~files",
+    "rm~remove a file or an empty folder~~path:path:+~files",
+    "mv~move or rename a file~~src:path:1 dst:path:1~files",
+    "free~free and used heap memory~~~system memory",
+    "df~free and used flash space~~~system files memory",
+    "ps~tasks the console runs~~~system",
+    "date~show the date and time~~~system",
+    "get~show settings (secrets masked)~~key:key:?~system settings",
     "set~change a setting (no VALUE: ask for it; -d: delete)"
     "~set KEY [VALUE] | set -d KEY~key:key:1 value:text:?~system settings",
     "wifi~WiFi status, or connect to a network (board only)"
     "~wifi [connect SSID PASS]~~network system~"
     "~connect ssid:str:1 password:str:?=join a WiFi network"
     ";status=show the connection",
-    "run~run a Python file~run FILE [ARGS...]~file:file:1 args:str:*"
+    "run~run a Python file~~file:file:1 args:str:*"
     "~system python",
-    "py~leave to the Python REPL (shell.run() comes back)~py~~system python",
-    "reboot~restart the board (the simulator ends)~reboot~~system",
-    "exit~leave the console (the simulator ends)~exit~~system",
+    "py~leave to the Python REPL (shell.run() comes back)~~~system python",
+    "reboot~restart the board (the simulator ends)~~~system",
+    "exit~leave the console (the simulator ends)~~~system",
     "ai~chat with the AI model; config, models, history, tools"
     "~ai [-u TYPE] [-new] QUESTION | ai history | ai config [TYPE]"
     " | ai models [PROVIDER] | ai -tools | ai tools list|clear"
@@ -180,10 +181,10 @@ def out(s=""):
     write(str(s) + "\n")
 
 
-def err(msg):
+def err(s):
     """One error line (red on a terminal)."""
-    msg = str(msg).replace("\r", " ").replace("\n", " ")
-    write(("\x1b[31m" + msg + "\x1b[0m" if tty() else msg) + "\n")
+    s = str(s).replace("\r", " ").replace("\n", " ")
+    write(("\x1b[31m" + s + "\x1b[0m" if tty() else s) + "\n")
 
 
 # ---- paths --------------------------------------------------------------
@@ -220,12 +221,12 @@ def resolve(p=""):
     return (r.rstrip("/") if r else "") + n
 
 
-def show(host):
+def show(p):
     """The path as shown to the person, relative to the flash root."""
     r = store.root().rstrip("/")
-    if r and host.startswith(r):
-        host = host[len(r):]
-    return host if host.startswith("/") else "/" + host
+    if r and p.startswith(r):
+        p = p[len(r):]
+    return p if p.startswith("/") else "/" + p
 
 
 def chdir(p):
@@ -242,10 +243,10 @@ def chdir(p):
 
 # ---- registry -----------------------------------------------------------
 
-def _args(words):
+def _args(ws):
     """ARG tuples of "name:type:count" words (choices "a/b" -> a tuple)."""
     r = []
-    for w in words:
+    for w in ws:
         n, t, c = w.split(":")
         r.append((n, tuple(t.split("/")) if "/" in t else t, c))
     return tuple(r)
@@ -262,15 +263,22 @@ def _spec(t):
             w = head.split()
             subs.append((w[0], _args(w[1:]), d))
         subs = tuple(subs)
-    return {"name": f[0], "desc": f[1], "usage": f[2], "args": _args(f[3].split()),
+    args = _args(f[3].split())
+    u = f[2]
+    if not u:       # NAME ARG [OPTIONAL] [MANY...] from the args
+        u = f[0]
+        for n, t, c in args:
+            n = n.upper()
+            u += " " + ("[" + n + "]" if c == "?" else "[" + n + "...]" if c == "*" else n)
+    return {"name": f[0], "desc": f[1], "usage": u, "args": args,
             "tags": tuple(f[4].split()), "module": "shell." + (f[5] or "builtins"),
             "func": "main" if f[5] else f[0], "subs": subs, "path": None}
 
 
-def read_spec(hostpath):
+def read_spec(p):
     """SPEC of a /bin script, read from its text without running it, or None."""
     try:
-        with open(hostpath) as f:
+        with open(p) as f:
             while True:
                 line = f.readline()
                 if not line:
@@ -534,19 +542,19 @@ def _call(spec, args):
                     pass
 
 
-def run_script(hostpath, args, func=None):
+def run_script(p, args, func=None):
     """Run a Python file. With func: call that function with args after the
     file ran as a module (a /bin command); else run it as __main__."""
-    ns = {"__name__": "__main__" if func is None else "bin", "__file__": hostpath,
+    ns = {"__name__": "__main__" if func is None else "bin", "__file__": p,
           "ARGS": args}
-    with open(hostpath) as f:
+    with open(p) as f:
         code = f.read()
     exec(code, ns)
     code = None
     if func is not None:
         fn = ns.get(func)
         if fn is None:
-            raise Error("%s has no %s(args)" % (show(hostpath), func))
+            raise Error("%s has no %s(args)" % (show(p), func))
         fn(args)
 
 
@@ -621,7 +629,7 @@ def run(banner=True):
             p = _cwd + "> "
             try:
                 line = term.readline("\x1b[1;32m" + p + "\x1b[0m" if tty() else p,
-                                     history=history, complete=term.complete)
+                                     history, term.complete)
             except KeyboardInterrupt:
                 continue
             except MemoryError:

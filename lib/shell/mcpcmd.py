@@ -73,19 +73,7 @@ def _params(schema):
         return ""
     req = schema.get("required")
     req = [r for r in req if r in props] if isinstance(req, list) else []
-    rest = sorted(k for k in props if k not in req)
-    return ", ".join(req + [k + "?" for k in rest])
-
-
-def first_line(text, width):
-    """The first line of text, cut to width characters."""
-    text = (text or "").strip()
-    i = text.find("\n")
-    if i >= 0:
-        text = text[:i].rstrip() + " ..."
-    if len(text) > width:
-        text = text[:width - 3] + "..."
-    return text
+    return ", ".join(req + [k + "?" for k in sorted(props) if k not in req])
 
 
 def _session(name, doing, fn, *args):
@@ -110,7 +98,13 @@ def _tools(name):
         return
     for t in listed:
         out("%s(%s)" % (t["name"], _params(t.get("parameters"))))
-        d = first_line(t.get("description"), _DESC_WIDTH)
+        # the first line of the description, cut to _DESC_WIDTH
+        d = (t.get("description") or "").strip()
+        i = d.find("\n")
+        if i >= 0:
+            d = d[:i].rstrip() + " ..."
+        if len(d) > _DESC_WIDTH:
+            d = d[:_DESC_WIDTH - 3] + "..."
         if d:
             out("    " + d)
     out(_n(len(listed)))

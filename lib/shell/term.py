@@ -65,30 +65,25 @@ def _read_raw():
     return d[0]
 
 
-def _ready():
-    """True when a byte can be read now (no wait)."""
-    global _poll
-    try:
-        if _poll is None:
-            import select
-            _poll = select.poll()
-            _poll.register(sys.stdin, select.POLLIN)
-        return bool(_poll.poll(0))
-    except (OSError, ValueError, AttributeError, TypeError):
-        return False
-
-
 def check_interrupt():
     """Raise KeyboardInterrupt if Ctrl-C was typed. Other keys are kept as
     type-ahead for the next line. Cheap when nothing was typed."""
+    global _poll
     if not tty():
         return
-    n = 0
-    while n < 64 and _ready():
+    for _ in range(64):
+        try:        # a byte to read now (no wait)?
+            if _poll is None:
+                import select
+                _poll = select.poll()
+                _poll.register(sys.stdin, select.POLLIN)
+            if not _poll.poll(0):
+                return
+        except (OSError, ValueError, AttributeError, TypeError):
+            return
         c = _read_raw()
         if c is None:
             return
-        n += 1
         if c == 3:
             del _pending[:]
             raise KeyboardInterrupt

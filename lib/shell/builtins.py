@@ -8,7 +8,7 @@ import os
 import sys
 
 import shell
-from shell import out, write, Error
+from shell import out, write, Error, show, resolve
 import store
 from shell import term
 from compat import MICROPYTHON
@@ -37,7 +37,7 @@ def _isdir(st):
 
 
 def _fail(cmd, host, what="no such file or folder"):
-    raise Error("%s: %s: %s" % (cmd, shell.show(host), what))
+    raise Error("%s: %s: %s" % (cmd, show(host), what))
 
 
 # ---- help -----------------------------------------------------------------
@@ -64,7 +64,7 @@ def help(args):
                 "+": "one or more"}.get(count, count)))
     subs_tags(spec)
     if spec["path"]:
-        out("script: " + shell.show(spec["path"]))
+        out("script: " + show(spec["path"]))
     else:
         out("built-in (%s)" % spec["module"])
 
@@ -81,12 +81,12 @@ def subs_tags(spec):
 
 def ls(args):
     target = args[0] if args else "."
-    host = shell.resolve(target)
+    host = resolve(target)
     st = _stat(host)
     if st is None:
         _fail("ls", host)
     if not _isdir(st):
-        out("%8s  %s" % (_kb(st[6]), shell.show(host)))
+        out("%8s  %s" % (_kb(st[6]), show(host)))
         return
     n = 0
     for name in sorted(os.listdir(host)):
@@ -118,12 +118,12 @@ def _text(b):
 
 
 def cat(args):
-    host = shell.resolve(args[0])
+    host = resolve(args[0])
     st = _stat(host)
     if st is None:
         _fail("cat", host, "no such file")
     if _isdir(st):
-        raise Error("cat: %s is a folder (try ls %s)" % (shell.show(host), args[0]))
+        raise Error("cat: %s is a folder (try ls %s)" % (show(host), args[0]))
     buf = bytearray(256)
     carry = b""
     last = b"\n"
@@ -159,9 +159,9 @@ def cat(args):
 
 
 def mkdir(args):
-    host = shell.resolve(args[0])
+    host = resolve(args[0])
     if _stat(host) is not None:
-        raise Error("mkdir: %s already exists" % shell.show(host))
+        raise Error("mkdir: %s already exists" % show(host))
     parent = host.rsplit("/", 1)[0]
     if parent and not _isdir(_stat(parent)):
         _fail("mkdir", parent, "no such folder")
@@ -170,8 +170,8 @@ def mkdir(args):
 
 def rm(args):
     for a in args:
-        host = shell.resolve(a)
-        if shell.show(host) == "/":
+        host = resolve(a)
+        if show(host) == "/":
             raise Error("rm: refusing to remove the root folder")
         st = _stat(host)
         if st is None:
@@ -185,15 +185,15 @@ def rm(args):
 
 
 def mv(args):
-    src, dst = shell.resolve(args[0]), shell.resolve(args[1])
+    src, dst = resolve(args[0]), resolve(args[1])
     if _stat(src) is None:
         _fail("mv", src)
-    if shell.show(src) == "/":
+    if show(src) == "/":
         raise Error("mv: refusing to move the root folder")
     if _isdir(_stat(dst)):
         dst = dst.rstrip("/") + "/" + src.rstrip("/").split("/")[-1]
     if _stat(dst) is not None:
-        raise Error("mv: %s already exists" % shell.show(dst))
+        raise Error("mv: %s already exists" % show(dst))
     os.rename(src, dst)
 
 
@@ -234,7 +234,7 @@ def df(args):
         return
     total, fr = f
     out("flash: %s used, %s free, %s total (%s)" % (
-        _kb(total - fr), _kb(fr), _kb(total), shell.show(store.root() or "/")))
+        _kb(total - fr), _kb(fr), _kb(total), show(store.root() or "/")))
 
 
 def ps(args):
@@ -325,19 +325,19 @@ def wifi(args):
     if args and args[0] == "connect":
         ssid = args[1]
         pw = args[2] if len(args) > 2 else term.masked("password for %s: " % ssid)
-        from compat import ticks_ms, ticks_diff, sleep_ms
+        from compat import sleep_ms
         w.active(True)
         w.connect(ssid, pw or "")
-        t0 = ticks_ms()
         write("connecting to %s" % ssid)
-        while not w.isconnected():
-            if ticks_diff(ticks_ms(), t0) > 20000:
-                out("")
-                raise Error("wifi: could not join %s within 20 s (check SSID and password)" % ssid)
+        for _ in range(80):         # 20 s in steps of 250 ms
+            if w.isconnected():
+                break
             sleep_ms(250)
             write(".")
             term.check_interrupt()
         out("")
+        if not w.isconnected():
+            raise Error("wifi: could not join %s within 20 s (check SSID and password)" % ssid)
         store.update({"wifi.ssid": ssid, "wifi.password": pw or None})
     if not w.active() or not w.isconnected():
         out("wifi: not connected (wifi connect SSID PASS)")
@@ -353,7 +353,7 @@ def wifi(args):
 # ---- python -------------------------------------------------------------------------
 
 def run(args):
-    host = shell.resolve(args[0])
+    host = resolve(args[0])
     st = _stat(host)
     if st is None or _isdir(st):
         _fail("run", host, "no such file")

@@ -23,11 +23,12 @@ _MAX_VISIT = const(2000)    # entries walked looking for a file
 _MAX_DEPTH = const(8)
 _MAX_SYSTEM = const(2000)   # characters of the command list in the system prompt
 
-# question word (prefix) -> registry tag, as "word:tag" pairs
-TAGS = ("network:network internet:network wifi:network online:network "
-        "file:files folder:files director:files memory:memory ram:memory "
-        "flash:files setting:settings config:settings ai:ai model:ai chat:ai "
-        "mcp:mcp tool:mcp python:python script:python system:system help:help")
+# question word (prefix) -> registry tag, as "word:tag" pairs ("tag" alone:
+# the word is the tag)
+TAGS = ("network internet:network wifi:network online:network "
+        "file:files folder:files director:files memory ram:memory "
+        "flash:files setting:settings config:settings ai model:ai chat:ai "
+        "mcp tool:mcp python script:python system help")
 
 # filler words between spaces (one string: a fraction of a tuple's flash)
 SKIP = (" the a an is are do does i me my can use for what which how to of "
@@ -78,7 +79,7 @@ def _any(words, keys):
 
 def _walk(start, match):
     """Breadth-first over the flash from start; match(name) -> keep.
-    -> [host paths]."""
+    -> [(host path, size)], a folder as ("path/", None)."""
     found = []
     todo = [(start, 0)]
     visited = 0
@@ -95,11 +96,12 @@ def _walk(start, match):
                 return found
             p = d.rstrip("/") + "/" + n
             try:
-                isdir = os.stat(p)[0] & 0x4000
+                st = os.stat(p)
             except OSError:
                 continue
+            isdir = st[0] & 0x4000
             if match(n):
-                found.append(p + ("/" if isdir else ""))
+                found.append((p + "/", None) if isdir else (p, st[6]))
                 if len(found) >= _MAX_FOUND:
                     return found
             if isdir and depth < _MAX_DEPTH and not n.startswith("."):
@@ -125,14 +127,8 @@ def _where(words):
     if found:
         out("Found %d %s named like '%s':" % (
             len(found), "entry" if len(found) == 1 else "entries", name))
-        for p in found:
-            st = None
-            try:
-                st = os.stat(p.rstrip("/"))
-            except OSError:
-                pass
-            size = "" if p.endswith("/") or st is None else "  (%d bytes)" % st[6]
-            out("  " + shell.show(p) + size)
+        for p, size in found:
+            out("  " + shell.show(p) + ("" if size is None else "  (%d bytes)" % size))
     if spec is not None:
         out("'%s' is also a command: %s (help %s)" % (name, spec["desc"], name))
     return True
@@ -156,8 +152,8 @@ def _what_does(words):
         out("where: " + where)
         return True
     found = _walk(store.root() or "/", lambda n: n == name or n == name + ".py")
-    for p in found:
-        if p.endswith("/"):
+    for p, size in found:
+        if size is None:
             continue
         # the first docstring or comment line of the file (bounded read)
         line = None
@@ -217,7 +213,7 @@ def _by_tag(words):
     tags = []
     for w in words:
         for pair in TAGS.split():
-            key, tag = pair.split(":")
+            key, tag = (pair + ":" + pair).split(":")[:2]
             if w.startswith(key) and tag not in tags:
                 tags.append(tag)
     if not tags or not _any(words, "can commands command use which list for"):

@@ -38,6 +38,9 @@ _MAX_LINK = const(300)  # link text + url held back (then: literal)
 
 
 class Render:
+    spin = None     # the Screen's spinner while one is shown
+    pieces = 0      # pieces fed through sink()
+
     def __init__(self, write, tty=True, nl="\n"):
         self.w = write
         self.tty = tty
@@ -109,17 +112,12 @@ class Render:
                     self.styled = False
                 else:
                     self._end()
-                    self.em = 0
             if self.styled:
                 self.out.append(RESET)
-                self.styled = False
-            self.head = ""
-            self.fence = None
             self._flush()
         if self.col:
             self.w(self.nl)
-            self.col = 0
-        self.start = True
+        self.__init__(self.w, self.tty, self.nl)     # fresh for the next reply
 
     # -- per character ----------------------------------------------------
     def _chars(self, s):
@@ -343,17 +341,7 @@ class Render:
         elif self.pend:
             self._emphasis("\n")
 
-
-class Screen:
-    """A reply on the console: a spinner until the first piece, then the
-    renderer. The sink polls the keyboard between pieces: Ctrl-C raises
-    KeyboardInterrupt. end() stops the spinner and closes the renderer."""
-
-    def __init__(self):
-        self.r = None
-        self.spin = None
-        self.pieces = 0
-
+    # -- a reply on the console (Screen) ------------------------------------
     def wait(self, label="thinking"):
         self.end()
         self.spin = term.Spinner(label)
@@ -363,15 +351,18 @@ class Screen:
         if self.spin is not None:
             self.spin.stop()
             self.spin = None
-        if self.r is None:
-            self.r = Render(shell.write, shell.tty())
         self.pieces += 1
-        self.r.feed(piece)
+        self.feed(piece)
 
     def end(self):
         if self.spin is not None:
             self.spin.stop()
             self.spin = None
-        if self.r is not None:
-            self.r.close()
-            self.r = None
+        self.close()
+
+
+def Screen():
+    """A reply on the console: a spinner until the first piece, then the
+    rendered markdown. The sink polls the keyboard between pieces: Ctrl-C
+    raises KeyboardInterrupt. end() stops the spinner and closes the reply."""
+    return Render(shell.write, shell.tty())

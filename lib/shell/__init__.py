@@ -48,7 +48,7 @@ Helpers: shell.commands(tag=None) iterates specs (built-ins, then /bin);
 shell.find(name) -> spec or None (spec["usage"]: the usage line);
 shell.tty() -> True on a raw terminal (escape codes, line editor);
 shell.cwd() / shell.resolve(path) -> host path / shell.show(host) -> "/x";
-shell.tasks() -> [(id, name, started_ms)] of what the console runs.
+shell.tasks() -> [[id, name, started_ms]] of what the console runs.
 The local tool catalogue: shell.local_tools() -> inline ai tools made from
 the read-only commands (and /bin scripts whose SPEC has "tool": True);
 shell.capture(line) -> a command's output as text.
@@ -147,13 +147,13 @@ def tty():
         if MICROPYTHON and sys.platform not in ("linux", "darwin"):
             _tty = True    # the board's UART / USB console
         else:
-            _tty = (os.getenv("ANTOS_TTY") or "") == "1"
+            _tty = os.getenv("ANTOS_TTY") == "1"
     return _tty
 
 
-def set_tty(flag):
+def set_tty(on):
     global _tty
-    _tty = flag
+    _tty = on
 
 
 def write(s):
@@ -353,10 +353,10 @@ def find(name):
     return None
 
 
-def sub_of(spec, word):
-    """The sub-command tuple (name, args, desc) named word, or None."""
+def sub_of(spec, w):
+    """The sub-command tuple (name, args, desc) named w, or None."""
     for s in spec.get("subs") or ():
-        if s[0] == word:
+        if s[0] == w:
             return s
     return None
 
@@ -471,22 +471,16 @@ _tasks = []     # [id, name, started_ms]
 _next_id = [1]
 
 
-def task_start(name):
-    tid = _next_id[0]
+def _task(name):
+    """A new entry in the task list; _tasks.remove(entry) ends it."""
+    t = [_next_id[0], name, ticks_ms()]
     _next_id[0] += 1
-    _tasks.append([tid, name, ticks_ms()])
-    return tid
-
-
-def task_end(tid):
-    for i in range(len(_tasks)):
-        if _tasks[i][0] == tid:
-            _tasks.pop(i)
-            return
+    _tasks.append(t)
+    return t
 
 
 def tasks():
-    return [tuple(t) for t in _tasks]
+    return _tasks[:]
 
 
 # ---- dispatch -------------------------------------------------------------
@@ -520,9 +514,7 @@ def _call(spec, args):
         return run_script(spec["path"], args, "main")
     mod = spec["module"]
     before = _loaded()
-    m = __import__(mod)
-    for part in mod.split(".")[1:]:
-        m = getattr(m, part)
+    m = getattr(__import__(mod), mod[6:])      # mod is "shell.<leaf>"
     try:
         return getattr(m, spec["func"])(args)
     finally:
@@ -570,12 +562,11 @@ def dispatch(line):
             name, rest = split_words(line, True)
         except UsageError:
             name, rest = line.split(" ", 1)[0], ""
-        name = name or ""
     spec = find(name)
     if spec is None:
         err("unknown command: %s (type help)" % name)
         return
-    tid = task_start(line if len(line) <= 40 else line[:37] + "...")
+    t = _task(line if len(line) <= 40 else line[:37] + "...")
     try:
         args = parse(spec, rest)
         _call(spec, args)
@@ -583,7 +574,7 @@ def dispatch(line):
         err("%s: %s" % (name, e))
         out("usage: " + spec["usage"])
     except Error as e:
-        err(str(e))
+        err(e)
     except KeyboardInterrupt:
         out("^C")
     except (SystemExit, Leave):
@@ -591,7 +582,7 @@ def dispatch(line):
     except Exception as e:  # one line, never a traceback
         err("%s: %s" % (name, _oneline(e)))
     finally:
-        task_end(tid)
+        _tasks.remove(t)
         collect()
 
 
@@ -623,7 +614,7 @@ def run(banner=True):
     if banner:
         out("AntOS console %s. Type help, or ? followed by a question." % VERSION)
     history = term.History()
-    tid = task_start("console")
+    t = _task("console")
     try:
         while True:
             p = _cwd + "> "
@@ -637,9 +628,10 @@ def run(banner=True):
                 err("out of memory reading the line")
                 continue
             if line is None:       # Ctrl-D on an empty line / end of input
+                left = "exit"
                 if tty():
                     out("(Python REPL; shell.run() comes back)")
-                left = "repl" if tty() else "exit"
+                    left = "repl"
                 return
             try:
                 dispatch(line)
@@ -647,7 +639,7 @@ def run(banner=True):
                 left = e.args[0] if e.args else "repl"
                 return
     finally:
-        task_end(tid)
+        _tasks.remove(t)
         if old is not None:
             try:
                 termios.tcsetattr(0, termios.TCSANOW, old)

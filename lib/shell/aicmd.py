@@ -80,11 +80,11 @@ def _options(text):
     use, new = "chat", False
     s = text.strip()
     while s.startswith("-"):
-        word, rest = _split1(s)
+        word, rest = (s + " ").split(" ", 1)    # s is stripped
         if word == "-new":
             new = True
         elif word == "-u":
-            use, rest = _split1(rest)
+            use, rest = (rest.strip() + " ").split(" ", 1)
             if not use:
                 raise shell.UsageError("-u needs a use-type, e.g. -u code")
             _check_use(use)
@@ -92,13 +92,6 @@ def _options(text):
             raise shell.UsageError("unknown option " + word)
         s = rest.strip()
     return use, new, s
-
-
-def _split1(s):
-    """(first word, the rest) of s."""
-    s = s.strip()
-    i = s.find(" ")
-    return (s, "") if i < 0 else (s[:i], s[i + 1:])
 
 
 def _check_use(use):
@@ -273,17 +266,18 @@ def tools_build(ai):
     servers = mcp.servers()
     if not servers:
         raise Error("no MCP servers; add one with: mcp add NAME URL [TOKEN]")
-    spin = [term.Spinner("listing tools of " + _n(len(servers), "server"))]
+    spin = term.Spinner("listing tools of " + _n(len(servers), "server"))
 
     def progress(name, n):
-        spin[0].stop()
+        nonlocal spin
+        spin.stop()
         out("  %s: %s" % (name, _n(n, "tool")))
-        spin[0] = term.Spinner("listing tools")
+        spin = term.Spinner("listing tools")
 
     try:
         count, err = ai.tools_cache_build(progress)
     finally:
-        spin[0].stop()
+        spin.stop()
     if err:
         shell.err(err)
     if count or not err:

@@ -64,12 +64,12 @@ class Render:
             self.col += len(s)
             self.prev = s[-1]
 
-    def _attr(self, code):
-        self.out.append(code)
+    def _attr(self, s):
+        self.out.append(s)
         self.styled = True
 
-    def _off(self, code):
-        self.out.append(code)
+    def _off(self, s):
+        self.out.append(s)
         if self.heading:      # "bold off" also ends the heading's bold
             self.out.append(self.heading)
         self.styled = bool(self.em or self.heading)

@@ -15,7 +15,7 @@ escape codes are written.
     secret = masked("key: ")            # echoes "*"
     c = ask("run it? [y/n/a] ", "yna")  # one key -> "y" | "n" | "a"
     i = menu(labels, title, page=10, typed=False)  # index, typed str, None
-    s = Spinner("thinking"); s.tick(); s.stop()
+    s = Spinner("thinking"); s.stop()
     r = busy("fetching", fn, *args)     # fn(*args) with a spinner shown
     check_interrupt()   # call while streaming: raises KeyboardInterrupt
                         # when Ctrl-C was typed (raw mode sends no SIGINT)
@@ -461,20 +461,14 @@ def menu(labels, title=None, page=10, typed=False):
 
 
 class Spinner:
-    """A one-line activity mark until the first output arrives. There is no
-    thread: the caller ticks it (e.g. from a progress hook) and stops it
-    before writing. Writes nothing when not a terminal."""
+    """A one-line activity mark ("| label", dim) until the first output
+    arrives; the caller stops it before writing. There is no thread, so it
+    does not turn. Writes nothing when not a terminal."""
 
     def __init__(self, label=""):
-        self.label = label
-        self.i = -1
         self.on = tty()
-        self.tick()
-
-    def tick(self):
         if self.on:
-            self.i = (self.i + 1) % 4
-            write("\r\x1b[2m" + "|/-\\"[self.i] + " " + self.label + "\x1b[0m")
+            write("\r\x1b[2m| " + label + "\x1b[0m")
 
     def stop(self):
         if self.on:

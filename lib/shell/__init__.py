@@ -44,9 +44,11 @@ the local tool catalogue, and the ai/mcp command modules):
   SPEC is read from the file text (a dict literal, evaluated alone) without
   running the script; the script runs only when the command is typed.
 
-Helpers: shell.commands(tag=None) iterates specs (built-ins, then /bin);
+Helpers: shell.count(n, "tool") -> "1 tool" / "2 tools";
+shell.commands(tag=None) iterates specs (built-ins, then /bin);
 shell.find(name) -> spec or None (spec["usage"]: the usage line);
 shell.tty() -> True on a raw terminal (escape codes, line editor);
+shell.BOARD: True on the board (MicroPython, not the unix port);
 shell.cwd() / shell.resolve(path) -> host path / shell.show(host) -> "/x";
 shell.tasks() -> [[id, name, started_ms]] of what the console runs.
 The local tool catalogue: shell.local_tools() -> inline ai tools made from
@@ -60,6 +62,7 @@ import store
 from compat import collect, const, ticks_ms, MICROPYTHON
 
 VERSION = "0.1"
+BOARD = MICROPYTHON and sys.platform not in ("linux", "darwin")    # not the unix port
 
 # One string per command, fields split by "~":
 #   name~desc~usage~args~tags~module~subs
@@ -143,11 +146,8 @@ def tty():
     global _tty
     if _capture is not None:
         return False
-    if _tty is None:
-        if MICROPYTHON and sys.platform not in ("linux", "darwin"):
-            _tty = True    # the board's UART / USB console
-        else:
-            _tty = os.getenv("ANTOS_TTY") == "1"
+    if _tty is None:    # the board's UART / USB console is one
+        _tty = BOARD or os.getenv("ANTOS_TTY") == "1"
     return _tty
 
 
@@ -179,6 +179,11 @@ def write(s):
 
 def out(s=""):
     write(str(s) + "\n")
+
+
+def count(n, word):
+    """"1 tool", "2 tools"."""
+    return "%d %s%s" % (n, word, "" if n == 1 else "s")
 
 
 def err(s):
@@ -393,14 +398,15 @@ def split_words(s, first=False):
     return words
 
 
-def _check(name, typ, w):
-    if typ == "int":
+def _check(name, t, w):
+    """Word w for the arg name of type t: a number, or one of the choices."""
+    if t == "int":
         try:
             int(w)
         except ValueError:
             raise UsageError("%s must be a number, not %s" % (name, w))
-    elif isinstance(typ, tuple) and w not in typ:
-        raise UsageError("%s must be one of: %s" % (name, ", ".join(typ)))
+    elif isinstance(t, tuple) and w not in t:
+        raise UsageError("%s must be one of: %s" % (name, ", ".join(t)))
 
 
 def parse(spec, rest):

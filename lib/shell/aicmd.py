@@ -20,7 +20,7 @@ before each call the setting ai.tools.approve decides: ask (default: y / n /
 a = always for that tool, remembered in ai.tools.allow), always, never.
 """
 import shell
-from shell import out, Error
+from shell import out, Error, count as _n
 import store
 from shell import term
 from compat import const
@@ -100,11 +100,6 @@ def _check_use(use):
         ok = ok and (c.isalpha() or c.isdigit() or c in "-_")
     if not ok:
         raise shell.UsageError("a use-type is 1 to 16 letters, digits, - or _")
-
-
-def _n(n, word):
-    """"1 tool", "2 tools"."""
-    return "%d %s%s" % (n, word, "" if n == 1 else "s")
 
 
 def _dim(s):

@@ -5,13 +5,11 @@ Each function is main(args) of one registry entry in shell/__init__.py
 person are relative to the flash root (store.root()) and never leave it.
 """
 import os
-import sys
 
 import shell
 from shell import out, write, Error, show, resolve
 import store
 from shell import term
-from compat import MICROPYTHON
 
 
 
@@ -369,7 +367,7 @@ def exit(args):
 
 
 def reboot(args):
-    if MICROPYTHON and sys.platform not in ("linux", "darwin"):
+    if shell.BOARD:
         import machine
         machine.reset()
     out("(simulator: reboot ends it; make sim starts it again)")

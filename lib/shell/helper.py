@@ -37,15 +37,17 @@ SKIP = (" the a an is are do does i me my can use for what which how to of "
 
 
 def _words(q):
-    out = []
-    w = []
+    r = []
+    w = ""
     for c in q.lower() + " ":
         if "a" <= c <= "z" or "0" <= c <= "9" or c in "._-/":
-            w.append(c)
-        elif w:
-            out.append("".join(w).strip("."))
-            w = []
-    return [x for x in out if x]
+            w += c
+        else:
+            w = w.strip(".")
+            if w:
+                r.append(w)
+            w = ""
+    return r
 
 
 def _after(words, keys):
@@ -194,18 +196,17 @@ def _memory(words):
     if not (mem or fl) or not _any(words, "free much left used available"):
         return False
     from shell import builtins
+    kb = builtins._kb
     if mem:
         h = builtins.heap()
         if h:
-            out("heap: %s free, %s used (as free shows)" % (
-                builtins._kb(h[1]), builtins._kb(h[0])))
+            out("heap: %s free, %s used (as free shows)" % (kb(h[1]), kb(h[0])))
         else:
             out("heap: not measurable on this interpreter")
     if fl or not mem:
         f = builtins.flash()
         if f:
-            out("flash: %s free of %s (as df shows)" % (
-                builtins._kb(f[1]), builtins._kb(f[0])))
+            out("flash: %s free of %s (as df shows)" % (kb(f[1]), kb(f[0])))
     return True
 
 

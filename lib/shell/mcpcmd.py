@@ -12,7 +12,7 @@ lib/mcp/registry.py); this module only talks to a person. Every failure is
 one line through shell.Error; a token is never printed whole.
 """
 import shell
-from shell import out, Error
+from shell import out, Error, count
 import store
 import mcp
 from shell import term
@@ -52,16 +52,12 @@ def main(args):
         names = info["names"]
         shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
         return out("%s: ok, %s in %d ms%s" % (
-            name, _n(info["tools"]), info["ms"], (" (" + shown + ")") if names else ""))
+            name, count(info["tools"], "tool"), info["ms"], (" (" + shown + ")") if names else ""))
     if sub == "tools":
         return _tools(name)
     if sub == "call":
         return _call(name, args[2], third)
     raise shell.UsageError("unknown sub-command %s" % sub)
-
-
-def _n(n):
-    return "%d tool%s" % (n, "" if n == 1 else "s")
 
 
 def _params(schema):
@@ -107,7 +103,7 @@ def _tools(name):
             d = d[:_DESC_WIDTH - 3] + "..."
         if d:
             out("    " + d)
-    out(_n(len(listed)))
+    out(count(len(listed), "tool"))
 
 
 def _call(name, tool, text):

@@ -85,12 +85,6 @@ class Render:
         if self.em & 1:
             self._attr(ITAL)
 
-    def _flush(self):
-        if self.out:
-            s = "".join(self.out)
-            self.out = []
-            self.w(s)
-
     def feed(self, text):
         if not text:
             return
@@ -99,7 +93,10 @@ class Render:
             self.w(text.replace("\n", self.nl))
             return
         self._chars(text)
-        self._flush()
+        if self.out:
+            text = "".join(self.out)
+            self.out = []
+            self.w(text)
 
     def close(self):
         """End of the reply: write what is held, reset, end the line."""
@@ -114,9 +111,10 @@ class Render:
                     self._end()
             if self.styled:
                 self.out.append(RESET)
-            self._flush()
         if self.col:
-            self.w(self.nl)
+            self.out.append(self.nl)
+        if self.out:
+            self.w("".join(self.out))
         self.__init__(self.w, self.tty, self.nl)     # fresh for the next reply
 
     # -- per character ----------------------------------------------------
@@ -301,18 +299,18 @@ class Render:
         else:
             self._emit(c)
 
-    def _emphasis(self, nxt):
+    def _emphasis(self, c):
         """Resolve the held run of * or _ now that the next character is
         known: it opens, closes, or is literal. Its length is the mask:
         1 italic, 2 bold, 3 both."""
         run, self.pend = self.pend, ""
         m = len(run)
         prev = self.prev
-        left = nxt not in " \n\t"             # can open
+        left = c not in " \n\t"               # can open (c: the next character)
         right = prev not in " \n\t"          # can close
         if run[0] == "_":
             left = left and not (prev.isalpha() or prev.isdigit())
-            right = right and not (nxt.isalpha() or nxt.isdigit())
+            right = right and not (c.isalpha() or c.isdigit())
         em = self.em
         if em & m == m and right:
             self.em = em ^ m

@@ -351,7 +351,7 @@ def _match(names, word):
     return sorted(n + " " for n in names if n.startswith(word))
 
 
-def _files(word, dirs_only):
+def _files(word, dirs):
     import os
     j = word.rfind("/")
     head, part = word[:j + 1], word[j + 1:]
@@ -368,7 +368,7 @@ def _files(word, dirs_only):
             isdir = os.stat(host.rstrip("/") + "/" + n)[0] & 0x4000
         except OSError:
             continue
-        if dirs_only and not isdir:
+        if dirs and not isdir:
             continue
         out.append(head + n + ("/" if isdir else " "))
         if len(out) >= 200:

@@ -218,6 +218,19 @@ class Runner:
             env.update(extra)
         return env
 
+    def smallest(self, fn, cap, floor=None):
+        """Smallest heap (1K steps) at which fn(heap) passes, by bisection:
+        fn(cap) is taken to pass and fn(floor) (default cap - 24K) to fail."""
+        hi = parse_size(cap) // 1024
+        lo = parse_size(floor) // 1024 if floor else hi - 24
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if fn("%dK" % mid):
+                hi = mid
+            else:
+                lo = mid
+        return hi * 1024
+
     def run(self, scenario, heap="64K", args=(), timeout=120, env=None, cwd=None,
             input=None, frozen=True):
         """Run host_tests/scenarios/<scenario>.py with `heap` bytes free."""

@@ -29,7 +29,6 @@ prints it, so a regression shows as a number.
 import pytest
 
 from fakes import Calls, FakeAnthropic, FakeGemini, FakeOpenAI, Text
-from mpyrun import parse_size
 
 STYLES = [
     ("openai", FakeOpenAI, "gpt-4o-mini", "sk-test"),
@@ -46,19 +45,6 @@ CAP = {"rounds": "56K", ("mcp", "openai"): "64K", ("mcp", "anthropic"): "68K",
 
 
 RAW_CAP = "80K"          # the MCP loop with the names in the heap
-
-
-def _smallest(run, cap):
-    """Smallest heap (1K steps) at which run(heap) passes, below cap."""
-    hi = parse_size(cap) // 1024
-    lo = hi - 24
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if run("%dK" % mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi * 1024
 
 
 def _rounds(mpy, tmp_path, fake, provider, model, key, tools, heap):
@@ -90,7 +76,7 @@ def test_two_rounds_in_a_small_heap(mpy, tmp_path, provider, fake, model, key, t
     def passes(heap):
         x = _rounds(mpy, tmp_path, fake, provider, model, key, tools, heap)
         return x.rc == 0 and "small pieces.' None" in x.out
-    least = _smallest(passes, cap)
+    least = mpy.smallest(passes, cap)
     print("%s %s: imports %d B, working %d B, smallest passing heap %dK (cap %s, goal %s)"
           % (provider, "tools" if tools else "chat", r.imports, r.working,
              least // 1024, cap, GOAL))
@@ -117,9 +103,9 @@ def test_micropython_loop_with_mcp_tool(mpy, sdk_server, tmp_path, provider, fak
     def passes(heap, frozen=True):
         x = _loop(mpy, sdk, tmp_path, fake, provider, model, key, heap, frozen)
         return x.rc == 0 and "RUN 'tool said" in x.out
-    least = _smallest(passes, cap)
+    least = mpy.smallest(passes, cap)
     # the same with every name charged to the heap as the unix port does
-    raw = _smallest(lambda heap: passes(heap, False), RAW_CAP)
+    raw = mpy.smallest(lambda heap: passes(heap, False), RAW_CAP)
     print("%s loop with MCP call: imports %d B, working %d B, smallest passing heap %dK "
           "(cap %s, goal %s; %dK with the names in the heap)"
           % (provider, r.imports, r.working, least // 1024, cap, GOAL, raw // 1024))

@@ -51,20 +51,13 @@ def is_sse(resp):
 def error_detail(resp):
     """A short reason from an error body (JSON-RPC error.message or the first
     line of text), reading at most 512 bytes."""
-    buf = bytearray(512)
-    n = 0
     try:
-        while n < len(buf):
-            k = resp.readinto(memoryview(buf)[n:])
-            if not k:
-                break
-            n += k
+        data = resp.read(512)
     except Exception:
-        pass
+        data = b""
     client._close(resp)
-    if not n:
+    if not data:
         return ""
-    data = bytes(buf[:n])
     if "json" in resp.headers.get("content-type", ""):
         m = client._Msg(None)
         try:

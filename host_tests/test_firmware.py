@@ -28,7 +28,9 @@ MICROPYTHON = tool("micropython")
 
 
 def make(*args, dry=True, env=None):
-    e = dict(os.environ)
+    # as a person runs it: not as a sub-make of `make test` (which would add
+    # "Entering directory" lines and pass its own variables down)
+    e = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}
     e.update(env or {})
     return subprocess.run(["make"] + (["-n"] if dry else []) + list(args), cwd=ROOT,
                           capture_output=True, text=True, env=e, timeout=120)

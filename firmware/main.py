@@ -1,9 +1,10 @@
 # Starts the serial console after boot.py. Three ways to the plain Python
-# REPL instead (README "Safe mode"):
+# REPL instead (README: "First start, and the safe way out"):
 #   - Ctrl-C during the one second after "console in 1 s" is printed;
 #   - a file named noconsole in the board's root folder (for example
 #     `mpremote touch :noconsole`; delete it to get the console back);
-#   - in the console: `py`, or Ctrl-D on an empty line.
+#   - in the console: `py`, Ctrl-D on an empty line, or Ctrl-C twice within
+#     half a second at the prompt (what mpremote sends to take over).
 # From the REPL, `import shell; shell.run()` starts the console.
 def _main():
     import os

@@ -10,6 +10,7 @@ the simulated flash.
 import json
 import os
 import re
+import time
 import subprocess
 import sys
 
@@ -468,6 +469,28 @@ def test_ctrl_d_leaves_to_repl_and_back(con):
     c.expect_prompt("/")    # the sim restarts the console (on the board: same process)
     c.send("py\r")
     c.expect(">>> ")
+    c.send("\x04")                                # leaves the REPL: the sim ends
+    c.p.expect(pexpect.EOF)
+
+
+def test_two_quick_ctrl_c_leave_to_the_repl_as_mpremote_needs(con):
+    c = con()
+    c.send("\x03")
+    c.expect("^C")
+    c.expect_prompt()
+    time.sleep(0.7)                 # a second Ctrl-C later only cancels again
+    c.send("\x03")
+    c.expect("^C")
+    c.expect_prompt()
+    time.sleep(0.7)
+    c.send("\r\x03")               # mpremote: CR, Ctrl-C, 0.1 s, Ctrl-C
+    time.sleep(0.1)
+    c.send("\x03")
+    c.expect("(Python REPL after two Ctrl-C; shell.run() comes back)")
+    c.expect(">>> ")
+    c.send("1+2\r")
+    c.expect("3")
+    no_traceback(c)
     c.send("\x04")                                # leaves the REPL: the sim ends
     c.p.expect(pexpect.EOF)
 

@@ -3,8 +3,8 @@
 #   - Ctrl-C during the one second after "console in 1 s" is printed;
 #   - a file named noconsole in the board's root folder (for example
 #     `mpremote touch :noconsole`; delete it to get the console back);
-#   - in the console: `py`, Ctrl-D on an empty line, or Ctrl-C twice within
-#     half a second at the prompt (what mpremote sends to take over).
+#   - in the console: `py` or Ctrl-D on an empty line (the console also
+#     steps aside when mpremote asks for the raw REPL).
 # From the REPL, `import shell; shell.run()` starts the console.
 def _main():
     import os

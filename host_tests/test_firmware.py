@@ -502,6 +502,36 @@ def test_deploy_mkdir_line_runs_on_micropython_and_is_idempotent(tmp_path):
     assert all(os.path.isdir(d) for d in dirs)
 
 
+FAKE_MPREMOTE = """#!/bin/sh
+# fails as a board busy with the console does once, then succeeds
+echo "$@" >> "%(log)s"
+if [ ! -f "%(seen)s" ]; then touch "%(seen)s"; echo "could not enter raw repl" >&2; exit 1; fi
+%(rest)s
+"""
+
+
+@pytest.mark.parametrize("second", ["ok", "fails"])
+def test_deploy_asks_mpremote_twice_then_explains(tmp_path, monkeypatch, capsys, second):
+    """The console steps aside on mpremote's first raw-REPL request (which
+    is spent on it), so deploy runs the chain once more; a second failure
+    is explained."""
+    fake = tmp_path / "mpremote"
+    fake.write_text(FAKE_MPREMOTE % {"log": tmp_path / "log", "seen": tmp_path / "seen",
+                                     "rest": "exit 0" if second == "ok" else "exit 1"})
+    fake.chmod(0o755)
+    monkeypatch.setattr(deploy, "mpremote", lambda: str(fake))
+    rc = deploy.main(["--frozen", "--port", "/dev/ttyUSB0"])
+    err = capsys.readouterr().err
+    calls = (tmp_path / "log").read_text().splitlines()
+    assert len(calls) == 2 and calls[0] == calls[1]
+    assert calls[0].startswith("connect /dev/ttyUSB0 cp ")
+    assert "trying again" in err
+    if second == "ok":
+        assert rc == 0 and "could not talk" not in err
+    else:
+        assert rc == 1 and "could not talk to the board" in err and "--port" in err
+
+
 def test_deploy_help_explains_the_two_kinds_of_board():
     flat = " ".join(run("deploy.py", "--help").stdout.split())
     assert "'.frozen', '/lib'" in flat and "never override" in flat and "--frozen" in flat

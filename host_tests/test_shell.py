@@ -473,20 +473,19 @@ def test_ctrl_d_leaves_to_repl_and_back(con):
     c.p.expect(pexpect.EOF)
 
 
-def test_two_quick_ctrl_c_leave_to_the_repl_as_mpremote_needs(con):
+def test_mpremote_takes_over_from_the_prompt(con):
     c = con()
-    c.send("\x03")
-    c.expect("^C")
+    c.send("abc\x01X\r")                  # Ctrl-A is Home on a line
+    c.expect("Xabc")
     c.expect_prompt()
-    time.sleep(0.7)                 # a second Ctrl-C later only cancels again
     c.send("\x03")
     c.expect("^C")
     c.expect_prompt()
     time.sleep(0.7)
-    c.send("\r\x03")               # mpremote: CR, Ctrl-C, 0.1 s, Ctrl-C
-    time.sleep(0.1)
-    c.send("\x03")
-    c.expect("(Python REPL after two Ctrl-C; shell.run() comes back)")
+    c.send("\x01")                        # a person's Ctrl-A later: nothing
+    assert c.cmd("pwd").strip().endswith("/")
+    c.send("\r\x03\r\x01")                # mpremote's enter_raw_repl burst
+    c.expect("(Python REPL for mpremote; shell.run() comes back)")
     c.expect(">>> ")
     c.send("1+2\r")
     c.expect("3")

@@ -39,9 +39,9 @@ HELP_FROZEN = (
 
 NOT_RAW = (
     "deploy: mpremote could not talk to the board. If the AntOS console is "
-    "running on it, leave it first: `%s connect %s repl`, type py (or Ctrl-D "
-    "on an empty line), quit with Ctrl-], then deploy again. Otherwise check "
-    "the cable and --port (`%s connect list`).")
+    "busy with a command, leave it first: `%s connect %s repl`, type py (or "
+    "Ctrl-D on an empty line), quit with Ctrl-], then deploy again. Otherwise "
+    "check the cable and --port (`%s connect list`).")
 
 
 def mpremote():
@@ -151,6 +151,12 @@ def main(argv=None):
     for c in cmds:
         print("+ " + printable(c), flush=True)
         r = subprocess.run(c, cwd=ROOT)
+        if r.returncode and c[0] == tool:
+            # the AntOS console steps aside when mpremote asks for the raw
+            # REPL, but that first request is spent on it: ask again
+            print("deploy: trying again (a running console steps aside for mpremote)",
+                  file=sys.stderr, flush=True)
+            r = subprocess.run(c, cwd=ROOT)
         if r.returncode:
             if c[0] == tool:
                 print(NOT_RAW % (show(tool), a.port, show(tool)), file=sys.stderr)

@@ -59,7 +59,7 @@ import sys
 import os
 
 import store
-from compat import collect, const, ticks_ms, ticks_diff, MICROPYTHON
+from compat import collect, const, ticks_ms, MICROPYTHON
 
 VERSION = "0.1"
 BOARD = MICROPYTHON and sys.platform not in ("linux", "darwin")    # not the unix port
@@ -621,7 +621,6 @@ def run(banner=True):
         out("AntOS console %s. Type help, or ? followed by a question." % VERSION)
     history = term.History()
     t = _task("console")
-    last_c = None
     try:
         while True:
             p = _cwd + "> "
@@ -629,21 +628,15 @@ def run(banner=True):
                 line = term.readline("\x1b[1;32m" + p + "\x1b[0m" if tty() else p,
                                      history, term.complete)
             except KeyboardInterrupt:
-                # two in a row within half a second, as mpremote sends them
-                # to take over the board: leave to the REPL, so deploying
-                # works while the console runs
-                now = ticks_ms()
-                if last_c is not None and ticks_diff(now, last_c) < 500:
-                    out("(Python REPL after two Ctrl-C; shell.run() comes back)")
-                    left = "repl"
-                    return
-                last_c = now
                 continue
             except MemoryError:
                 collect()
                 err("out of memory reading the line")
                 continue
-            last_c = None
+            if line == "\x01":     # mpremote wants the raw REPL: step aside
+                out("(Python REPL for mpremote; shell.run() comes back)")
+                left = "repl"
+                return
             if line is None:       # Ctrl-D on an empty line / end of input
                 left = "exit"
                 if tty():

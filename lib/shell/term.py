@@ -24,11 +24,12 @@ import sys
 
 import shell
 from shell import out, write, tty
-from compat import MICROPYTHON, const
+from compat import MICROPYTHON, const, ticks_ms, ticks_diff
 
 _MAX_LINE = const(512)
 
 _pending = []      # bytes read while polling for Ctrl-C: type-ahead
+_intr = [None]     # ticks_ms of the last Ctrl-C in readline
 _poll = None
 
 
@@ -151,7 +152,9 @@ def _escape():
 
 def readline(prompt, history=None, complete=None, mask=None):
     """Read one line. None at the end of input or Ctrl-D on an empty line;
-    Ctrl-C raises KeyboardInterrupt (after printing "^C").
+    Ctrl-C raises KeyboardInterrupt (after printing "^C"); "\x01" when a
+    Ctrl-A on an empty line follows a Ctrl-C within half a second (what
+    mpremote sends to get the raw REPL).
     complete(text_before_cursor) -> (start, [candidates]) replaces
     text[start:cursor] by the candidate (see complete())."""
     if not tty():
@@ -209,6 +212,7 @@ def _edit(prompt, history, complete, mask):
             return line
         if c == 0x03:
             write("^C\n")
+            _intr[0] = ticks_ms()
             raise KeyboardInterrupt
         if c == 0x04 and not buf:           # Ctrl-D on an empty line
             write("\n")
@@ -240,6 +244,10 @@ def _edit(prompt, history, complete, mask):
                 pos += 1
                 write("\x1b[C")
         elif c == 0x01:                     # Ctrl-A, Home
+            if not buf and _intr[0] is not None and ticks_diff(ticks_ms(), _intr[0]) < 500:
+                # Ctrl-C, Enter, Ctrl-A in a burst: mpremote asking for the raw REPL
+                write("\n")
+                return "\x01"
             pos = 0
             redraw()
         elif c == 0x05:                     # Ctrl-E, End

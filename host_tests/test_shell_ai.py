@@ -653,6 +653,33 @@ def test_ctrl_c_during_a_streamed_reply(console):
         print("Ctrl-C to prompt: %.2f s" % took)
 
 
+def test_spinner_turns_and_ctrl_c_works_while_the_provider_is_silent(console):
+    with FakeOpenAI(flavor="ollama") as srv:
+        c = console(ollama_settings(srv))
+        srv.options(delay=0.8)
+        srv.queue(Text("Late but here."))
+        out = c.line("ai slow one")
+        # the spinner turned while httpc waited for the first byte
+        frames = [f for f in "|/-\\" if "\x1b[2m%s thinking" % f in out]
+        assert len(frames) >= 3, repr(out[-400:])
+        assert "Late but here." in c.text() and "thinking" not in c.text()
+        # Ctrl-C while nothing arrives yet: back at the prompt at once
+        srv.options(delay=8)
+        srv.queue(Text("too late"))
+        c.clear()
+        c.type("ai are you there\r")
+        c.expect_exact("thinking")
+        t0 = time.time()
+        c.child.send("\x03")
+        c.expect_prompt(timeout=10)
+        took = time.time() - t0
+        assert "^C cancelled (the conversation is unchanged)" in c.text(), c.text()
+        assert took < 2, took
+        srv.options()
+        c.line("ai still there?")
+        assert "echo: still there?" in c.text()
+
+
 # ---------------------------------------------------------------- memory
 
 def _mem_round(mpy, tmp_path, url, bare):

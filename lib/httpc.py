@@ -57,6 +57,9 @@ from compat import MICROPYTHON, is_timeout, const, clock_ok
 
 CA_FILE = None
 USER_AGENT = "antos-ai/0.1"
+# Called about every 100 ms while a socket waits on MicroPython (a console
+# turns its spinner and looks for Ctrl-C there); None: plain waits.
+ON_WAIT = None
 
 LINE_MAX = 1024      # longest header / chunk-size / trailer line
 _VALUE_MAX = const(512)      # longest kept header value
@@ -431,7 +434,7 @@ class _Conn:
                 n = self.sock.readinto(mv)
                 if n is not None:
                     break
-                if not self.poll.poll(self.tmo):
+                if not self.wait():
                     raise OSError(110)
         else:
             n = self.sock.recv_into(mv)
@@ -451,10 +454,25 @@ class _Conn:
                 off += w
                 continue
             self.poll.modify(self.sock, select.POLLOUT)
-            r = self.poll.poll(self.tmo)
-            self.poll.modify(self.sock, select.POLLIN)
+            try:
+                r = self.wait()
+            finally:
+                self.poll.modify(self.sock, select.POLLIN)
             if not r:
                 raise OSError(110)
+
+    def wait(self):
+        """Poll up to the read timeout; False when it passed. ON_WAIT runs
+        between 100 ms slices (it may raise, e.g. KeyboardInterrupt)."""
+        left = self.tmo
+        while left > 0:
+            step = left if ON_WAIT is None else min(left, 100)
+            if self.poll.poll(step):
+                return True
+            left -= step
+            if ON_WAIT is not None:
+                ON_WAIT()
+        return False
 
     def read_some(self, mv):
         """Buffered bytes first, then straight from the socket into mv."""

@@ -589,6 +589,9 @@ def dispatch(line):
         err("%s: %s" % (name, _oneline(e)))
     finally:
         _tasks.remove(t)
+        h = sys.modules.get("httpc")
+        if h:       # a spinner cut short by an error leaves no wait hook
+            h.ON_WAIT = None
         collect()
 
 

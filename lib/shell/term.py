@@ -470,16 +470,32 @@ def menu(labels, title=None, page=10, typed=False):
 
 class Spinner:
     """A one-line activity mark ("| label", dim) until the first output
-    arrives; the caller stops it before writing. There is no thread, so it
-    does not turn. Writes nothing when not a terminal."""
+    arrives; the caller stops it before writing. There is no thread: it
+    turns while httpc waits for the network (httpc.ON_WAIT), which also
+    looks for Ctrl-C there. Writes nothing when not a terminal."""
 
     def __init__(self, label=""):
         self.on = tty()
+        self.label = label
+        self.n = 0
         if self.on:
-            write("\r\x1b[2m| " + label + "\x1b[0m")
+            self.turn()
+            import httpc
+            httpc.ON_WAIT = self.turn
+
+    def turn(self):
+        write("\r\x1b[2m")
+        write("|/-\\"[self.n & 3])
+        write(" ")
+        write(self.label)
+        write("\x1b[0m")
+        self.n += 1
+        check_interrupt()
 
     def stop(self):
         if self.on:
+            import httpc
+            httpc.ON_WAIT = None
             write("\r\x1b[K")
             self.on = False
 

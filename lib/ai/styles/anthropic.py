@@ -59,11 +59,15 @@ one JSON object, else {}). Tool ids other styles made (e.g. Kimi's
 "functions.get_weather:0") are mapped to the id alphabet [a-zA-Z0-9_-] on
 both the tool_use and the tool_result side.
 
-Memory: replies are parsed with jsonstream.select; text, thinking and
-argument strings arrive as Stream pieces collected under bounds
+Memory: stream events are parsed with jsonstream.select (one compiled rule
+set and one buffer for all events), a whole reply with a walk of the pull
+parser (no rule set to build: the heap peaks while a reply is read); text,
+thinking and argument strings arrive as pieces collected under bounds
 (cfg["max_reply"] characters for text and for all tool arguments,
 cfg.get("max_thinking") or the same for thinking, MAX_OPAQUE for signatures
-and redacted data); nothing else is materialized.
+and redacted data); nothing else is materialized. A request's tool-call
+arguments are checked (one JSON object?) in the body's first pass only, the
+length count (see _input).
 """
 import jsonstream
 from jsonstream import Array, Raw, Stream
@@ -76,12 +80,6 @@ _DEFAULT_MAX_REPLY = const(16000)
 MAX_OPAQUE = 32768          # signatures / redacted data kept for the echo
 _MAX_ERROR = const(300)             # characters of an error message kept
 PAGE = 100                  # models per page
-# thinking word -> budget_tokens ("minimal" turns thinking off: the cheapest
-# answer; the service's smallest budget is 1024)
-BUDGET = {"low": 1024, "medium": 4096, "high": 16384, "max": 32000}
-FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length",
-          "tool_use": "tool_calls", "refusal": "filter",
-          "model_context_window_exceeded": "length"}
 ID_OK = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
 
 
@@ -100,18 +98,22 @@ def request(cfg, history, tools, stream):
     headers["content-type"] = "application/json"
     if stream:
         headers["accept"] = "text/event-stream"
+    chk = [0]       # see _input
     body = {"model": cfg["model"],
-            "messages": Array(lambda: _messages(history))}
+            "messages": Array(lambda: _messages(history, chk))}
     system = _system(cfg, history)
     if system:
         body["system"] = system
     max_tokens = cfg.get("max_tokens") or _DEFAULT_MAX_TOKENS
     think = cfg.get("thinking")
-    thinking_on = think in BUDGET
+    # thinking word -> budget_tokens ("minimal" turns thinking off: the
+    # cheapest answer; the service's smallest budget is 1024); tables are
+    # built per call, not kept at import
+    budget = {"low": 1024, "medium": 4096, "high": 16384, "max": 32000}.get(think)
+    thinking_on = budget is not None
     if think == "minimal":
         body["thinking"] = {"type": "disabled"}
     elif thinking_on:
-        budget = BUDGET[think]
         if max_tokens <= budget:        # the service wants max_tokens > budget
             max_tokens = budget + _DEFAULT_MAX_TOKENS
         body["thinking"] = {"type": "enabled", "budget_tokens": budget}
@@ -163,10 +165,13 @@ def _tid(s):
     return s or "toolu_none"
 
 
-def _input(args):
+def _input(args, chk=None):
     """tool_use input for a call's args text: the text itself (Raw) when it
     is one JSON object, else {} (the model's invalid JSON cannot go on the
-    wire; its tool result already told it so)."""
+    wire; its tool result already told it so). chk = [cursor, verdict...]
+    of one request: the body's first pass (the length count, which holds no
+    write buffer) parses each text once, the next passes reuse the verdicts
+    in call order, so no parser adds to the heap while the body is sent."""
     if isinstance(args, dict):
         return args
     if not isinstance(args, str):
@@ -174,17 +179,25 @@ def _input(args):
     s = args.strip()
     if not s.startswith("{"):
         return {}
+    if chk is not None:
+        n = chk[0] = chk[0] + 1
+        if n < len(chk):
+            return Raw(s) if chk[n] else {}
     try:
         p = jsonstream.Parser(s)
         p.skip_value()
         p.finish()
+        ok = True
     except (ValueError, MemoryError):
-        return {}
-    return Raw(s)
+        ok = False
+    if chk is not None:
+        chk.append(ok)
+    return Raw(s) if ok else {}
 
 
-def _messages(history):
+def _messages(history, chk):
     """Yields wire messages: internal messages merged per wire role."""
+    chk[0] = 0
     role = None
     results = []   # tool_result blocks of the current user message (first)
     blocks = []    # other blocks of the current message
@@ -195,7 +208,7 @@ def _messages(history):
             continue            # went to the top-level system
         lead = False
         if r == "assistant":
-            wire, new = "assistant", _assistant_blocks(m)
+            wire, new = "assistant", _assistant_blocks(m, chk)
         elif r == "tool":
             wire, new = "user", None
             block = {"type": "tool_result", "tool_use_id": _tid(m.get("tool_call_id"))}
@@ -223,7 +236,7 @@ def _messages(history):
         yield {"role": role, "content": results + blocks}
 
 
-def _assistant_blocks(m):
+def _assistant_blocks(m, chk):
     echo = m.get("_echo")
     if isinstance(echo, dict) and echo.get("style") == "anthropic" and echo.get("blocks"):
         # the original content blocks, comma-joined JSON: one Raw element
@@ -233,7 +246,7 @@ def _assistant_blocks(m):
         out.append({"type": "text", "text": _str(m["content"])})
     for c in m.get("tool_calls") or ():
         out.append({"type": "tool_use", "id": _tid(c.get("id")),
-                    "name": c.get("name") or "", "input": _input(c.get("args"))})
+                    "name": c.get("name") or "", "input": _input(c.get("args"), chk)})
     return out
 
 
@@ -316,8 +329,11 @@ class _Content:
         if echo and calls:      # see "Echo" at the top
             turn_echo = {"style": "anthropic", "blocks": self._echo_blocks()}
         finish = self.finish
-        if finish in FINISH:
-            finish = FINISH[finish]
+        table = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length",
+                 "tool_use": "tool_calls", "refusal": "filter",
+                 "model_context_window_exceeded": "length"}
+        if finish in table:
+            finish = table[finish]
         elif finish is None:
             finish = "tool_calls" if calls else "stop"
         calls = calls or None
@@ -346,51 +362,55 @@ class _Content:
         return ",".join(out)
 
 
-def _piece_rule(content, what, sink=None):
-    """Stream rule collecting string pieces into block path[1] (read_reply)."""
-    def fn(path, piece):
-        if isinstance(piece, str):
-            if sink:
-                sink(piece)
-            content.add(path[1], what, piece)
-    return Stream(fn)
+def _block(p, c, i):
+    """The members of content block i (the parser is inside its object)."""
+    while p.next() == jsonstream.KEY:
+        k = p.value
+        if k == "input":
+            b = c.block(i)
+            b.args = jsonstream.dumps(p.read_value())
+            c.count("args", len(b.args), c.limit)
+        elif p.peek() != jsonstream.STR:
+            p.skip_value()
+        elif k == "type" or k == "id" or k == "name":
+            setattr(c.block(i), k, p.read_value())
+        elif k == "text" or k == "thinking" or k == "signature" or k == "data":
+            what = k if k == "text" or k == "thinking" else "opaque"
+            p.stream_string(lambda piece: c.add(i, what, piece))
+        else:
+            p.skip_value()
 
 
 def read_reply(cfg, body):
-    """Parse a whole (non-stream) messages reply from body.readinto."""
+    """Parse a whole (non-stream) messages reply from body.readinto: a walk
+    with the pull parser (content[*] blocks and stop_reason; everything
+    else skipped unread), lighter than select() rules."""
     c = _Content(cfg)
-
-    def field(name):
-        def fn(path, v):
-            if isinstance(v, str):
-                setattr(c.block(path[1]), name, v)
-        return fn
-
-    def tool_input(path, v):
-        b = c.block(path[1])
-        b.args = jsonstream.dumps(v)
-        c.count("args", len(b.args), c.limit)
-
-    def stop(path, v):
-        c.finish = v
-
-    # patterns built from one prefix: a literal over 10 characters is a
-    # heap object per module on MicroPython, a short one is shared
-    C = "content[*]."
-    rules = {
-        C + "type": field("type"),
-        C + "id": field("id"),
-        C + "name": field("name"),
-        C + "text": _piece_rule(c, "text"),
-        C + "thinking": _piece_rule(c, "thinking"),
-        C + "signature": _piece_rule(c, "opaque"),
-        C + "data": _piece_rule(c, "opaque"),
-        C + "input": tool_input,
-        "stop_reason": stop,
-    }
-    jsonstream.select(body, rules, max_value=max(16384, c.limit))
-    r = c.reply()
-    return r
+    J = jsonstream
+    p = J.Parser(body, max_value=max(16384, c.limit))
+    if p.peek() != J.OBJ:
+        p.skip_value()
+    else:
+        p.next()
+        while p.next() == J.KEY:
+            k = p.value
+            if k == "stop_reason":
+                c.finish = p.read_value()
+            elif k == "content" and p.peek() == J.ARR:
+                p.next()
+                i = 0
+                while p.peek() != J.END_ARR:
+                    if p.peek() == J.OBJ:
+                        p.next()
+                        _block(p, c, i)
+                    else:
+                        p.skip_value()
+                    i += 1
+                p.next()
+            else:
+                p.skip_value()
+    p.finish()
+    return c.reply()
 
 
 def read_stream(cfg, events, sink):

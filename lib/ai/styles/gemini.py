@@ -75,14 +75,18 @@ Echo (history["_echo"]) = {"style": "gemini", and only what is present:
   history from another provider) gets Google's documented placeholder
   signature on its first call, else the service answers 400.
 
-Memory: replies are parsed with jsonstream.select; text, thought text and
-signatures arrive as Stream pieces collected under bounds (cfg["max_reply"]
-characters for text and for thought text, MAX_OPAQUE for signatures);
-functionCall objects are materialized one at a time (bounded by
-jsonstream's max_value, _MAX_ARGS); nothing else is kept.
+Memory: stream events are parsed with jsonstream.select (one compiled rule
+set and one buffer for all events), a whole reply with a walk of the pull
+parser that feeds the same handlers (no rule set to build); text, thought
+text and signatures arrive as pieces collected under bounds
+(cfg["max_reply"] characters for text and for thought text, MAX_OPAQUE for
+signatures); functionCall objects are materialized one at a time (bounded
+by jsonstream's max_value, _MAX_ARGS); nothing else is kept. A request's
+call arguments and tool schemas given as JSON text are parsed in the body's
+first pass, the length count, and the verdicts reused by the pass that
+sends it (see _args, _declarations).
 """
 import jsonstream
-from jsonstream import Array, Raw, Stream
 from compat import ticks_ms, const
 from ai.styles import Reply, StyleError, TextBuffer, assistant_turn
 
@@ -91,7 +95,6 @@ MAX_OPAQUE = 262144       # all signatures of one reply (they can pass 128 KB)
 _MAX_ARGS = const(16384)          # one functionCall object as materialized
 _MAX_CALLS = const(64)
 MAX_ERROR = 300           # characters of an error message kept
-PAGE = 1000               # models per page (the service's maximum)
 SKIP_SIG = "skip_thought_signature_validator"
 # the fields of Gemini's Schema object; anything else is a 400 ("Unknown
 # name ... Cannot find field"), e.g. $schema, additionalProperties, $ref
@@ -101,10 +104,6 @@ SCHEMA_KEYS = ("type", "format", "title", "description", "nullable", "enum",
                "pattern", "example", "anyOf", "propertyOrdering", "default",
                "items", "minimum", "maximum")
 FORMATS = ("enum", "date-time", "int32", "int64", "float", "double")
-FINISH = {"STOP": "stop", "MAX_TOKENS": "length", "SAFETY": "filter",
-          "RECITATION": "filter", "BLOCKLIST": "filter",
-          "PROHIBITED_CONTENT": "filter", "SPII": "filter",
-          "IMAGE_SAFETY": "filter"}
 
 
 
@@ -133,21 +132,25 @@ def request(cfg, history, tools, stream):
     else:
         url += ":generateContent"
     three = _generation(cfg) == 3
-    body = {"contents": Array(lambda: _contents(history, three))}
+    chk = [0]       # see _args
+    body = {"contents": jsonstream.Array(lambda: _contents(history, three, chk))}
     system = _system(cfg, history)
     if system:
         body["systemInstruction"] = {"parts": [{"text": s} for s in system]}
     if tools and cfg.get("tools_level", "native") == "native":
-        body["tools"] = [{"functionDeclarations": Array(
-            lambda: (_declaration(t) for t in tools))}]
+        dchk = [0]      # see _declarations
+        body["tools"] = [{"functionDeclarations": jsonstream.Array(
+            lambda: _declarations(tools, dchk))}]
     gen = {}
     if cfg.get("max_tokens"):
         gen["maxOutputTokens"] = cfg["max_tokens"]
     if cfg.get("temperature") is not None:
         gen["temperature"] = cfg["temperature"]
-    think = _thinking(cfg)
-    if think:
-        gen["thinkingConfig"] = think
+    if cfg.get("thinking"):
+        from ai.styles import gemini_more    # rarely used: imported on demand
+        think = gemini_more.thinking(cfg)
+        if think:
+            gen["thinkingConfig"] = think
     if gen:
         body["generationConfig"] = gen
     return url, headers, body
@@ -173,13 +176,6 @@ def _generation(cfg):
     return None
 
 
-def _thinking(cfg):
-    if not cfg.get("thinking"):
-        return None
-    from ai.styles import gemini_more    # rarely used: imported on demand
-    return gemini_more.thinking(cfg)
-
-
 def _str(v):
     return v if isinstance(v, str) else str(v)
 
@@ -198,16 +194,38 @@ def _system(cfg, history):
     return out
 
 
-def _declaration(t):
-    d = {"name": t["name"]}
-    if t.get("description"):
-        d["description"] = t["description"]
-    p = t.get("parameters")
-    if isinstance(p, Raw):   # compact JSON text (MCP tools in ai.run)
-        p = jsonstream.loads(p.data)
-    if isinstance(p, dict) and (p.get("properties") or p.get("type") not in (None, "object")):
-        d["parameters"] = clean_schema(p)
-    return d
+def _declarations(tools, chk):
+    """Yields the functionDeclarations. A schema given as JSON text (Raw:
+    MCP tools in ai.run) is loaded and cleaned in the body's first pass
+    (the length count, which holds no write buffer), and chk = [cursor,
+    verdict...] notes per text what the next passes write: 0 no
+    parameters, 1 the text itself (cleaning changes nothing), 2 the
+    cleaned copy (loaded and cleaned again, one tool at a time)."""
+    chk[0] = 0
+    for t in tools:
+        d = {"name": t["name"]}
+        if t.get("description"):
+            d["description"] = t["description"]
+        p = t.get("parameters")
+        raw = isinstance(p, jsonstream.Raw)
+        if raw:
+            n = chk[0] = chk[0] + 1
+            v = chk[n] if n < len(chk) else None
+            if v == 1:
+                d["parameters"] = p
+            if v == 1 or v == 0:
+                yield d
+                continue
+            p = jsonstream.loads(p.data)
+        v = 0
+        if isinstance(p, dict) and (p.get("properties") or p.get("type") not in (None, "object")):
+            c = clean_schema(p)
+            v = 1 if raw and c == p else 2
+            d["parameters"] = t["parameters"] if v == 1 else c
+        if raw and n == len(chk):
+            chk.append(v)
+        p = c = None
+        yield d
 
 
 def clean_schema(schema):
@@ -225,9 +243,14 @@ def clean_schema(schema):
             if k == "const":
                 if isinstance(v, str) and "enum" not in src:
                     dst["enum"] = [v]
-            elif k == "oneOf":
-                if "anyOf" not in src and isinstance(v, list):
-                    _schemas(v, dst, "anyOf", stack)
+            elif k == "oneOf" or k == "anyOf":
+                if isinstance(v, list) and (k == "anyOf" or "anyOf" not in src):
+                    lst = dst["anyOf"] = []
+                    for sub in v:
+                        c = {}
+                        lst.append(c)
+                        if isinstance(sub, dict):
+                            stack.append((sub, c))
             elif k not in SCHEMA_KEYS:
                 pass
             elif k == "enum":
@@ -258,27 +281,19 @@ def clean_schema(schema):
                 if isinstance(v, dict):
                     c = dst[k] = {}
                     stack.append((v, c))
-            elif k == "anyOf":
-                if isinstance(v, list):
-                    _schemas(v, dst, k, stack)
             else:
                 dst[k] = v
     return root
 
 
-def _schemas(v, dst, k, stack):
-    lst = dst[k] = []
-    for sub in v:
-        c = {}
-        lst.append(c)
-        if isinstance(sub, dict):
-            stack.append((sub, c))
-
-
-def _args(args):
+def _args(args, chk):
     """functionCall.args for a call's args text: the text itself (Raw) when
     it is one JSON object; another JSON value as {"value": v}; invalid JSON
-    (a model of another provider) as {"text": args}."""
+    (a model of another provider) as {"text": args}. chk = [cursor,
+    verdict...] of one request: the body's first pass (the length count,
+    which holds no write buffer) parses each text once, the next passes
+    reuse the verdicts in call order, so no parser adds to the heap while
+    the body is sent."""
     if isinstance(args, dict):
         return args
     if not isinstance(args, str):
@@ -286,11 +301,19 @@ def _args(args):
     s = args.strip()
     if not s:
         return {}
-    try:
-        jsonstream.select(s, {})
-    except (ValueError, MemoryError):
+    n = chk[0] = chk[0] + 1
+    if n == len(chk):
+        try:
+            p = jsonstream.Parser(s)
+            p.skip_value()
+            p.finish()
+            chk.append(True)
+        except (ValueError, MemoryError):
+            chk.append(False)
+    if not chk[n]:
         return {"text": args}
-    return Raw(s) if s[0] == "{" else {"value": Raw(s)}
+    r = jsonstream.Raw(s)
+    return r if s[0] == "{" else {"value": r}
 
 
 def _echo(m):
@@ -300,7 +323,7 @@ def _echo(m):
     return None
 
 
-def _model_parts(m, three):
+def _model_parts(m, three, chk):
     e = _echo(m)
     parts = []
     if e:
@@ -321,7 +344,7 @@ def _model_parts(m, three):
     placeholder = three and calls and not any(sigs)
     i = 0
     for c in calls:
-        fc = {"name": c.get("name") or "", "args": _args(c.get("args"))}
+        fc = {"name": c.get("name") or "", "args": _args(c.get("args"), chk)}
         if ids and c.get("id"):
             fc["id"] = c["id"]
         p = {"functionCall": fc}
@@ -351,8 +374,9 @@ def _results(tools, names, real):
     return {"role": "user", "parts": parts}
 
 
-def _contents(history, three):
+def _contents(history, three, chk):
     """Yields wire contents; consecutive tool results are grouped."""
+    chk[0] = 0
     pending = []     # tool messages of the current round (references)
     names = {}       # call id -> name of the last model turn
     real = False     # the last model turn's ids came from the service
@@ -369,7 +393,7 @@ def _contents(history, three):
             continue            # went to systemInstruction
         lead = False
         if r == "assistant":
-            parts = _model_parts(m, three)
+            parts = _model_parts(m, three, chk)
             names = {}
             for c in m.get("tool_calls") or ():
                 names[c.get("id")] = c.get("name")
@@ -420,15 +444,20 @@ class _Reader:
         self.block = None
         self.err = None          # mid-body error message pieces
         self.err_status = None
-        # one rule set, two handlers: the field name ends the path
-        P = "candidates[0].content.parts[*]."
-        s = Stream(self._piece)
+
+    def rules(self):
+        """select() rules for stream events: one rule set, two handlers
+        (the field name ends the path)."""
+        # patterns built from pieces: a literal over 10 characters is a
+        # heap object per module on MicroPython, a short one is shared
+        C = "candidates[0]."
+        P = C + "content.parts[*]."
+        s = jsonstream.Stream(self._piece)
         v = self._val
-        self.rules = jsonstream.Rules({
-            P + "text": s, P + "thoughtSignature": s, "error.message": s,
-            P + "thought": v, P + "functionCall": v,
-            "candidates[0].finishReason": v, "promptFeedback.blockReason": v,
-            "error.status": v})
+        return jsonstream.Rules({
+            P + "text": s, P + "thoughtSignature": s, "error." + "message": s,
+            P + "thought": v, P + "functionCall": v, C + "finishReason": v,
+            "promptFeedback" + "." + "blockReason": v, "error." + "status": v})
 
     # -- select handlers
     def _open(self, path):
@@ -452,7 +481,7 @@ class _Reader:
         if k == "text":
             self.plen += len(piece)
             if self.plen > self.limit:
-                raise StyleError("reply longer than %d characters" % self.limit)
+                raise StyleError("%s longer than %d characters" % ("reply", self.limit))
             self.pend.append(piece)
             return
         self.opaque += len(piece)
@@ -497,7 +526,7 @@ class _Reader:
         elif self.thought:
             self.runlen += self.plen
             if self.runlen > self.limit:
-                raise StyleError("thinking longer than %d characters" % self.limit)
+                raise StyleError("%s longer than %d characters" % ("thinking", self.limit))
             self.run.extend(self.pend)
             if sig:
                 self.thoughts.append(["".join(self.run), sig])
@@ -538,10 +567,8 @@ class _Reader:
         if self.err is None:
             return None
         msg = "".join(self.err).strip()
-        return _first_line(msg) or _str(self.err_status or "error")
-
-    def done(self):
-        return self.finish is not None or self.block is not None
+        from ai.styles.gemini_more import first_line     # error path only
+        return first_line(msg) or _str(self.err_status or "error")
 
     def reply(self):
         self.flush()
@@ -552,8 +579,11 @@ class _Reader:
             finish = "blocked:" + _str(self.block)
         elif calls and f in (None, "STOP"):
             finish = "tool_calls"
-        elif f in FINISH:
-            finish = FINISH[f]
+        elif f == "STOP" or f == "MAX_TOKENS":
+            finish = "stop" if f == "STOP" else "length"
+        elif f in ("SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT",
+                   "SPII", "IMAGE_SAFETY"):
+            finish = "filter"
         else:
             finish = f or "stop"
         echo = {}
@@ -570,17 +600,98 @@ class _Reader:
         return Reply(text, calls, finish, assistant_turn(text, calls, echo or None))
 
 
-def _first_line(msg):
-    i = msg.find("\n")
-    if i >= 0:
-        msg = msg[:i].strip()
-    return msg[:MAX_ERROR]
+def _enter(p, ev):
+    """Step into the container at the cursor if it is ev (OBJ or ARR)."""
+    if p.peek() == ev:
+        p.next()
+        return True
+    return False
+
+
+def _field(p, r, path, k, stream):
+    """Hand member k's value to the reader as select() would: a Stream rule
+    gets a string in pieces then None, anything else gets the value."""
+    path[5] = k
+    if stream and p.peek() == jsonstream.STR:
+        p.stream_string(lambda piece: r._piece(path, piece))
+        r._piece(path, None)
+    else:
+        v = p.read_value()
+        if stream:
+            r._piece(path, v)
+        else:
+            r._val(path, v)
+
+
+def _candidate(p, r, path):
+    """The members of candidates[0]: finishReason, content.parts[*]."""
+    J = jsonstream
+    while p.next() == J.KEY:
+        k = p.value
+        if k == "finishReason":
+            _field(p, r, path, k, False)
+        elif k == "content" and _enter(p, J.OBJ):
+            while p.next() == J.KEY:
+                if p.value == "parts" and _enter(p, J.ARR):
+                    i = 0
+                    while p.peek() != J.END_ARR:
+                        if _enter(p, J.OBJ):
+                            path[4] = i
+                            while p.next() == J.KEY:
+                                f = p.value
+                                if f == "text" or f == "thoughtSignature":
+                                    _field(p, r, path, f, True)
+                                elif f == "thought" or f == "functionCall":
+                                    _field(p, r, path, f, False)
+                                else:
+                                    p.skip_value()
+                        else:
+                            p.skip_value()
+                        i += 1
+                    p.next()
+                else:
+                    p.skip_value()
+        else:
+            p.skip_value()
 
 
 def read_reply(cfg, body):
-    """The Reply of a whole generateContent body (object with readinto)."""
+    """The Reply of a whole generateContent body (object with readinto): a
+    walk with the pull parser over what the stream rules name
+    (candidates[0].content.parts[*], finishReason, promptFeedback.blockReason,
+    error.message/status); everything else skipped unread. Lighter than
+    select() rules; the handlers see the same paths (they read the part
+    index path[4] and the field name path[-1])."""
     r = _Reader(cfg)
-    jsonstream.select(body, r.rules, max_value=_MAX_ARGS)
+    J = jsonstream
+    p = J.Parser(body, max_value=_MAX_ARGS)
+    path = [None, 0, None, None, 0, None]
+    if _enter(p, J.OBJ):
+        while p.next() == J.KEY:
+            k = p.value
+            if k == "candidates" and _enter(p, J.ARR):
+                n = 0
+                while p.peek() != J.END_ARR:
+                    if n == 0 and _enter(p, J.OBJ):
+                        _candidate(p, r, path)
+                    else:
+                        p.skip_value()
+                    n += 1
+                p.next()
+            elif (k == "promptFeedback" or k == "error") and _enter(p, J.OBJ):
+                while p.next() == J.KEY:
+                    f = p.value
+                    if k == "error" and f == "message":
+                        _field(p, r, path, f, True)
+                    elif f == ("status" if k == "error" else "blockReason"):
+                        _field(p, r, path, f, False)
+                    else:
+                        p.skip_value()
+            else:
+                p.skip_value()
+    else:
+        p.skip_value()
+    p.finish()
     msg = r.error()
     if msg:
         raise StyleError(msg)
@@ -591,6 +702,7 @@ def read_stream(cfg, events, sink):
     """The Reply of a streamGenerateContent?alt=sse reply; sink(piece) gets
     reply text as it arrives (never thought text)."""
     r = _Reader(cfg, sink)
+    rules = r.rules()
     buf = bytearray(256)    # one parse buffer for every event
     while True:
         try:
@@ -599,18 +711,18 @@ def read_stream(cfg, events, sink):
                 break
             if ev.empty:
                 continue
-            jsonstream.select(ev, r.rules, max_value=_MAX_ARGS, buf=buf)
+            jsonstream.select(ev, rules, max_value=_MAX_ARGS, buf=buf)
         except OSError as e:
             # the connection died (httpc.HTTPError): a reply whose finish
             # already arrived is complete, anything else is cut off
-            if r.done():
+            if r.finish is not None or r.block is not None:
                 break
-            raise StyleError("stream ended early (%s)" % e)
+            raise StyleError("stream ended early" + " (%s)" % e)
         r.flush()               # parts are numbered afresh in every event
         msg = r.error()
         if msg:
             raise StyleError(msg)
-    if not r.done():
+    if not (r.finish is not None or r.block is not None):
         raise StyleError("stream ended early")
     return r.reply()
 

@@ -3,10 +3,10 @@ format): the thinking tables, error replies and the model list. Imported on
 first use, so a chat round does not pay for it."""
 import jsonstream
 from jsonstream import Stream
-from ai.styles import gemini as style     # style.PAGE read per call
 from ai.styles import quote
-from ai.styles.gemini import MAX_ERROR, _first_line, _generation, _headers, _model, _str
+from ai.styles.gemini import MAX_ERROR, _generation, _headers, _model, _str
 
+PAGE = 1000               # models per page (the service's maximum)
 # gemini-2.5: thinking word -> thinkingBudget (flash may switch it off: 0)
 BUDGET = {"minimal": 0, "low": 1024, "medium": 8192, "high": 16384, "max": 24576}
 BUDGET_PRO = {"minimal": 128, "low": 1024, "medium": 8192, "high": 16384, "max": 32768}
@@ -17,6 +17,14 @@ HTTP_TEXT = {400: "bad request", 401: "unauthorized", 403: "permission denied",
              404: "not found", 429: "too many requests",
              500: "internal server error", 502: "bad gateway",
              503: "service unavailable", 504: "gateway timeout"}
+
+
+def first_line(msg):
+    """The first line of an error message, at most MAX_ERROR characters."""
+    i = msg.find("\n")
+    if i >= 0:
+        msg = msg[:i].strip()
+    return msg[:MAX_ERROR]
 
 
 def thinking(cfg):
@@ -113,9 +121,9 @@ def error_info(status, body, headers):
     msg = ""
     try:
         jsonstream.select(head, rules)
-        msg = _first_line("".join(st["msg"]).strip())
+        msg = first_line("".join(st["msg"]).strip())
     except Exception:  # garbage, a cut body, a reset: quote what came
-        msg = _first_line("".join(st["msg"]).strip())
+        msg = first_line("".join(st["msg"]).strip())
         if not msg:
             head.more()
             msg = _snippet(head.head)
@@ -135,7 +143,7 @@ def error_info(status, body, headers):
 
 def models_request(cfg, page_token):
     """(url, headers) of one page of the model list."""
-    url = cfg["base_url"] + "/models?pageSize=%d" % (cfg.get("page_size") or style.PAGE)
+    url = cfg["base_url"] + "/models?pageSize=%d" % (cfg.get("page_size") or PAGE)
     if page_token:
         url += "&pageToken=" + quote(page_token)
     return url, _headers(cfg)

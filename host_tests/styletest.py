@@ -26,6 +26,26 @@ def body_json(body):
     return json.loads(data)
 
 
+class Trickle:
+    """A reply body (or SSE event data) with readinto that hands out at most
+    `step` bytes per call. data: bytes, text, or a value sent as JSON."""
+
+    def __init__(self, data, step=7):
+        if isinstance(data, str):
+            data = data.encode()
+        elif not isinstance(data, (bytes, bytearray)):
+            data = json.dumps(data).encode()
+        self.data = data
+        self.pos = 0
+        self.step = step
+
+    def readinto(self, buf):
+        n = min(len(buf), self.step, len(self.data) - self.pos)
+        buf[:n] = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return n
+
+
 def style_helpers(style):
     """(send, ask, error_of) bound to one style module."""
 

@@ -12,7 +12,7 @@ import httpc
 import jsonstream
 from ai.styles import StyleError
 from ai.styles import anthropic as style
-from styletest import base_cfg, body_json, style_helpers
+from styletest import Trickle, base_cfg, body_json, style_helpers
 from fakes import Calls, Fail, FakeAnthropic, Raw, Text, Think
 
 KEY = "sk-ant-test"
@@ -37,26 +37,9 @@ def make_cfg(base="http://127.0.0.1:9/v1", **kw):
     return base_cfg(**o)
 
 
-class Reader:
-    """A body stream returning at most k bytes per readinto."""
-
-    def __init__(self, data, k=7):
-        self.data = data if isinstance(data, bytes) else data.encode()
-        self.i = 0
-        self.k = k
-
-    def readinto(self, buf):
-        n = min(self.k, len(buf), len(self.data) - self.i)
-        buf[0:n] = self.data[self.i:self.i + n]
-        self.i += n
-        return n
-
-
-class Ev(Reader):
+class Ev(Trickle):
     def __init__(self, name, data):
-        if not isinstance(data, (bytes, str)):
-            data = json.dumps(data)
-        Reader.__init__(self, data, 5)
+        Trickle.__init__(self, data, 5)
         self.event = name or "message"
         self.empty = not self.data
 
@@ -221,7 +204,7 @@ REPLY = {"id": "msg_1", "type": "message", "role": "assistant", "model": MODEL,
 
 @pytest.mark.parametrize("k", [1, 3, 64, 4096])
 def test_read_reply_any_split(k):
-    r = style.read_reply(make_cfg(), Reader(json.dumps(REPLY), k))
+    r = style.read_reply(make_cfg(), Trickle(json.dumps(REPLY), k))
     assert r.text == "Let me check \u00e9\U0001F600."
     assert r.finish == "tool_calls"
     assert [(c["id"], c["name"], json.loads(c["args"])) for c in r.calls] == [
@@ -244,7 +227,7 @@ def test_read_reply_any_split(k):
                                          ("pause_turn", "pause_turn")])
 def test_read_reply_finish_words_and_no_echo_without_thinking(stop, finish):
     body = {"content": [{"type": "text", "text": "ok"}], "stop_reason": stop}
-    r = style.read_reply(make_cfg(), Reader(json.dumps(body)))
+    r = style.read_reply(make_cfg(), Trickle(json.dumps(body)))
     assert (r.text, r.calls, r.finish) == ("ok", None, finish)
     assert r.turn == {"role": "assistant", "content": "ok"}
 
@@ -252,19 +235,19 @@ def test_read_reply_finish_words_and_no_echo_without_thinking(stop, finish):
 def test_read_reply_bounds():
     body = {"content": [{"type": "text", "text": "x" * 500}], "stop_reason": "end_turn"}
     with pytest.raises(StyleError) as e:
-        style.read_reply(make_cfg(max_reply=400), Reader(json.dumps(body), 50))
+        style.read_reply(make_cfg(max_reply=400), Trickle(json.dumps(body), 50))
     assert "longer than 400" in str(e.value)
     body = {"content": [{"type": "thinking", "thinking": "t" * 900, "signature": "S"},
                         {"type": "text", "text": "short"}], "stop_reason": "end_turn"}
-    r = style.read_reply(make_cfg(max_reply=400, max_thinking=1000), Reader(json.dumps(body)))
+    r = style.read_reply(make_cfg(max_reply=400, max_thinking=1000), Trickle(json.dumps(body)))
     assert r.text == "short" and "_echo" not in r.turn    # no tool call: not echoed
     with pytest.raises(StyleError) as e:
-        style.read_reply(make_cfg(max_reply=4000, max_thinking=800), Reader(json.dumps(body)))
+        style.read_reply(make_cfg(max_reply=4000, max_thinking=800), Trickle(json.dumps(body)))
     assert str(e.value) == "thinking longer than 800 characters (lower the thinking setting)"
     body = {"content": [{"type": "redacted_thinking", "data": "z" * (style.MAX_OPAQUE + 1)}],
             "stop_reason": "end_turn"}
     with pytest.raises(StyleError):
-        style.read_reply(make_cfg(), Reader(json.dumps(body), 4096))
+        style.read_reply(make_cfg(), Trickle(json.dumps(body), 4096))
 
 
 def sse(events):
@@ -337,20 +320,20 @@ def test_read_stream_units_text_calls_thinking_and_redacted():
     (529, "overloaded_error", "Overloaded", None)])
 def test_error_info_shapes(status, etype, msg, kind):
     body = {"type": "error", "error": {"type": etype, "message": msg}, "request_id": "req_1"}
-    assert style.error_info(status, Reader(json.dumps(body), 3), {}) == (msg, None, kind)
+    assert style.error_info(status, Trickle(json.dumps(body), 3), {}) == (msg, None, kind)
 
 
 def test_error_info_garbage_long_and_empty():
     html = b"<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>"
-    m, retry, kind = style.error_info(502, Reader(html), {})
+    m, retry, kind = style.error_info(502, Trickle(html), {})
     assert m == "502 Bad Gateway nginx" and retry is None and kind is None
     long = {"type": "error", "error": {"type": "invalid_request_error", "message": "y" * 5000}}
-    m, _, _ = style.error_info(400, Reader(json.dumps(long)), {})
+    m, _, _ = style.error_info(400, Trickle(json.dumps(long)), {})
     assert len(m) <= 300 and m.endswith("...")
-    assert style.error_info(500, Reader(b""), {})[0] == "no error message"
-    assert style.error_info(500, Reader(b'{"type":"error","error":{"type":"api_error"'), {})[0] \
+    assert style.error_info(500, Trickle(b""), {})[0] == "no error message"
+    assert style.error_info(500, Trickle(b'{"type":"error","error":{"type":"api_error"'), {})[0] \
         == "api_error"
-    assert style.error_info(503, Reader(b"\xff\xfe upstream \x00 down"), {})[0] == "upstream down"
+    assert style.error_info(503, Trickle(b"\xff\xfe upstream \x00 down"), {})[0] == "upstream down"
 
     class Broken:
         def readinto(self, buf):

@@ -13,7 +13,7 @@ import httpc
 import jsonstream
 from ai.styles import StyleError
 from ai.styles import gemini as style
-from styletest import base_cfg, body_json, style_helpers
+from styletest import Trickle, base_cfg, body_json, style_helpers
 from fakes import Blocked, Calls, Drop, Fail, FakeGemini, Raw, Text, Think
 
 MODEL = "gemini-2.5-flash"
@@ -36,28 +36,13 @@ def make_cfg(base="http://127.0.0.1:9/v1beta", **kw):
     return base_cfg(**o)
 
 
-class Body:
-    """A reply body with readinto that hands out at most `step` bytes."""
-
-    def __init__(self, data, step=7):
-        self.data = data if isinstance(data, bytes) else json.dumps(data).encode()
-        self.pos = 0
-        self.step = step
-
-    def readinto(self, buf):
-        n = min(len(buf), self.step, len(self.data) - self.pos)
-        buf[:n] = self.data[self.pos:self.pos + n]
-        self.pos += n
-        return n
-
-
 class Events:
     """Stand-in for httpc.SSE in unit tests: a list of data payloads (None
     = the connection dies there)."""
 
     class Ev:
         def __init__(self, data):
-            self.body = Body(data.encode() if isinstance(data, str) else data, 5)
+            self.body = Trickle(data, 5)
             self.empty = not self.body.data
 
         def readinto(self, buf):
@@ -262,7 +247,7 @@ def test_read_reply_text_thought_and_signature():
                  {"text": "Hello ", "thoughtSignature": "SIGNED"},
                  {"text": "world"}], "STOP")
     data["usageMetadata"] = {"promptTokenCount": 3}
-    r = style.read_reply(make_cfg(), Body(json.dumps(data).encode(), 3))
+    r = style.read_reply(make_cfg(), Trickle(json.dumps(data).encode(), 3))
     assert r.text == "Hello world" and r.calls is None and r.finish == "stop"
     # unsigned thought text is dropped; the text signature is kept
     assert r.turn == {"role": "assistant", "content": "Hello world",
@@ -275,7 +260,7 @@ def test_read_reply_calls_ids_and_signature():
                                                                    "n": [1, 2.5]}},
                   "thoughtSignature": "S1"},
                  {"functionCall": {"name": "get_time"}}], "STOP")
-    r = style.read_reply(make_cfg(), Body(data))
+    r = style.read_reply(make_cfg(), Trickle(data))
     assert r.finish == "tool_calls" and r.text == ""
     assert [c["name"] for c in r.calls] == ["get_weather", "get_time"]
     assert json.loads(r.calls[0]["args"]) == {"city": "Rochdale", "n": [1, 2.5]}
@@ -284,10 +269,10 @@ def test_read_reply_calls_ids_and_signature():
     assert len(set(ids)) == 2 and all(i.startswith("gemini-") for i in ids)
     assert r.turn["_echo"] == {"style": "gemini", "call_sigs": ["S1", None]}
     data = cand([{"functionCall": {"name": "f", "thoughtSignature": "OLD"}}], "STOP")
-    r = style.read_reply(make_cfg(), Body(data))
+    r = style.read_reply(make_cfg(), Trickle(data))
     assert r.turn["_echo"] == {"style": "gemini", "call_sigs": ["OLD"]}
     data = cand([{"functionCall": {"name": "f", "args": {}, "id": "x9"}}], "STOP")
-    r = style.read_reply(make_cfg(), Body(data))
+    r = style.read_reply(make_cfg(), Trickle(data))
     assert r.calls == [{"id": "x9", "name": "f", "args": "{}"}]
     assert r.turn["_echo"] == {"style": "gemini", "ids": True}
 
@@ -299,21 +284,21 @@ def test_read_reply_calls_ids_and_signature():
     ({"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"}}, "blocked:PROHIBITED_CONTENT"),
 ])
 def test_finish_mapping(data, finish):
-    assert style.read_reply(make_cfg(), Body(data)).finish == finish
+    assert style.read_reply(make_cfg(), Trickle(data)).finish == finish
 
 
 def test_reply_bounds():
     big = cand([{"text": "x" * 5000}], "STOP")
     with pytest.raises(StyleError) as e:
-        style.read_reply(make_cfg(max_reply=4000), Body(big, 512))
+        style.read_reply(make_cfg(max_reply=4000), Trickle(big, 512))
     assert "longer than 4000" in str(e.value)
     # a 150 KB signature passes, under MAX_OPAQUE
     sig = "A" * 150000
-    r = style.read_reply(make_cfg(), Body(cand([{"text": "ok", "thoughtSignature": sig}],
+    r = style.read_reply(make_cfg(), Trickle(cand([{"text": "ok", "thoughtSignature": sig}],
                                                "STOP"), 4096))
     assert r.turn["_echo"]["text_sig"] == sig
     with pytest.raises(StyleError):
-        style.read_reply(make_cfg(), Body(cand([{"text": "", "thoughtSignature": "B" * (
+        style.read_reply(make_cfg(), Trickle(cand([{"text": "", "thoughtSignature": "B" * (
             style.MAX_OPAQUE + 1)}], "STOP"), 8192))
 
 
@@ -360,7 +345,7 @@ def test_read_stream_failures():
                        "status": "UNAVAILABLE"}}]), print)
     assert str(e.value) == "The model is overloaded."
     with pytest.raises(StyleError):     # a 200 body that is an error
-        style.read_reply(make_cfg(), Body({"error": {"code": 500, "status": "INTERNAL"}}))
+        style.read_reply(make_cfg(), Trickle({"error": {"code": 500, "status": "INTERNAL"}}))
 
 
 # ---------------------------------------------------------------- errors
@@ -390,13 +375,13 @@ def test_read_stream_failures():
 ])
 def test_error_info_shapes(status, body, want):
     data = body if isinstance(body, bytes) else json.dumps(body).encode()
-    assert style.error_info(status, Body(data, 11), {}) == want
+    assert style.error_info(status, Trickle(data, 11), {}) == want
 
 
 def test_error_info_bounds_long_messages():
-    msg, _, _ = style.error_info(400, Body({"error": {"message": "m" * 5000}}), {})
+    msg, _, _ = style.error_info(400, Trickle({"error": {"message": "m" * 5000}}), {})
     assert msg == "m" * style.MAX_ERROR
-    msg, _, _ = style.error_info(500, Body(b"x" * 100000, 4096), {})
+    msg, _, _ = style.error_info(500, Trickle(b"x" * 100000, 4096), {})
     assert msg == "x" * 160
 
 
@@ -415,9 +400,9 @@ def test_models_request_and_page_unit():
         {"name": "models/no-methods-listed"},
         {"displayName": "nameless"}], "nextPageToken": "T2"}
     got = []
-    assert style.read_models(make_cfg(), Body(page), got.append) == "T2"
+    assert style.read_models(make_cfg(), Trickle(page), got.append) == "T2"
     assert got == ["gemini-2.5-flash", "no-methods-listed"]
-    assert style.read_models(make_cfg(), Body({"models": []}), got.append) is None
+    assert style.read_models(make_cfg(), Trickle({"models": []}), got.append) is None
 
 
 # ---------------------------------------------------------------- against FakeGemini

@@ -5,7 +5,7 @@ with a tool-call round trip first (scenarios/ai_rounds.py), and ai.run with
 a tool on the real MCP SDK server (scenarios/ai_mcp_loop.py).
 
 Smallest passing heap measured by bisection (64-bit unix port):
-  chat   openai 46K   anthropic 48K   gemini 48K
+  chat   openai 47K   anthropic 48K   gemini 48K
   tools  openai 47K   anthropic 49K   gemini 49K
   MCP    openai 60K   anthropic 60K   gemini 61K
   MCP with lib/'s names charged to the heap, as the raw unix port does
@@ -17,9 +17,10 @@ The issue's budgets: one chat round and one streamed round inside 64K
 walk of the pull parser instead of select() rules, and check call
 arguments and tool schemas in the body's length-count pass, not while the
 body is sent; before that they needed 63K and ran at 68K). About
-37 KB of a chat case is what its imports keep (module, function and class
+38 KB of a chat case is what its imports keep (module, function and class
 objects of jsonstream, httpc, store, ai and the style on the 64-bit port,
-plus the kept connection buffer); the MCP cases add mcp, mcp.registry,
+plus the kept connection buffer and ~1 KB of the scenarios' shared steps,
+scenarios/aisteps.py); the MCP cases add mcp, mcp.registry,
 mcp.client and ai.loop (~10 KB). Every string literal over 10 characters
 is still a 32-byte heap object per module here (in flash on the board).
 So each case runs at CAP (its smallest heap plus a few KB: the smallest

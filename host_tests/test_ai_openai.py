@@ -13,7 +13,7 @@ import httpc
 import jsonstream
 from ai.styles import StyleError
 from ai.styles import openai as style
-from styletest import base_cfg, body_json, style_helpers
+from styletest import Trickle, base_cfg, body_json, style_helpers
 from fakes import Calls, Drop, Fail, FakeOpenAI, Raw, Text, Think
 
 FLAVORS = ("openai", "groq", "ollama", "kimi")
@@ -341,19 +341,12 @@ def test_stream_fragments_split_in_http_chunks():
         assert reply.text == "ok" and pieces == ["ok"]
 
 
-class FakeEvent:
+class FakeEvent(Trickle):
     def __init__(self, data, event="message"):
-        self.data = data
+        # at most 3 bytes per read: every boundary case of the [DONE] peek
+        Trickle.__init__(self, data, 3)
         self.event = event
         self.empty = not data
-        self.pos = 0
-
-    def readinto(self, buf):
-        # at most 3 bytes per read: every boundary case of the [DONE] peek
-        n = min(len(buf), 3, len(self.data) - self.pos)
-        buf[:n] = self.data[self.pos:self.pos + n]
-        self.pos += n
-        return n
 
 
 class FakeSSE:

@@ -5,56 +5,33 @@
 import sys
 import gc
 import ai
-import ai.config
-import store
-from ai.styles import anthropic  # noqa: F401  (imported before the baseline:
-import heapmon                   # frozen on the device, it costs no heap there)
+import aisteps
+import heapmon
 
-base, model, key = sys.argv[1:4]
-store.set_root(sys.argv[4])
-WEATHER = {"name": "get_weather", "description": "Weather for a city",
-           "parameters": {"type": "object",
-                          "properties": {"city": {"type": "string"}},
-                          "required": ["city"]}}
-ov = {"provider": "anthropic", "base_url": base, "model": model, "key": key,
-      "timeout": 10}
+base, model, key, root = sys.argv[1:5]
+ov = aisteps.setup("anthropic", base, model, key, root)
 heapmon.start()
 
 hist = [{"role": "user", "content": "hello"}]
-reply, err, calls = ai.ask(hist, ov)
-print("PLAIN", repr(reply), repr(err), len(hist))
+aisteps.say("PLAIN", hist, ov)
+gc.collect()
+pieces = aisteps.stream(hist, ov, "stream please")
 gc.collect()
 
-pieces = []
-ov["stream"] = pieces.append
-hist.append({"role": "user", "content": "stream please"})
-reply, err, calls = ai.ask(hist, ov)
-print("STREAM", len(pieces), repr("".join(pieces)), repr(reply), repr(err))
-gc.collect()
-
-ov["tools"] = [WEATHER]
+ov["tools"] = [aisteps.WEATHER]
 ov["thinking"] = "low"
-hist.append({"role": "user", "content": "weather in Rochdale?"})
-reply, err, calls = ai.ask(hist, ov)
-print("CALLS", repr(err), [(c["name"], c["args"]) for c in calls or ()],
-      "echo" if "_echo" in hist[-1] else "no-echo")
-for c in calls or ():
-    hist.append({"role": "tool", "tool_call_id": c["id"], "name": c["name"],
-                 "content": "12 C, drizzle"})
+err, calls, shown = aisteps.ask_calls(hist, ov, "weather in Rochdale?")
+print("CALLS", repr(err), shown, "echo" if "_echo" in hist[-1] else "no-echo")
+aisteps.answer(hist, calls, "12 C, drizzle")
 gc.collect()
-reply, err, calls = ai.ask(hist, ov)
-print("FOLLOWUP", repr(reply), repr(err), len(hist))
+aisteps.say("FOLLOWUP", hist, ov)
 
 del ov["stream"]
-hist.append({"role": "user", "content": "and tomorrow?"})
-reply, err, calls = ai.ask(hist, ov)
-print("CALLS2", repr(err), [(c["name"], c["args"]) for c in calls or ()])
-for c in calls or ():
-    hist.append({"role": "tool", "tool_call_id": c["id"], "name": c["name"],
-                 "content": "14 C, sun"})
+err, calls, shown = aisteps.ask_calls(hist, ov, "and tomorrow?")
+print("CALLS2", repr(err), shown)
+aisteps.answer(hist, calls, "14 C, sun")
 gc.collect()
-reply, err, calls = ai.ask(hist, ov)
-print("FOLLOWUP2", repr(reply), repr(err), len(hist))
+aisteps.say("FOLLOWUP2", hist, ov)
 gc.collect()
 
 # errors: the service's error body and a mid-stream error event

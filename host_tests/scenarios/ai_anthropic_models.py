@@ -5,7 +5,7 @@
 #   mode "fetch": ai.fetch_models(limit=limit) end to end (keeps the ids)
 import sys
 import ai
-import httpc
+import modelpages
 import store
 from ai.config import resolve
 from ai.styles import anthropic as style
@@ -17,24 +17,7 @@ store.update({"ai.chat.base_url": base})
 heapmon.start()
 if mode == "count":
     cfg = resolve({"provider": "anthropic", "key": key})
-    st = {"n": 0, "last": None}
-
-    def add(mid):
-        st["n"] += 1
-        st["last"] = mid
-
-    token, pages = None, 0
-    while True:
-        url, headers = style.models_request(cfg, token)
-        r = httpc.request("GET", url, headers, timeout=10)
-        try:
-            token = style.read_models(cfg, r, add)
-        finally:
-            r.close()
-        pages += 1
-        if not token:
-            break
-    print("COUNT", st["n"], pages, st["last"])
+    print("COUNT", *modelpages.count(style, cfg))
 else:
     models, err = ai.fetch_models(provider="anthropic", key=key, limit=int(limit))
     print("MODELS", repr(err), len(models or ()), (models or ["-"])[0], (models or ["-"])[-1])

@@ -3,40 +3,25 @@
 # small heap. argv: base_url model key store_root; pytest queues replies.
 import sys
 import gc
-import ai
-from ai.styles import gemini  # noqa: F401  (bytecode in the baseline)
-import store
+import aisteps
 import heapmon
 
 base, model, key, root = sys.argv[1:5]
-store.set_root(root)
-WEATHER = {"name": "get_weather", "description": "Weather for a city",
-           "parameters": {"type": "object", "additionalProperties": False,
-                          "properties": {"city": {"type": "string"}},
-                          "required": ["city"]}}
-ov = {"provider": "gemini", "base_url": base, "model": model, "key": key,
-      "timeout": 10}
+ov = aisteps.setup("gemini", base, model, key, root)
+# a schema keyword Gemini refuses: the style must drop it
+params = dict(aisteps.WEATHER["parameters"], additionalProperties=False)
+WEATHER = dict(aisteps.WEATHER, parameters=params)
 heapmon.start()
 
 hist = [{"role": "user", "content": "hello"}]
-reply, err, calls = ai.ask(hist, ov)
-print("PLAIN", repr(reply), repr(err), len(hist))
-
-pieces = []
-ov["stream"] = pieces.append
-hist.append({"role": "user", "content": "stream please"})
-reply, err, calls = ai.ask(hist, ov)
-print("STREAM", len(pieces), repr("".join(pieces)), repr(reply), repr(err))
+aisteps.say("PLAIN", hist, ov)
+aisteps.stream(hist, ov, "stream please")
 gc.collect()
 
 ov["tools"] = [WEATHER]
-hist.append({"role": "user", "content": "weather in Rochdale and Leeds?"})
-reply, err, calls = ai.ask(hist, ov)
-print("CALLS", repr(err), [(c["name"], c["args"]) for c in calls or ()])
+err, calls, shown = aisteps.ask_calls(hist, ov, "weather in Rochdale and Leeds?")
+print("CALLS", repr(err), shown)
 print("SIG", len(hist[-1].get("_echo", {}).get("call_sigs", [""])[0] or ""))
-for c in calls or ():
-    hist.append({"role": "tool", "tool_call_id": c["id"], "name": c["name"],
-                 "content": "12 C, drizzle"})
-reply, err, calls = ai.ask(hist, ov)
-print("FOLLOWUP", repr(reply), repr(err), len(hist))
+aisteps.answer(hist, calls, "12 C, drizzle")
+aisteps.say("FOLLOWUP", hist, ov)
 heapmon.report()

@@ -4,32 +4,15 @@
 # body through error_info. argv: base_url key
 import sys
 import httpc
+import modelpages
 from ai.styles import gemini as style
 import heapmon
 
 base, key = sys.argv[1:3]
 cfg = {"base_url": base, "key": key}
-state = {"n": 0, "last": None}
-
-
-def add(mid):
-    state["n"] += 1
-    state["last"] = mid
-
 
 heapmon.start()
-token, pages = None, 0
-while True:
-    url, headers = style.models_request(cfg, token)
-    r = httpc.request("GET", url, headers, timeout=10)
-    try:
-        token = style.read_models(cfg, r, add)
-    finally:
-        r.close()
-    pages += 1
-    if not token:
-        break
-print("MODELS", state["n"], pages, state["last"])
+print("MODELS", *modelpages.count(style, cfg))
 # a wrong key: the error body through error_info
 url, headers = style.models_request({"base_url": base, "key": "wrong"}, None)
 r = httpc.request("GET", url, headers, timeout=10)

@@ -25,9 +25,14 @@ the local tool catalogue, and the ai/mcp command modules):
 
   The function is  main(args) -> None  with args the list of str after the
   command name (a "text" arg arrives as ONE string with the raw rest).
-  Output: shell.out(text) prints a line; shell.write(piece) writes a piece
-  with no newline added (streaming); shell.err(msg) prints one error line.
-  Every "\n" becomes "\r\n" on a raw terminal, so never print() directly.
+  Output: shell.out(text, style=None) prints a line; shell.write(piece,
+  style=None) writes a piece with no newline added (streaming);
+  shell.err(msg) prints one error line (red). All three sanitize their text
+  (shell.clean: control characters and escape sequences from models,
+  servers and files are shown as visible text, never interpreted); style is
+  one of shell.DIM, RED, BOLD_GREEN, BOLD_CYAN. Only the console's own code
+  writes escape codes, through shell.raw(s). Every "\n" becomes "\r\n" on a
+  raw terminal, so never print() directly.
   To fail: raise shell.Error("what went wrong, what to do") -> one line;
   raise shell.UsageError("detail") -> the line plus "usage: ...".
   Anything else raised is shown as one line too (never a traceback);
@@ -156,9 +161,8 @@ def set_tty(on):
     _tty = on
 
 
-def write(s):
-    """Write a piece of text as is (no newline added); "\n" -> "\r\n" on a
-    raw terminal."""
+def _put(s):
+    """Write s to the console as is; "\n" -> "\r\n" on a raw terminal."""
     if not s:
         return
     if _capture is not None:
@@ -177,8 +181,79 @@ def write(s):
         sys.stdout.write(s)
 
 
-def out(s=""):
-    write(str(s) + "\n")
+def clean(s):
+    """Text from outside the console (models, servers, files, errors) made
+    safe to show: it can never drive the terminal. C0 controls but newline
+    and tab become caret notation (ESC -> "^[", so an escape sequence shows
+    as text), DEL "^?", CR a newline (CRLF one newline), C1 controls and
+    bidi overrides (U+202A-U+202E, U+2066-U+2069) "<U+XXXX>", U+2028/U+2029
+    newlines. Works on the UTF-8 bytes (MicroPython interns every
+    one-character str)."""
+    s = str(s)
+    b = s.encode()
+    n = len(b)
+    i = 0
+    while i < n:        # most text needs nothing: find the first suspect
+        c = b[i]
+        if (c < 32 and c != 10 and c != 9) or c == 127 or c == 0xC2 or c == 0xE2:
+            break
+        i += 1
+    if i == n:
+        return s
+    o = bytearray(b[:i])
+    while i < n:
+        c = b[i]
+        i += 1
+        if c == 13:
+            if i == n or b[i] != 10:
+                o.append(10)
+        elif (c < 32 and c != 10 and c != 9) or c == 127:
+            o.append(94)                        # "^"
+            o.append(63 if c == 127 else c + 64)
+        elif c == 0xC2 and i < n and 0x80 <= b[i] <= 0x9F:
+            o.extend(("<U+%04X>" % b[i]).encode())
+            i += 1
+        elif c == 0xE2 and i + 1 < n and (b[i] == 0x80 and 0xA8 <= b[i + 1] <= 0xAE
+                                          or b[i] == 0x81 and 0xA6 <= b[i + 1] <= 0xA9):
+            cp = 0x2000 | (b[i] & 0x3F) << 6 | (b[i + 1] & 0x3F)
+            i += 2
+            if cp < 0x202A:
+                o.append(10)                    # line / paragraph separator
+            else:
+                o.extend(("<U+%04X>" % cp).encode())
+        else:
+            o.append(c)
+    return str(o, "utf-8")
+
+
+# SGR attributes for write()/out(style=...): the console's own escape codes
+DIM = "2"
+RED = "31"
+BOLD_GREEN = "1;32"
+BOLD_CYAN = "1;36"
+
+
+def raw(s):
+    """The console's OWN output: prompts, cursor moves, attributes. Never
+    pass text from outside through here (use write)."""
+    _put(s)
+
+
+def write(s, style=None):
+    """Write a piece of text (no newline added), sanitized (see clean);
+    style: an SGR attribute (DIM, RED...) shown on a terminal only."""
+    if not s:
+        return
+    s = clean(s)
+    if style and tty():
+        s = "\x1b[" + style + "m" + s + "\x1b[0m"
+    _put(s)
+
+
+def out(s="", style=None):
+    """Write one line (sanitized; style as for write)."""
+    write(str(s), style)
+    _put("\n")
 
 
 def count(n, word):
@@ -187,9 +262,10 @@ def count(n, word):
 
 
 def err(s):
-    """One error line (red on a terminal)."""
+    """One error line (red on a terminal), sanitized, newlines folded."""
     s = str(s).replace("\r", " ").replace("\n", " ")
-    write(("\x1b[31m" + s + "\x1b[0m" if tty() else s) + "\n")
+    write(s, RED)
+    _put("\n")
 
 
 # ---- paths --------------------------------------------------------------
@@ -628,8 +704,7 @@ def run(banner=True):
         while True:
             p = _cwd + "> "
             try:
-                line = term.readline("\x1b[1;32m" + p + "\x1b[0m" if tty() else p,
-                                     history, term.complete)
+                line = term.readline(p, history, term.complete, style=BOLD_GREEN)
             except KeyboardInterrupt:
                 continue
             except MemoryError:

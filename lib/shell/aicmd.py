@@ -55,7 +55,8 @@ def main(args):
         if not items:
             return out("no tools cache; build it with: ai -tools")
         for server, d in items:
-            out("%-24s %s" % (d["name"], _dim("(" + server + ")")))
+            shell.write("%-24s " % d["name"])
+            out("(" + server + ")", shell.DIM)
             desc = _short(d.get("description"), _LINE - 4)
             if desc:
                 out("    " + desc)
@@ -102,10 +103,6 @@ def _check_use(use):
         raise shell.UsageError("a use-type is 1 to 16 letters, digits, - or _")
 
 
-def _dim(s):
-    return "\x1b[2m" + s + "\x1b[0m" if shell.tty() else s
-
-
 def _short(text, width=_LINE):
     text = (text or "").replace("\r", " ").replace("\n", " ").strip()
     return text if len(text) <= width else text[:width - 3] + "..."
@@ -115,11 +112,11 @@ def _tool_line(name, args=None, text=None, bad=False):
     """One line of a tool call (text None) or of its result, as ai shows it
     while it runs and ai history shows it later."""
     if text is None:
-        out(_dim("  -> %s %s" % (name, _short(args, 48))))
+        out("  -> %s %s" % (name, _short(args, 48)), shell.DIM)
     elif bad:
         shell.err("  x " + _short(text, _LINE - 4))    # red, like an error
     else:
-        out(_dim("  <- " + _short(text, _LINE - 5)))
+        out("  <- " + _short(text, _LINE - 5), shell.DIM)
 
 
 # -- chat ---------------------------------------------------------------------
@@ -142,8 +139,8 @@ def chat(ai, use, question):
         name = call["name"]
         args = call.get("args") or "{}"
         if mode == "never":
-            out(_dim("  tool %s %s refused (ai.tools.approve = never)" % (
-                name, _short(args, 48))))
+            out("  tool %s %s refused (ai.tools.approve = never)" % (
+                name, _short(args, 48)), shell.DIM)
             return False
         allow = [n for n in str(store.get("ai.tools.allow") or "").split(",") if n]
         if mode == "always" or name in allow:
@@ -169,8 +166,8 @@ def chat(ai, use, question):
                             approve=approve, show=show)
     except KeyboardInterrupt:
         screen.end()
-        out(("\x1b[31m^C\x1b[0m" if shell.tty() else "^C")
-                  + " cancelled (the conversation is unchanged)")
+        shell.write("^C", shell.RED)
+        out(" cancelled (the conversation is unchanged)")
         return
     finally:
         screen.end()
@@ -204,11 +201,12 @@ def history(use):
         text = m.get("content") or ""
         if role == "user":
             turns += 1
-            out(("\x1b[1;32myou>\x1b[0m " if tty else "you> ") + text)
+            shell.write("you> ", shell.BOLD_GREEN)
+            out(text)
         elif role == "assistant":
             if text:
-                shell.write("\x1b[1;36mai>\x1b[0m " if tty else "ai> ")
-                r = md.Render(shell.write, tty)
+                shell.write("ai> ", shell.BOLD_CYAN)
+                r = md.Render(shell.raw, tty)
                 r.feed(text)
                 r.close()
             for c in m.get("tool_calls") or ():
@@ -217,8 +215,8 @@ def history(use):
             _tool_line(None, None, text, m.get("is_error"))
     if not turns:
         return out("no conversation for %s yet" % use)
-    out(_dim("%s: %s, %d bytes (ai -new starts over)" % (
-        use, _n(turns, "turn"), h.size())))
+    out("%s: %s, %d bytes (ai -new starts over)" % (
+        use, _n(turns, "turn"), h.size()), shell.DIM)
 
 
 # -- models ---------------------------------------------------------------------

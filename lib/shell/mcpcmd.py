@@ -128,4 +128,4 @@ def _call(name, tool, text):
         result = result[:_MAX_SHOW] + "\n... (%d more characters)" % (len(result) - _MAX_SHOW)
     out(result)
     if shell.tty():
-        out("\x1b[2m(%d ms)\x1b[0m" % ticks_diff(ticks_ms(), t0))
+        out("(%d ms)" % ticks_diff(ticks_ms(), t0), shell.DIM)

@@ -1,7 +1,9 @@
 """Streaming markdown renderer for the console.
 
-    r = Render(write, tty=True)     # write(str) gets rendered pieces
-    r.feed(piece) ...               # reply text as it arrives, any split
+    r = Render(write, tty=True)     # write(str) gets rendered pieces (raw:
+                                    # they hold the renderer's escape codes)
+    r.feed(piece) ...               # reply text as it arrives, any split;
+                                    # sanitized first (shell.clean)
     r.close()                       # end of reply: flush, reset, end the line
 
 On a terminal (tty=True) the reply is shown with ANSI attributes as it
@@ -88,6 +90,7 @@ class Render:
     def feed(self, text):
         if not text:
             return
+        text = shell.clean(text)    # outside text: no control characters
         if not self.tty:
             self.col = 0 if text[-1] == "\n" else 1
             self.w(text.replace("\n", self.nl))
@@ -363,4 +366,4 @@ def Screen():
     """A reply on the console: a spinner until the first piece, then the
     rendered markdown. The sink polls the keyboard between pieces: Ctrl-C
     raises KeyboardInterrupt. end() stops the spinner and closes the reply."""
-    return Render(shell.write, shell.tty())
+    return Render(shell.raw, shell.tty())

@@ -23,7 +23,7 @@ escape codes are written.
 import sys
 
 import shell
-from shell import out, write, tty
+from shell import out, write, raw, clean, tty
 from compat import MICROPYTHON, const, ticks_ms, ticks_diff
 
 _MAX_LINE = const(512)
@@ -150,15 +150,20 @@ def _escape():
     return None if i < 0 else (_UP, _DOWN, _RIGHT, _LEFT, 1, 5)[i]
 
 
-def readline(prompt, history=None, complete=None, mask=None):
+def readline(prompt, history=None, complete=None, mask=None, style=None):
     """Read one line. None at the end of input or Ctrl-D on an empty line;
     Ctrl-C raises KeyboardInterrupt (after printing "^C"); "\x01" when a
     Ctrl-A on an empty line follows a Ctrl-C within half a second (what
     mpremote sends to get the raw REPL).
     complete(text_before_cursor) -> (start, [candidates]) replaces
-    text[start:cursor] by the candidate (see complete())."""
+    text[start:cursor] by the candidate (see complete()).
+    The prompt is shown sanitized (it may quote outside text), in style (an
+    SGR attribute such as shell.BOLD_GREEN) on a terminal."""
     if not tty():
         return _plain_line(prompt)
+    prompt = clean(prompt)
+    if style:
+        prompt = "\x1b[" + style + "m" + prompt + "\x1b[0m"
     _kbd(-1)
     try:
         return _edit(prompt, history, complete, mask)
@@ -171,25 +176,25 @@ def _edit(prompt, history, complete, mask):
     pos = 0         # the cursor
 
     def redraw():
-        s = "\r" + prompt + (mask * len(buf) if mask else "".join(buf)) + "\x1b[K"
+        s = "\r" + prompt + (mask * len(buf) if mask else clean("".join(buf))) + "\x1b[K"
         if len(buf) > pos:
             s += "\x1b[%dD" % (len(buf) - pos)
-        write(s)
+        raw(s)
 
     def insert(s):
         nonlocal pos
         for ch in s:
             if len(buf) >= _MAX_LINE:
-                write("\x07")
+                raw("\x07")
                 return
             buf.insert(pos, ch)
             pos += 1
         if pos == len(buf):
-            write(mask * len(s) if mask else s)
+            write(mask * len(s) if mask else s)     # typed: printable only
         else:
             redraw()
 
-    write(prompt)
+    raw(prompt)     # sanitized by readline
     hist = history.items if history is not None else []
     hpos = len(hist)
     saved = ""
@@ -226,23 +231,23 @@ def _edit(prompt, history, complete, mask):
                 pos -= 1
                 buf.pop(pos)
                 if pos == len(buf):
-                    write("\x08 \x08")
+                    raw("\x08 \x08")
                 else:
                     redraw()
         elif c == 0x15:                     # Ctrl-U
             buf, pos = [], 0
             redraw()
         elif c == 0x0C:                     # Ctrl-L
-            write("\x1b[2J\x1b[H")
+            raw("\x1b[2J\x1b[H")
             redraw()
         elif c == _LEFT:
             if pos:
                 pos -= 1
-                write("\x1b[D")
+                raw("\x1b[D")
         elif c == _RIGHT:
             if pos < len(buf):
                 pos += 1
-                write("\x1b[C")
+                raw("\x1b[C")
         elif c == 0x01:                     # Ctrl-A, Home
             if not buf and _intr[0] is not None and ticks_diff(ticks_ms(), _intr[0]) < 500:
                 # Ctrl-C, Enter, Ctrl-A in a burst: mpremote asking for the raw REPL
@@ -274,7 +279,7 @@ def _edit(prompt, history, complete, mask):
             except Exception:       # completion must never break the editor
                 continue
             if not cands:
-                write("\x07")
+                raw("\x07")
                 continue
             typed = before[start:]
             new = cands[0]
@@ -484,11 +489,9 @@ class Spinner:
             httpc.ON_WAIT = self.turn
 
     def turn(self):
-        write("\r\x1b[2m")
-        write("|/-\\"[self.n & 3])
-        write(" ")
-        write(self.label)
-        write("\x1b[0m")
+        raw("\r\x1b[2m" + "|/-\\"[self.n & 3] + " ")
+        write(self.label)       # may name a remote tool
+        raw("\x1b[0m")
         self.n += 1
         check_interrupt()
 
@@ -496,7 +499,7 @@ class Spinner:
         if self.on:
             import httpc
             httpc.ON_WAIT = None
-            write("\r\x1b[K")
+            raw("\r\x1b[K")
             self.on = False
 
 

@@ -6,11 +6,38 @@ import httpc
 import jsonstream
 
 
+_FIELDS = ("provider", "model", "key", "base_url", "max_tokens", "temperature",
+           "system", "timeout", "thinking", "use", "max_reply")
+
+
 def base_cfg(**kw):
-    """A resolved configuration as lib/ai/config.py hands it to a style."""
-    cfg = {"max_tokens": None, "temperature": None, "system": None, "timeout": 10,
-           "thinking": None, "tools_level": "native", "use": "chat", "max_reply": 16000}
-    cfg.update(kw)
+    """A configuration exactly as lib/ai/config.py resolves it for a style,
+    from overrides (no settings file: a store with an empty root), so tests
+    and product cannot drift apart. Keys resolve() takes as overrides go
+    through it (provider default "openai", key "sk-test", timeout 10);
+    tools_level becomes the "tools" override; key=None sends no key even
+    where the provider needs one (tests of the service's answer to that);
+    anything else (e.g. max_thinking) is set on the result."""
+    import store
+    from ai.config import resolve
+    o = {"provider": "openai", "key": "sk-test", "timeout": 10}
+    extra = {}
+    for k in kw:
+        if k == "key" and kw[k] is None:
+            extra[k] = None
+        elif k in _FIELDS:
+            o[k] = kw[k]
+        elif k == "tools_level":
+            o["tools"] = kw[k]
+        elif k not in ("name", "style"):    # resolve() takes these from the catalogue
+            extra[k] = kw[k]
+    saved = store._root, store._settings
+    store._root, store._settings = "", {}
+    try:
+        cfg = resolve(o)
+    finally:
+        store._root, store._settings = saved
+    cfg.update(extra)
     return cfg
 
 

@@ -60,7 +60,8 @@ def resolve(overrides=None):
     if entry is None:
         raise ConfigError("unknown provider '%s' (known: %s)" % (pid, ", ".join(catalog.ids())))
     cfg = {"provider": pid, "name": entry["name"], "style": entry["style"],
-           "use": use, "local": entry.get("local", False)}
+           "use": use, "local": entry.get("local", False),
+           "quirks": tuple(entry["quirks"].split())}
     sources = {}
     for field in ("model", "key", "base_url", "max_tokens", "temperature",
                   "system", "timeout", "thinking", "tools"):

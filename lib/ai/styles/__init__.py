@@ -1,7 +1,49 @@
 """API styles: one module per wire format (openai, anthropic, gemini) plus
-the text fallback. Each module exposes the same functions (see DESIGN.md and
-the top of each module): request, read_reply, read_stream, error_info,
-models_request, read_models. This package holds what they share."""
+the text fallback (text.py, which wraps any of them). This package holds
+what they share; a new style is a module here that follows the contract
+below, plus one line in load() and its catalogue entries (ai/catalog.py).
+
+THE STYLE CONTRACT. The driver (ai/__init__.py) resolves the settings into
+cfg (ai/config.py: provider, name, style, use, model, key, base_url,
+max_tokens, temperature, system, timeout, thinking, tools_level,
+max_reply, quirks, sources), sends, retries and words the errors; a style
+only translates. A style module opens with its wire format and exposes:
+
+  request(cfg, history, tools, stream) -> (url, headers, body)
+      history: re-iterable messages in the internal vocabulary (README:
+      Python API); iterate it lazily, it may be streamed from flash and is
+      walked at least twice (a length-counting pass, then the write).
+      tools: None or [{"name", "description", "parameters"}] (parameters may
+      be jsonstream.Raw). body: a jsonstream value tree (dicts, lists,
+      jsonstream.Array(factory) for long lists, Raw for pre-encoded JSON),
+      never one big string. stream: True for the streaming endpoint.
+  read_reply(cfg, body) -> Reply
+      body: the 200 response (readinto); parse it with jsonstream from the
+      socket, keep only what the Reply needs.
+  read_stream(cfg, events, sink) -> Reply
+      events: httpc.SSE of the 200 response (next() -> Event or None at the
+      end; an Event has readinto); sink(piece) gets reply text as it
+      arrives, never thinking text.
+  error_info(status, body, headers) -> (message, retry_after_s, kind)
+      for a non-200 reply; never raises on a garbage body; kind None |
+      "key" | "model" | "blocked" steers the hint the driver adds.
+  models_request(cfg, page_token) -> (url, headers)
+  read_models(cfg, body, add) -> next page token or None
+      add(model_id) per model of one page.
+
+Errors: a reply that cannot be used (mid-stream error event, truncated
+stream, a bound exceeded) raises StyleError with a message for a person
+(the driver prefixes the provider); jsonstream.JSONError and
+httpc.HTTPError pass through to the driver. Rarely used paths (error
+bodies, model lists) live in <style>_more.py, imported on first use.
+
+Memory rules: every text and argument bound comes from cfg["max_reply"]
+(TextBuffer); nothing grows with the reply but what the caller asked to
+keep; a parse buffer is reused across the events of one stream. Data the
+provider needs echoed verbatim rides in the assistant turn's "_echo" dict
+({"style": name, ...}) and is replayed only to the same style (and, where
+the field is provider-specific, the same provider).
+"""
 
 
 class StyleError(Exception):

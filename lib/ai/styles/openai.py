@@ -16,9 +16,9 @@ Wire format (what this module writes and reads):
      {"role": "tool", "tool_call_id": id, "content": s}],
    "tools": [{"type": "function",
               "function": {"name", "description", "parameters"}}],
-   "max_completion_tokens" | "max_tokens": n,      (max_tokens for Ollama/Kimi)
+   "max_completion_tokens" | "max_tokens": n,      (quirk max_tokens)
    "temperature": t, "reasoning_effort": e,
-   "stream_options": {"include_obfuscation": false}}   (OpenAI, streaming)
+   "stream_options": {"include_obfuscation": false}}   (quirk no_obfuscation)
 
   Reply: {"choices": [{"message": {"content": s | null, "refusal"?,
           "reasoning_content"?, "tool_calls"?: [...]}, "finish_reason"}]}
@@ -39,8 +39,10 @@ Wire format (what this module writes and reads):
   Models: GET {base}/models -> {"object": "list", "data": [{"id", ...}]},
   one page.
 
-Thinking: cfg["thinking"] -> reasoning_effort by provider (table _EFFORT);
-Kimi has no knob (thinking is chosen by model id) so nothing is sent.
+Provider differences are catalogue quirks (ai/catalog.py): max_tokens,
+effort_full, no_effort, no_obfuscation. Thinking: cfg["thinking"] ->
+reasoning_effort (the whole vocabulary with effort_full, else three levels;
+nothing with no_effort, e.g. Kimi, whose thinking is chosen by model id).
 
 Echo: Kimi thinking models answer 400 when an assistant tool-call message
 comes back without its reasoning_content, so a reply's reasoning_content is
@@ -57,16 +59,9 @@ from compat import const
 _MAX_CALLS = const(32)          # tool calls in one reply
 _MAX_ERROR = const(300)         # characters of an error message kept
 
-# thinking word -> reasoning_effort, per provider (None: send nothing)
-_EFFORT = {
-    "openai": {"minimal": "minimal", "low": "low", "medium": "medium",
-               "high": "high", "max": "max"},
-    "kimi": None,
-}
-_EFFORT_DEFAULT = {"minimal": "low", "low": "low", "medium": "medium",
-                   "high": "high", "max": "high"}
-# providers that only know the older max_tokens field
-_MAX_TOKENS_OLD = ("ollama", "kimi")
+# thinking word -> reasoning_effort where the service has three levels
+_EFFORT3 = {"minimal": "low", "low": "low", "medium": "medium",
+            "high": "high", "max": "high"}
 
 _FINISH = {"stop": "stop", "length": "length", "tool_calls": "tool_calls",
            "function_call": "tool_calls", "content_filter": "filter"}
@@ -87,19 +82,16 @@ def request(cfg, history, tools, stream):
             "messages": jsonstream.Array(lambda: _messages(cfg, history))}
     if tools:
         body["tools"] = jsonstream.Array(lambda: _tools(tools))
-    pid = cfg.get("provider")
+    quirks = cfg.get("quirks") or ()
     if cfg.get("max_tokens") is not None:
-        field = "max_tokens" if pid in _MAX_TOKENS_OLD else "max_completion_tokens"
+        field = "max_tokens" if "max_tokens" in quirks else "max_completion_tokens"
         body[field] = cfg["max_tokens"]
     if cfg.get("temperature") is not None:
         body["temperature"] = cfg["temperature"]
     word = cfg.get("thinking")
-    if word:
-        table = _EFFORT.get(pid, _EFFORT_DEFAULT)
-        if table and word in table:
-            body["reasoning_effort"] = table[word]
-    if stream and pid == "openai":
-        # OpenAI pads every delta with random text unless told not to
+    if word in _EFFORT3 and "no_effort" not in quirks:
+        body["reasoning_effort"] = word if "effort_full" in quirks else _EFFORT3[word]
+    if stream and "no_obfuscation" in quirks:
         body["stream_options"] = {"include_obfuscation": False}
     accept = "text/event-stream" if stream else "application/json"
     return cfg["base_url"] + "/chat/completions", _headers(cfg, accept), body

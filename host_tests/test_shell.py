@@ -339,11 +339,35 @@ def test_helper_answers_from_the_live_system(con):
     assert re.search(r"^  wifi ", out, re.M) and re.search(r"^  mcp ", out, re.M)
     assert not re.search(r"^  ls ", out, re.M)
     out = c.cmd("? what is running")
-    assert "console" in out and "? what is running" in out
+    assert "(from: ps)" in out and "console" in out and "? what is running" in out
+    rows = [ln for ln in out.splitlines() if re.match(r"^ *\d+  ", ln)]
+    assert len(rows) >= 2 and len({ln.index("s  ") for ln in rows}) == 1   # aligned
     out = c.cmd("? how much memory is free")
-    assert re.search(r"heap: \S+ KB free", out)
+    assert re.search(r"heap: .* KB free", out) and "(from: free)" in out
+    out = c.cmd("? what is my free memory")
+    assert re.search(r"heap: .* KB free", out) and "usage:" not in out
     out = c.cmd("? how much flash space is left")
-    assert "flash:" in out
+    assert "flash:" in out and "(from: df)" in out
+    for q in ("? what is the date", "? what time is it"):
+        out = c.cmd(q)
+        assert "(from: date)" in out and re.search(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", out, re.M), out
+    out = c.cmd("? what does date do")
+    assert "date: show the date and time" in out and "usage: date" in out
+    assert not re.search(r"^\d{4}-\d\d-\d\d", out, re.M)
+    out = c.cmd("? which folder am I in")
+    assert "(from: pwd)" in out and re.search(r"^/$", out, re.M)
+    no_traceback(c)
+
+
+def test_helper_sends_how_to_questions_to_the_model(con):
+    from fakes import FakeOpenAI, Text
+    with FakeOpenAI(flavor="ollama") as srv:
+        srv.queue(Text("Put a SPEC dict and main(args) in /bin/NAME.py."))
+        c = con(settings={"ai.general.provider": "ollama",
+                          "ai.general.base_url": srv.base_url})
+        out = c.cmd("? how do I write a script for the bin folder")
+        assert "Put a SPEC dict" in out and "Commands tagged" not in out
+        assert len([r for r in srv.requests if r.json]) == 1
     no_traceback(c)
 
 

@@ -1,12 +1,20 @@
 """The ? helper: plain-English questions answered from the live system first.
 
+    ? what is the date / what time is it          -> runs date
+    ? how much memory is free / what is my free memory -> runs free
+    ? how much flash space is left                -> runs df
+    ? what is running                             -> runs ps
+    ? which folder am I in                        -> runs pwd
+    ? what are my settings                        -> runs get (masked)
     ? where is boot.py            -> files whose name matches, with paths
     ? what does mcp do            -> the command's description and usage
                                      (or a file's first doc line)
-    ? what is running             -> the console's tasks
     ? what can I use for networking -> commands by tag (or description word)
-    ? how much memory / flash is free -> heap and flash figures
-Everything else goes to the model of use-type "helper" with a system prompt
+Questions about the machine's state run the read-only command that shows it
+(after a dim "(from: CMD)" line); questions about a command ("what does X
+do", "the X command", "describe X") describe it; how-to questions ("how do
+I ...", "how can I ...") and everything else go to the model of use-type
+"helper" with a system prompt
 that lists the installed commands (name and one line each, bounded), so the
 answer fits this machine. The answer streams (markdown on a terminal). With
 no provider configured the error names the command that configures one.
@@ -29,6 +37,13 @@ TAGS = ("network internet:network wifi:network online:network "
         "file:files folder:files director:files memory ram:memory "
         "flash:files setting:settings config:settings ai model:ai chat:ai "
         "mcp tool:mcp python script:python system help")
+
+# state questions: "topic words=command" (the read-only command that answers)
+STATE = ("date time clock day today=date;memory heap ram=free;"
+         "flash disk storage space=df;running tasks task processes=ps;"
+         "settings setting configuration=get")
+# a question about a command, not about the state it shows
+ABOUT = "does command commands usage describe explain help mean"
 
 # filler words between spaces (one string: a fraction of a tuple's flash)
 SKIP = (" the a an is are do does i me my can use for what which how to of "
@@ -65,7 +80,9 @@ def main(args):
     if not q:
         raise shell.UsageError("ask a question, e.g. ? where is boot.py")
     w = _words(q)
-    if not (_where(w) or _what_does(w) or _tasks(w) or _memory(w) or _by_tag(w)):
+    if w[:1] == ["how"] and w[1:2] != ["much"] and w[1:2] != ["many"]:
+        return _ask_model(q)        # how-to: the model knows, we do not
+    if not (_state(w) or _where(w) or _what_does(w) or _by_tag(w)):
         _ask_model(q)
 
 
@@ -178,35 +195,25 @@ def _what_does(words):
     return False
 
 
-def _tasks(words):
-    if not _any(words, "running tasks task processes ps"):
+def _state(words):
+    """Run the read-only command a state question asks about."""
+    if _any(words, ABOUT):
         return False
-    from compat import ticks_ms, ticks_diff
-    now = ticks_ms()
-    ts = shell.tasks()
-    out("Running tasks (%d), as ps shows:" % len(ts))
-    for tid, name, t0 in ts:
-        out("  %d  %s  (%d s)" % (tid, name, ticks_diff(now, t0) // 1000))
-    return True
-
-
-def _memory(words):
-    mem = _any(words, "memory heap ram")
-    fl = _any(words, "flash disk space storage")
-    if not (mem or fl) or not _any(words, "free much left used available"):
+    cmd = None
+    if "am" in words and _any(words, "folder directory where"):
+        cmd = "pwd"
+    elif _any(words, "where find locate"):
+        return False            # a file or command to find
+    for rule in STATE.split(";"):
+        keys, c = rule.split("=")
+        if cmd is None and _any(words, keys):
+            cmd = c
+    if cmd is None:
         return False
-    from shell import builtins
-    kb = builtins._kb
-    if mem:
-        h = builtins.heap()
-        if h:
-            out("heap: %s free, %s used (as free shows)" % (kb(h[1]), kb(h[0])))
-        else:
-            out("heap: not measurable on this interpreter")
-    if fl or not mem:
-        f = builtins.flash()
-        if f:
-            out("flash: %s free of %s (as df shows)" % (kb(f[1]), kb(f[0])))
+    if cmd in ("free", "df") and not _any(words, "free much left used available my"):
+        return False
+    out("(from: %s)" % cmd, shell.DIM)
+    shell.dispatch(cmd)
     return True
 
 

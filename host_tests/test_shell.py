@@ -215,7 +215,8 @@ def test_help_lists_registry_and_bin_scripts(con):
 
 
 def test_files_ls_cd_cat_mkdir_mv_rm(con):
-    c = con(files={"notes/a.txt": "line one\nline two\n", "notes/deep/x.bin": "\x00\x01"})
+    c = con(files={"notes/a.txt": "line one\nline two\n", "notes/deep/x.bin": "\x00\x01",
+                   "notes/deep/ctl.bin": "".join(chr(i) for i in range(1, 32)) * 4})
     out = c.cmd("ls")
     assert re.search(r"^ +[0-9.]+ K?B  boot\.py$", out, re.M)
     assert re.search(r"^ +notes/$", out, re.M) and re.search(r"^ +bin/$", out, re.M)
@@ -224,7 +225,9 @@ def test_files_ls_cd_cat_mkdir_mv_rm(con):
     out = c.cmd("cat a.txt", path="/notes")
     assert "line one\nline two" in out
     out = c.cmd("cat deep/x.bin", path="/notes")
-    assert "(binary file, 2 B)" in out
+    assert "(binary file, 2 B: 00 01)" in out
+    out = c.cmd("cat deep/ctl.bin", path="/notes")       # no NUL: control bytes
+    assert "(binary file, 124 B: 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f 10 ...)" in out
     c.cmd("mkdir sub", path="/notes")
     c.cmd("mv a.txt sub", path="/notes")
     assert c.exists("notes/sub/a.txt") and not c.exists("notes/a.txt")

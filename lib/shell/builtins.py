@@ -115,6 +115,31 @@ def _text(b):
         return "".join(chr(c) if c < 0x80 else "?" for c in b)
 
 
+def _binary(buf, n):
+    """Does the file's first chunk look binary? A NUL, bytes that are not
+    UTF-8 (an unfinished character at the end of the chunk is fine), or
+    more than one control byte in 16 (tab, newline, CR, form feed and
+    escape are text)."""
+    b = bytes(buf[:n])
+    if b"\x00" in b:
+        return True
+    try:
+        b.decode()
+    except UnicodeError:
+        cut = n - 1
+        while cut > 0 and cut > n - 4 and b[cut] & 0xC0 == 0x80:
+            cut -= 1
+        try:
+            b[:cut].decode()
+        except UnicodeError:
+            return True
+    ctl = 0
+    for c in b:
+        if c < 32 and c not in (9, 10, 12, 13, 27):
+            ctl += 1
+    return ctl * 16 > n
+
+
 def cat(args):
     host = resolve(args[0])
     st = _stat(host)
@@ -131,8 +156,10 @@ def cat(args):
             n = f.readinto(buf)
             if not n:
                 break
-            if first and b"\x00" in bytes(buf[:n]):
-                out("(binary file, %s)" % _kb(st[6]))
+            if first and _binary(buf, n):
+                import binascii
+                head = binascii.hexlify(buf[:16 if n > 16 else n], " ").decode()
+                out("(binary file, %s: %s%s)" % (_kb(st[6]), head, " ..." if n > 16 else ""))
                 return
             first = False
             data = carry + bytes(buf[:n])

@@ -512,9 +512,9 @@ if [ ! -f "%(seen)s" ]; then touch "%(seen)s"; echo "could not enter raw repl" >
 
 @pytest.mark.parametrize("second", ["ok", "fails"])
 def test_deploy_asks_mpremote_twice_then_explains(tmp_path, monkeypatch, capsys, second):
-    """The console steps aside on mpremote's first raw-REPL request (which
-    is spent on it), so deploy runs the chain once more; a second failure
-    is explained."""
+    """A console busy with a command spends mpremote's first raw-REPL
+    request (its Ctrl-C stops the command), so deploy runs the chain once
+    more; a second failure is explained."""
     fake = tmp_path / "mpremote"
     fake.write_text(FAKE_MPREMOTE % {"log": tmp_path / "log", "seen": tmp_path / "seen",
                                      "rest": "exit 0" if second == "ok" else "exit 1"})

@@ -2,8 +2,8 @@
 (tools/simboard.py: the MicroPython unix port behind a pseudo-terminal):
 make deploy twice (stock MicroPython) and with FROZEN=1, the deployed
 console over the serial line (help, an ai round against a loopback fake),
-the console handing over to mpremote's raw REPL at once and make repl.
-Each board runs in a folder under build/ that the
+the console handing over to mpremote's raw REPL at once, make repl, and
+make hil's heap table. Each board runs in a folder under build/ that the
 fixtures remove; nothing stays running (checked in
 test_simboard_stops_and_leaves_nothing_running)."""
 import os
@@ -248,6 +248,51 @@ def test_deploy_frozen_copies_only_boot_and_main(frozen):
         assert "main.py" in line.before and "lib" not in line.before.split(), line.before
     finally:
         line.close()
+
+
+def hil_rows(out):
+    """{scenario: [result, baseline, working, least free, heap]} of the table."""
+    rows = {}
+    for ln in out.splitlines():
+        m = re.match(r"^(\S+)\s+(ok|FAIL|skipped: .*?)(?:\s{2,}(.*))?$", ln)
+        if m and not ln.startswith("hil:"):
+            rows[m.group(1)] = [m.group(2)] + re.findall(r"([\d.]+) KB", m.group(3) or "")
+    return rows
+
+
+def test_make_hil_runs_the_scenarios_on_the_board_and_prints_the_heap_table(frozen):
+    r = make("hil", "PORT=" + frozen.tty, "HOST=127.0.0.1",
+             "ONLY=js_core,rounds-openai,console", dry=False, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    rows = hil_rows(r.stdout)
+    assert sorted(rows) == ["console", "js_core", "rounds-openai"], r.stdout
+    for name, (result, base, working, free, heap) in rows.items():
+        assert result == "ok", r.stdout
+        base, working, free, heap = (float(x) for x in (base, working, free, heap))
+        assert 0 < working < 64 and 0 < base < heap, r.stdout
+        assert abs(free - (heap - base - working)) < 0.2, r.stdout
+    # the console round works the most, a bare jsonstream run the least
+    assert float(rows["console"][2]) > float(rows["js_core"][2]), r.stdout
+    frozen.wait_log("simboard: hard reset", 2)      # left in its console
+
+
+def test_make_hil_without_host_skips_the_scenarios_with_servers(frozen):
+    r = make("hil", "PORT=" + frozen.tty, "ONLY=js_write,rounds-gemini", dry=False,
+             timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "no HOST given: the scenarios with servers are skipped" in r.stdout
+    rows = hil_rows(r.stdout)
+    assert rows["js_write"][0] == "ok" and rows["rounds-gemini"] == ["skipped: no HOST"]
+
+
+def test_hil_refuses_an_address_it_cannot_listen_on_and_unknown_names():
+    hil = [PY, os.path.join(ROOT, "tools", "hil.py"), "--port", "/nonexistent"]
+    r = subprocess.run(hil + ["--host", "192.0.2.1"], capture_output=True, text=True,
+                       timeout=WAIT)
+    assert r.returncode == 2 and "cannot listen on 192.0.2.1" in r.stdout, r.stdout
+    r = subprocess.run(hil + ["--only", "js_core,nope"], capture_output=True, text=True,
+                       timeout=WAIT)
+    assert r.returncode == 2 and "unknown scenario nope" in r.stdout, r.stdout
 
 
 def test_simboard_stops_and_leaves_nothing_running():

@@ -58,6 +58,7 @@ import tty
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOOLS = os.path.join(ROOT, "tools")
 sys.path.insert(0, TOOLS)
+from deploy import show  # noqa: E402
 from mpybuild import compile_tree  # noqa: E402
 from sim import tool  # noqa: E402
 
@@ -68,11 +69,6 @@ SOFT_REBOOT = b"MPY: soft reboot\r\n"
 INPUT_MAX = 64 * 1024           # bytes waiting for a board that is not reading
 OUTPUT_HOLD = 16 * 1024         # stop reading the board while this much waits
 QUICK = 2.0                     # seconds: a crash sooner than this is "quick"
-
-
-def show(path):
-    rel = os.path.relpath(path, ROOT)
-    return path if rel.startswith("..") else rel
 
 
 def _nonblocking(fd):

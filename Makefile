@@ -47,6 +47,10 @@ clean:
 #                                      boot.py and main.py with mpremote;
 #                                      FROZEN=1: our firmware, boot/main only
 #   make repl PORT=...                 open the console
+#   make hil PORT=... [HOST=address] [ONLY=name,...]
+#                        the MicroPython scenarios on the board: heap table
+#                        (README: "Testing on a board")
+#   make simboard        a simulated board on a serial line (build/simboard/tty)
 #   make certs                         regenerate lib/cacerts.py (CA roots)
 # Plain "=" so a PORT/BOARD in the environment does not leak in; set them
 # on the make command line. PORT=auto: the first USB serial port.
@@ -68,7 +72,7 @@ need_micropython = $(if $(MICROPY_DIR),,$(error give MICROPY_DIR=<path of a \
   MicroPython 1.28 or 1.29 checkout (git tag v1.28.0 or v1.29.0)>))$(if $(wildcard \
   $(MICROPY_DIR)/ports/esp32/Makefile),,$(error MICROPY_DIR=$(MICROPY_DIR) is not a \
   MicroPython checkout (no ports/esp32/Makefile)))
-.PHONY: firmware flash erase deploy repl certs
+.PHONY: firmware flash erase deploy repl certs hil simboard
 
 # "make" (not $(MAKE)) so that make -n prints these lines without running them
 firmware:
@@ -94,6 +98,12 @@ deploy: $(STAMP)
 
 repl: $(STAMP)
 	$(MPREMOTE) repl
+
+hil: $(STAMP)
+	$(PY) tools/hil.py --port $(PORT) $(if $(HOST),--host $(HOST)) $(if $(ONLY),--only $(ONLY))
+
+simboard: $(STAMP)
+	$(PY) tools/simboard.py $(SIMBOARD_ARGS)
 
 certs: $(STAMP)
 	$(PY) tools/cabundle.py $(CERTS_ARGS)

@@ -27,7 +27,7 @@ accounting (names interned on import, charged to the heap) for comparison.
 A scenario is host_tests/scenarios/<name>.py. It may `import heapmon` and call
 `heapmon.start()` after its imports: from then on a sampler thread records
 gc.mem_alloc() with a low gc.threshold, and `heapmon.report()` prints
-"HEAPMON baseline=<bytes> peak=<bytes>" which the runner parses. The peak is
+"HEAPMON baseline=<bytes> peak=<bytes> ..." which the runner parses. The peak is
 live data plus at most one threshold of garbage: an upper bound of the
 working set, reported next to the hard cap given by -X heapsize.
 r.imports is the baseline minus what the emulated flash takes (the heap the

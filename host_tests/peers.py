@@ -111,19 +111,22 @@ def free_port():
         s.close()
 
 
-def _accepts(port):
+def _accepts(port, host="127.0.0.1"):
     try:
-        socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+        socket.create_connection((host, port), timeout=0.5).close()
         return True
     except OSError:
         return False
 
 
 class Peer:
-    """One server process on 127.0.0.1:port; argv may contain "{port}"."""
+    """One server process on host:port (127.0.0.1 unless given); argv may
+    contain "{port}"."""
 
-    def __init__(self, name, argv, env=None, cwd=None, path="/mcp", port=None):
+    def __init__(self, name, argv, env=None, cwd=None, path="/mcp", port=None,
+                 host="127.0.0.1"):
         self.name = name
+        self.host = host
         self.argv_t = list(argv)
         self.env = env
         self.cwd = cwd
@@ -135,7 +138,7 @@ class Peer:
 
     @property
     def url(self):
-        return "http://127.0.0.1:%d%s" % (self.port, self.path)
+        return "http://%s:%d%s" % (self.host, self.port, self.path)
 
     @property
     def pid(self):
@@ -200,7 +203,7 @@ class Peer:
                 raise PeerError("%s exited with %s before accepting connections on port %d.\n"
                                 "command: %s\noutput:\n%s" % (self.name, rc, self.port,
                                                               " ".join(argv), self.log()))
-            if _accepts(self.port) and self.proc.poll() is None:
+            if _accepts(self.port, self.host) and self.proc.poll() is None:
                 self.startup_s = time.monotonic() - t0
                 STARTUPS.append((self.name, self.startup_s))
                 return
@@ -275,9 +278,10 @@ def _kill_all():
         p.kill()
 
 
-def sdk_peer(json=False, stateless=False, token=None):
-    """A not-yet-started Peer for the Python SDK server with these options."""
-    argv = [python_exe(), "-I", SDK_SCRIPT, "--port", "{port}"]
+def sdk_peer(json=False, stateless=False, token=None, host="127.0.0.1"):
+    """A not-yet-started Peer for the Python SDK server with these options
+    (host: the address it listens on)."""
+    argv = [python_exe(), "-I", SDK_SCRIPT, "--port", "{port}", "--host", host]
     if json:
         argv.append("--json")
     if stateless:
@@ -287,7 +291,7 @@ def sdk_peer(json=False, stateless=False, token=None):
     # cwd without lib/: the SDK's `mcp` must not meet ours
     name = "sdk-server%s%s%s" % (" json" if json else "", " stateless" if stateless else "",
                                  " token" if token else "")
-    return Peer(name, argv, cwd=PEERS_DIR)
+    return Peer(name, argv, cwd=PEERS_DIR, host=host)
 
 
 def start_sdk(json=False, stateless=False, token=None, timeout=START_TIMEOUT):

@@ -18,22 +18,13 @@ import pytest
 
 from fakes import FakeOpenAI, Text
 from mpyrun import tool
-from toolrun import PY, ROOT, load, run
+from toolrun import PY, ROOT, load, make, run
 
 BOARDS = {"ANTOS_ESP32": ("esp32", "0x1000"), "ANTOS_ESP32S3": ("esp32s3", "0x0")}
 LIB = os.path.join(ROOT, "lib")
 deploy = load("deploy")
 mpybuild = load("mpybuild")
 MICROPYTHON = tool("micropython")
-
-
-def make(*args, dry=True, env=None):
-    # as a person runs it: not as a sub-make of `make test` (which would add
-    # "Entering directory" lines and pass its own variables down)
-    e = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}
-    e.update(env or {})
-    return subprocess.run(["make"] + (["-n"] if dry else []) + list(args), cwd=ROOT,
-                          capture_output=True, text=True, env=e, timeout=120)
 
 
 def commands_of(r):
@@ -512,9 +503,9 @@ if [ ! -f "%(seen)s" ]; then touch "%(seen)s"; echo "could not enter raw repl" >
 
 @pytest.mark.parametrize("second", ["ok", "fails"])
 def test_deploy_asks_mpremote_twice_then_explains(tmp_path, monkeypatch, capsys, second):
-    """The console steps aside on mpremote's first raw-REPL request (which
-    is spent on it), so deploy runs the chain once more; a second failure
-    is explained."""
+    """A console busy with a command spends mpremote's first raw-REPL
+    request (its Ctrl-C stops the command), so deploy runs the chain once
+    more; a second failure is explained."""
     fake = tmp_path / "mpremote"
     fake.write_text(FAKE_MPREMOTE % {"log": tmp_path / "log", "seen": tmp_path / "seen",
                                      "rest": "exit 0" if second == "ok" else "exit 1"})

@@ -10,7 +10,6 @@ the simulated flash.
 import json
 import os
 import re
-import time
 import subprocess
 import sys
 
@@ -505,14 +504,17 @@ def test_mpremote_takes_over_from_the_prompt(con):
     c.send("abc\x01X\r")                  # Ctrl-A is Home on a line
     c.expect("Xabc")
     c.expect_prompt()
+    c.send("\r")                          # a person's Enter, then Ctrl-C: no hand-over
+    c.expect_prompt()
     c.send("\x03")
     c.expect("^C")
     c.expect_prompt()
-    time.sleep(0.7)
-    c.send("\x01")                        # a person's Ctrl-A later: nothing
+    c.send("\x01")                        # Ctrl-A on an empty line: nothing
     assert c.cmd("pwd").strip().endswith("/")
-    c.send("\r\x03\r\x01")                # mpremote's enter_raw_repl burst
+    c.send("\r\x03\r\x01")                # mpremote's enter_raw_repl bursts
     c.expect("(Python REPL for mpremote; shell.run() comes back)")
+    c.expect("raw REPL; CTRL-B to exit")  # the REPL got mpremote's Enter, Ctrl-A
+    c.send("\x02")                        # Ctrl-B: the friendly REPL
     c.expect(">>> ")
     c.send("1+2\r")
     c.expect("3")

@@ -111,6 +111,19 @@ def commands(port="auto", lib=True, reset=True, tool=None, march="xtensawin",
     return cmds
 
 
+def run_mpremote(argv, **kw):
+    """subprocess.run(argv, **kw) of an mpremote command, once more if it
+    fails: the AntOS console at its prompt steps aside at once when mpremote
+    asks for the raw REPL, but one busy with a command spends that first
+    request (its Ctrl-C stops the command)."""
+    r = subprocess.run(argv, **kw)
+    if r.returncode:
+        print("mpremote: trying again (a console busy with a command spends the first "
+              "request)", file=sys.stderr, flush=True)
+        r = subprocess.run(argv, **kw)
+    return r
+
+
 def printable(argv):
     """shlex-quoted, with paths inside the repository made relative to it
     (the printed commands are meant to be run from the repository root);
@@ -150,13 +163,7 @@ def main(argv=None):
         return 1
     for c in cmds:
         print("+ " + printable(c), flush=True)
-        r = subprocess.run(c, cwd=ROOT)
-        if r.returncode and c[0] == tool:
-            # the AntOS console steps aside when mpremote asks for the raw
-            # REPL, but that first request is spent on it: ask again
-            print("deploy: trying again (a running console steps aside for mpremote)",
-                  file=sys.stderr, flush=True)
-            r = subprocess.run(c, cwd=ROOT)
+        r = run_mpremote(c, cwd=ROOT) if c[0] == tool else subprocess.run(c, cwd=ROOT)
         if r.returncode:
             if c[0] == tool:
                 print(NOT_RAW % (show(tool), a.port, show(tool)), file=sys.stderr)

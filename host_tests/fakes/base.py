@@ -327,6 +327,7 @@ class FakeServer:
 
     PREFIX = "/v1"
     CRLF = False
+    host = "127.0.0.1"       # listened on and put in base_url (tools/hil.py: one a board reaches)
     delta_size = 5           # characters per streamed text delta
 
     def __init__(self, key="sk-test", models=None):
@@ -342,7 +343,7 @@ class FakeServer:
 
     # -- lifecycle
     def start(self):
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._httpd = ThreadingHTTPServer((self.host, 0), _Handler)
         self._httpd.daemon_threads = True
         self._httpd.block_on_close = False
         self._httpd.fake = self
@@ -377,7 +378,7 @@ class FakeServer:
 
     @property
     def base_url(self):
-        return "http://127.0.0.1:%d%s" % (self.port, self.PREFIX)
+        return "http://%s:%d%s" % (self.host, self.port, self.PREFIX)
 
     @property
     def last(self):

@@ -1,16 +1,19 @@
 """MCP test peer: the official Python SDK (PyPI `mcp`, 2.x MCPServer API)
-serving Streamable HTTP on 127.0.0.1:PORT/mcp, for host tests of lib/mcp.
+serving Streamable HTTP on 127.0.0.1:PORT/mcp (or --host), for host tests of
+lib/mcp and make hil.
 
 Run it as its own process with the venv's CPython and isolation so that our
 lib/ (which has its own `mcp` package) is never on sys.path:
 
     .venv/bin/python -I host_tests/peers/sdk_server.py --port P
-        [--json] [--stateless] [--token T]
+        [--json] [--stateless] [--token T] [--host ADDRESS]
 
 --json       replies are application/json instead of text/event-stream
 --stateless  no Mcp-Session-Id, every request stands alone
 --token T    require `Authorization: Bearer T`; otherwise 401 with
              WWW-Authenticate (the SDK's own TokenVerifier + AuthSettings)
+--host A     listen on A instead of 127.0.0.1 (make hil: an address of
+             this computer that a board reaches over WiFi)
 
 Tools: add, echo, get_weather, fail (raises -> isError), slow_count
 (progress notifications + log messages before the answer).
@@ -52,10 +55,10 @@ class StaticToken:
         return AccessToken(token=token, client_id="peers-test", scopes=[])
 
 
-def build(port, token):
+def build(port, token, host):
     kw = {"log_level": "WARNING"}
     if token:
-        base = "http://127.0.0.1:%d" % port
+        base = "http://%s:%d" % (host, port)
         kw["token_verifier"] = StaticToken(token)
         kw["auth"] = AuthSettings(issuer_url=base, resource_server_url=base + "/mcp",
                                   validate_token_resource=False)
@@ -111,10 +114,11 @@ def main():
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--stateless", action="store_true")
     ap.add_argument("--token")
+    ap.add_argument("--host", default="127.0.0.1")
     a = ap.parse_args()
     threading.Thread(target=watch_parent, daemon=True).start()
-    app = build(a.port, a.token)
-    app.run("streamable-http", host="127.0.0.1", port=a.port, streamable_http_path="/mcp",
+    app = build(a.port, a.token, a.host)
+    app.run("streamable-http", host=a.host, port=a.port, streamable_http_path="/mcp",
             json_response=a.json, stateless_http=a.stateless)
 
 

@@ -24,12 +24,12 @@ import sys
 
 import shell
 from shell import out, write, raw, clean, tty
-from compat import MICROPYTHON, const, ticks_ms, ticks_diff
+from compat import MICROPYTHON, const
 
 _MAX_LINE = const(512)
+_BURST = const(30)  # ms: bytes a program writes at once arrive closer than this
 
 _pending = []      # bytes read while polling for Ctrl-C: type-ahead
-_intr = [None]     # ticks_ms of the last Ctrl-C in readline
 _poll = None
 
 
@@ -66,21 +66,43 @@ def _read_raw():
     return d[0]
 
 
+def _ready(ms):
+    """True when a byte can be read within ms milliseconds."""
+    global _poll
+    try:
+        if _poll is None:
+            import select
+            _poll = select.poll()
+            _poll.register(sys.stdin, select.POLLIN)
+        return bool(_poll.poll(ms))
+    except (OSError, ValueError, AttributeError, TypeError):
+        return False
+
+
+def _follows(byte):
+    """True, and the byte taken, when the next input byte is `byte` and comes
+    within _BURST ms: sent together with the one before by a program, not
+    typed. Any other byte stays as type-ahead."""
+    if not _pending:
+        if not _ready(_BURST):
+            return False
+        c = _read_raw()
+        if c is None:
+            return False
+        _pending.append(c)
+    if _pending[0] != byte:
+        return False
+    _pending.pop(0)
+    return True
+
+
 def check_interrupt():
     """Raise KeyboardInterrupt if Ctrl-C was typed. Other keys are kept as
     type-ahead for the next line. Cheap when nothing was typed."""
-    global _poll
     if not tty():
         return
     for _ in range(64):
-        try:        # a byte to read now (no wait)?
-            if _poll is None:
-                import select
-                _poll = select.poll()
-                _poll.register(sys.stdin, select.POLLIN)
-            if not _poll.poll(0):
-                return
-        except (OSError, ValueError, AttributeError, TypeError):
+        if not _ready(0):
             return
         c = _read_raw()
         if c is None:
@@ -152,9 +174,9 @@ def _escape():
 
 def readline(prompt, history=None, complete=None, mask=None, style=None):
     """Read one line. None at the end of input or Ctrl-D on an empty line;
-    Ctrl-C raises KeyboardInterrupt (after printing "^C"); "\x01" when a
-    Ctrl-A on an empty line follows a Ctrl-C within half a second (what
-    mpremote sends to get the raw REPL).
+    Ctrl-C raises KeyboardInterrupt (after printing "^C"); "\x01" when
+    mpremote asks for the raw REPL: Enter and Ctrl-C in one burst on an
+    empty line (its first bytes).
     complete(text_before_cursor) -> (start, [candidates]) replaces
     text[start:cursor] by the candidate (see complete()).
     The prompt is shown sanitized (it may quote outside text), in style (an
@@ -208,6 +230,11 @@ def _edit(prompt, history, complete, mask):
             if c is None:
                 continue
         if c in (0x0D, 0x0A):
+            if not buf and _follows(0x03):
+                # Enter + Ctrl-C in one burst: mpremote asking for the raw
+                # REPL; its Enter, Ctrl-A that follow reach the REPL
+                write("\n")
+                return "\x01"
             if c == 0x0D and _pending[:1] == [0x0A]:
                 _pending.pop(0)
             write("\n")
@@ -217,7 +244,6 @@ def _edit(prompt, history, complete, mask):
             return line
         if c == 0x03:
             write("^C\n")
-            _intr[0] = ticks_ms()
             raise KeyboardInterrupt
         if c == 0x04 and not buf:           # Ctrl-D on an empty line
             write("\n")
@@ -249,10 +275,6 @@ def _edit(prompt, history, complete, mask):
                 pos += 1
                 raw("\x1b[C")
         elif c == 0x01:                     # Ctrl-A, Home
-            if not buf and _intr[0] is not None and ticks_diff(ticks_ms(), _intr[0]) < 500:
-                # Ctrl-C, Enter, Ctrl-A in a burst: mpremote asking for the raw REPL
-                write("\n")
-                return "\x01"
             pos = 0
             redraw()
         elif c == 0x05:                     # Ctrl-E, End

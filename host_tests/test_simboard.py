@@ -1,0 +1,320 @@
+"""The board paths with the real mpremote, against a simulated board
+(tools/simboard.py: the MicroPython unix port behind a pseudo-terminal):
+make deploy twice (stock MicroPython) and with FROZEN=1, the deployed
+console over the serial line (help, an ai round against a loopback fake),
+the console handing over to mpremote's raw REPL at once, make repl, and
+make hil's heap table. Each board runs in a folder under build/ that the
+fixtures remove; nothing stays running (checked in
+test_simboard_stops_and_leaves_nothing_running)."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import pexpect
+import pytest
+import serial
+
+from fakes import FakeOpenAI, Text
+from toolrun import PY, ROOT, load, make, make_env
+
+SIMBOARD = os.path.join(ROOT, "tools", "simboard.py")
+BUILD = os.path.join(ROOT, "build")
+MPREMOTE = os.path.join(os.path.dirname(PY), "mpremote")
+deploy = load("deploy")
+WAIT = 60       # seconds for any one thing the board does: generous on a busy machine
+
+
+def board_pids(flash):
+    """Processes running a board on this flash folder (from their environment)."""
+    mark = b"SIMBOARD_FLASH=" + flash.encode() + b"\0"
+    pids = []
+    for pid in os.listdir("/proc"):
+        try:
+            with open("/proc/%s/environ" % pid, "rb") as f:
+                if mark in f.read() + b"\0":
+                    pids.append(int(pid))
+        except (OSError, ValueError):
+            pass
+    return pids
+
+
+class Board:
+    """tools/simboard.py in its own folder under build/, with its log."""
+
+    def __init__(self, frozen=False, settings=None, launcher=()):
+        os.makedirs(BUILD, exist_ok=True)
+        self.folder = tempfile.mkdtemp(prefix="simboard-", dir=BUILD)
+        self.tty = os.path.join(self.folder, "tty")
+        self.flash = os.path.join(self.folder, "flash")
+        os.makedirs(self.flash)
+        if settings:
+            with open(os.path.join(self.flash, "settings.json"), "w") as f:
+                f.write(settings)
+        self.logpath = os.path.join(self.folder, "simboard.log")
+        with open(self.logpath, "w") as log:
+            self.proc = subprocess.Popen(
+                list(launcher) + [PY, SIMBOARD, "--dir", self.folder]
+                + (["--frozen"] if frozen else []),
+                stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+        self.wait_log("simboard: serial ")
+
+    def log(self):
+        with open(self.logpath) as f:
+            return f.read()
+
+    def wait_log(self, text, count=1):
+        """Until text is in the log count times (the board did it)."""
+        deadline = time.monotonic() + WAIT
+        while self.log().count(text) < count:
+            assert time.monotonic() < deadline, "no %r in the log:\n%s" % (text, self.log())
+            assert self.proc.poll() is None or "simboard: stopped" in text, self.log()
+            time.sleep(0.05)
+
+    def files(self):
+        """Every file on the board's flash, as board paths."""
+        out = set()
+        for d, _, names in os.walk(self.flash):
+            for n in names:
+                out.add("/" + os.path.relpath(os.path.join(d, n), self.flash))
+        return out
+
+    def console(self):
+        """The serial line with the console at its prompt; a board left in
+        the REPL is soft-reset (Ctrl-D) first, which starts main.py."""
+        line = Line(self.tty)
+        line.send("\r")
+        if line.expect("/> ", ">>> ") == ">>> ":
+            line.send("\x04")
+            line.expect("/> ")
+        return line
+
+    def mpremote(self, *args):
+        return subprocess.run([MPREMOTE, "connect", self.tty] + list(args), cwd=ROOT,
+                              capture_output=True, text=True, timeout=WAIT * 2)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+        self.proc.wait(WAIT)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+class Line:
+    """The board's serial port opened with pyserial, as a terminal program does."""
+
+    def __init__(self, path):
+        self.port = serial.Serial(path, 115200, timeout=0.1)
+        self.seen = b""
+
+    def send(self, text):
+        self.port.write(text.encode())
+
+    def expect(self, *texts):
+        """Read until one of texts arrives; -> that text. What came before
+        it is in self.before (decoded)."""
+        deadline = time.monotonic() + WAIT
+        while True:
+            got = self.seen.decode("utf-8", "replace")
+            hits = [(got.find(t), t) for t in texts if t in got]
+            if hits:
+                at, t = min(hits)
+                self.before = got[:at]
+                self.seen = self.seen[len(got[:at + len(t)].encode()):]
+                return t
+            assert time.monotonic() < deadline, "none of %r in %r" % (texts, got[-600:])
+            self.seen += self.port.read(4096)
+
+    def close(self):
+        self.port.close()
+
+
+@pytest.fixture(scope="module")
+def provider():
+    with FakeOpenAI(flavor="ollama") as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def stock(provider):
+    """A board with stock MicroPython: an empty flash but its settings (the
+    ai.general provider is the fake)."""
+    b = Board(settings='{"ai.general.provider": "ollama", "ai.general.base_url": "%s", '
+                       '"ai.general.model": "llama3.2"}' % provider.base_url)
+    yield b
+    b.stop()
+
+
+@pytest.fixture(scope="module")
+def deployed(stock):
+    """The stock board after make deploy (output kept for the deploy test)."""
+    r = make("deploy", "PORT=" + stock.tty, dry=False, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    stock.wait_log("simboard: hard reset")
+    stock.first_deploy = r
+    return stock
+
+
+@pytest.fixture(scope="module")
+def frozen():
+    """A board that plays our firmware: lib/ frozen in, an empty flash."""
+    b = Board(frozen=True)
+    yield b
+    b.stop()
+
+
+def up_to_date(out):
+    return set(re.findall(r"^Up to date: (\S+)$", out, re.M))
+
+
+def test_deploy_copies_then_skips_unchanged_files_and_resets(deployed):
+    files, _ = deploy.lib_files()
+    r = deployed.first_deploy
+    assert deployed.files() == {dev for dev, _ in files} | {"/boot.py", "/main.py",
+                                                          "/settings.json"}, r.stdout
+    copies = [(os.path.join(ROOT, "firmware", n), "/" + n) for n in ("boot.py", "main.py")]
+    for local, dev in copies + [(local, dev) for dev, local in files]:
+        with open(local, "rb") as a, open(deployed.flash + dev, "rb") as b:
+            assert a.read() == b.read(), dev
+    assert not up_to_date(r.stdout)
+    # the reset started main.py: the console answers on the serial line
+    deployed.console().close()
+    before = {p: os.stat(deployed.flash + p).st_mtime_ns for p in deployed.files()}
+    again = make("deploy", "PORT=" + deployed.tty, dry=False, timeout=600)
+    assert again.returncode == 0, again.stdout + again.stderr
+    # every file was checked by its hash and left alone
+    assert up_to_date(again.stdout) == {dev for _, dev in copies} | {d for d, _ in files}
+    assert {p: os.stat(deployed.flash + p).st_mtime_ns for p in deployed.files()} == before
+    # the console at its prompt handed the line over at mpremote's first request
+    assert "trying again" not in again.stderr, again.stderr
+    deployed.wait_log("simboard: hard reset", 2)
+
+
+def test_deployed_console_answers_help_and_ai_over_the_serial_line(deployed, provider):
+    line = deployed.console()
+    try:
+        line.send("help\r")
+        line.expect("/> ")
+        for name in ("ls", "free", "ai", "mcp", "reboot"):
+            assert re.search(r"^\s+%s\s" % name, line.before, re.M), line.before
+        provider.queue(Text("Hello over the serial line."))
+        line.send("ai hello there\r")
+        line.expect("/> ")
+        assert "Hello over the serial line." in line.before, line.before
+        assert provider.last.json["messages"][-1]["content"] == "hello there"
+    finally:
+        line.close()
+
+
+def test_console_steps_aside_at_mpremotes_first_request(deployed):
+    deployed.console().close()            # waiting at its prompt
+    raw = deployed.log().count("soft reboot (raw REPL)")
+    r = deployed.mpremote("exec", "print('in the ' + 'raw REPL')")
+    assert r.returncode == 0 and "in the raw REPL" in r.stdout, r.stdout + r.stderr
+    # mpremote's soft reset in the raw REPL: the console did not take it
+    deployed.wait_log("simboard: soft reboot (raw REPL)", raw + 1)
+
+
+def test_make_repl_reaches_the_console(deployed):
+    deployed.console().close()
+    child = pexpect.spawn("make", ["repl", "PORT=" + deployed.tty], cwd=ROOT,
+                          env=make_env(), encoding="utf-8", timeout=WAIT)
+    try:
+        child.expect_exact("Connected to MicroPython")
+        child.send("\r")
+        child.expect_exact("/> ")
+        child.send("pwd\r")
+        child.expect(r"pwd\r\n/\r\n")
+        child.send("\x1d")                  # Ctrl-]: leave mpremote's terminal
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+
+
+def test_deploy_frozen_copies_only_boot_and_main(frozen):
+    r = make("deploy", "PORT=" + frozen.tty, "FROZEN=1", dry=False, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "mpybuild" not in r.stdout
+    assert frozen.files() == {"/boot.py", "/main.py"}
+    frozen.wait_log("simboard: hard reset")
+    line = frozen.console()             # main.py starts the frozen console
+    try:
+        line.send("ls /\r")
+        line.expect("/> ")
+        assert "main.py" in line.before and "lib" not in line.before.split(), line.before
+    finally:
+        line.close()
+
+
+def hil_rows(out):
+    """{scenario: [result, baseline, working, least free, heap]} of the table."""
+    rows = {}
+    for ln in out.splitlines():
+        m = re.match(r"^(\S+)\s+(ok|FAIL|skipped: .*?)(?:\s{2,}(.*))?$", ln)
+        if m and not ln.startswith("hil:"):
+            rows[m.group(1)] = [m.group(2)] + re.findall(r"([\d.]+) KB", m.group(3) or "")
+    return rows
+
+
+def test_make_hil_runs_the_scenarios_on_the_board_and_prints_the_heap_table(frozen):
+    resets = frozen.log().count("simboard: hard reset")
+    r = make("hil", "PORT=" + frozen.tty, "HOST=127.0.0.1",
+             "ONLY=js_core,rounds-openai,console", dry=False, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    rows = hil_rows(r.stdout)
+    assert sorted(rows) == ["console", "js_core", "rounds-openai"], r.stdout
+    for name, (result, base, working, free, heap) in rows.items():
+        assert result == "ok", r.stdout
+        base, working, free, heap = (float(x) for x in (base, working, free, heap))
+        assert 0 < working < 64 and 0 < base < heap, r.stdout
+        assert abs(free - (heap - base - working)) < 0.2, r.stdout
+    # the console round works the most, a bare jsonstream run the least
+    assert float(rows["console"][2]) > float(rows["js_core"][2]), r.stdout
+    frozen.wait_log("simboard: hard reset", resets + 1)     # left in its console
+
+
+def test_make_hil_without_host_skips_the_scenarios_with_servers(frozen):
+    r = make("hil", "PORT=" + frozen.tty, "ONLY=js_write,rounds-gemini", dry=False,
+             timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "no HOST given: the scenarios with servers are skipped" in r.stdout
+    rows = hil_rows(r.stdout)
+    assert rows["js_write"][0] == "ok" and rows["rounds-gemini"] == ["skipped: no HOST"]
+
+
+def test_hil_refuses_an_address_it_cannot_listen_on_and_unknown_names():
+    hil = [PY, os.path.join(ROOT, "tools", "hil.py"), "--port", "/nonexistent"]
+    r = subprocess.run(hil + ["--host", "192.0.2.1"], capture_output=True, text=True,
+                       timeout=WAIT)
+    assert r.returncode == 2 and "cannot listen on 192.0.2.1" in r.stdout, r.stdout
+    r = subprocess.run(hil + ["--only", "js_core,nope"], capture_output=True, text=True,
+                       timeout=WAIT)
+    assert r.returncode == 2 and "unknown scenario nope" in r.stdout, r.stdout
+
+
+def test_simboard_stops_and_leaves_nothing_running():
+    # stopped by SIGTERM
+    b = Board()
+    assert os.path.islink(b.tty) and board_pids(b.flash)
+    b.proc.terminate()
+    assert b.proc.wait(WAIT) == 0
+    assert b.log().endswith("simboard: stopped\n") and not os.path.lexists(b.tty)
+    assert board_pids(b.flash) == []
+    b.stop()
+    # the program that started it dies (a test run killed): it stops by itself
+    b = Board(launcher=[sys.executable, "-c", "import subprocess, sys, time; "
+                        "subprocess.Popen(sys.argv[1:]); time.sleep(600)"])
+    pids = board_pids(b.flash)
+    assert pids
+    b.proc.kill()
+    b.wait_log("simboard: stopped")
+    assert not os.path.lexists(b.tty)
+    deadline = time.monotonic() + WAIT
+    while board_pids(b.flash):
+        assert time.monotonic() < deadline, board_pids(b.flash)
+        time.sleep(0.05)
+    b.stop()

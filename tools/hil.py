@@ -1,0 +1,340 @@
+"""The MicroPython scenarios on a board, with their heap (make hil).
+
+    python tools/hil.py --port PORT [--host ADDRESS] [--only NAME,...]
+                        [--timeout 120] [--list]
+
+The board runs our firmware (lib/ frozen) or stock MicroPython with lib/
+deployed (make deploy): lib/ is not copied here. What is: the scenarios of
+host_tests/scenarios that read no file of this computer, with their helpers
+(heapmon, aisteps), compiled with mpy-cross -march=xtensawin (bytecode that
+any MicroPython 1.23+ loads), into /hil on the board in one mpremote call
+(files whose hash matches are skipped; the folders in /hil, the scenarios'
+settings, are emptied first). Each scenario then runs
+in its own mpremote call, so on a freshly soft-reset heap, as
+
+    import sys; sys.path.insert(0, "/hil"); sys.argv[:] = [NAME, ARGS...]; import NAME
+
+and its HEAPMON line (host_tests/scenarios/heapmon.py) fills a table:
+  baseline   heap in use once the scenario's imports are done
+  working    the sampled peak above the baseline: what README's "working
+             set" column bounds on the unix port (64-bit objects, so the
+             board's figure should be well under it)
+  least free the heap's size minus the peak: the free heap at the worst moment
+A board without _thread samples only at the start and the end: its row
+says "lower bound". A scenario passes when mpremote succeeds and its
+output has the line the tests check for.
+
+Scenarios that talk to servers (the fake LLM providers of host_tests/fakes,
+the MCP Python SDK server, the reference "everything" server) run them on
+this computer, listening on --host: an address of this computer that the
+board reaches (over WiFi: boot.py joins the network in the board's
+settings). Without --host they are skipped, with a line saying so; a
+server that cannot start (Node or the SDK missing) skips its scenarios too.
+Exit status 0 when every scenario that ran passed, 1 otherwise.
+"""
+import argparse
+import contextlib
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCEN = os.path.join(ROOT, "host_tests", "scenarios")
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "host_tests"))
+import deploy  # noqa: E402
+from mpybuild import compile_tree  # noqa: E402
+
+HELPERS = ("heapmon", "aisteps")
+STORE = "/hil/store-dir"        # settings folder of the scenarios that take one,
+CONSOLE = "/hil/console-dir"    # and the console scenario's (not module names:
+                                # /hil is on sys.path)
+CLEAN = """import os
+def rm(p):
+    try:
+        for e in os.ilistdir(p):
+            rm(p + "/" + e[0])
+        os.rmdir(p)
+    except OSError:
+        try:
+            os.remove(p)
+        except OSError:
+            pass
+try:
+    os.mkdir("/hil")
+except OSError:
+    pass
+for e in os.ilistdir("/hil"):
+    if e[1] == 0x4000:
+        rm("/hil/" + e[0])
+for p in (%r, %r):
+    os.mkdir(p)
+""" % (STORE, CONSOLE)
+LAUNCH = 'import sys;sys.path.insert(0,"/hil");sys.argv[:]=%r;import %s'
+
+
+class ServerError(Exception):
+    """A server could not start (a missing tool, not the board's fault)."""
+
+
+class Servers:
+    """The servers scenarios talk to, listening on host, started on first
+    use and stopped by close()."""
+
+    def __init__(self, host):
+        self.host = host
+        self.mcp_peers = {}
+
+    def fake(self, cls, **kw):
+        srv = cls(**kw)
+        srv.host = self.host
+        return srv
+
+    def mcp(self, name):
+        """URL of the MCP server "sdk" or "everything" (PeerError if it
+        cannot start)."""
+        import peers
+        try:
+            if name not in self.mcp_peers and name == "sdk":
+                peers.require_sdk()
+                self.mcp_peers[name] = peers.sdk_peer(host=self.host).start()
+            elif name not in self.mcp_peers:    # it listens on every address
+                self.mcp_peers[name] = peers.start_everything()
+        except peers.PeerError as e:
+            raise ServerError(str(e).splitlines()[0])
+        return "http://%s:%d/mcp" % (self.host, self.mcp_peers[name].port)
+
+    def close(self):
+        for p in self.mcp_peers.values():
+            p.close()
+
+
+def _styles():
+    from fakes import FakeAnthropic, FakeGemini, FakeOpenAI
+    return {"openai": (FakeOpenAI, "gpt-4o-mini", "sk-test"),
+            "anthropic": (FakeAnthropic, "claude-sonnet-4-5", "sk-ant-test"),
+            "gemini": (FakeGemini, "gemini-2.5-flash", "AIza-test")}
+
+
+@contextlib.contextmanager
+def rounds(srv, tmp, style, tools=False, mcp=False):
+    """A chat round and a streamed round (tools: after a tool round trip),
+    or with mcp the tool loop with the SDK server's get_weather."""
+    from fakes import Calls, Text
+    fake, model, key = _styles()[style]
+    url = srv.mcp("sdk") if mcp else None
+    with srv.fake(fake, key=key, models=[model]) as f:
+        f.options(chunked=True)
+        if mcp:
+            f.queue(Calls([("sdk__get_weather", {"city": "Rochdale"})]))
+            yield [style, f.base_url, model, key, STORE, url], ()
+            return
+        if tools:
+            f.queue(Calls([("get_weather", {"city": "Rochdale"})]))
+        f.queue(Text("Hello from the fake."), Text("A streamed answer in small pieces."))
+        yield [style, f.base_url, model, key, STORE] + (["tools"] if tools else []), ()
+
+
+@contextlib.contextmanager
+def console(srv, tmp):
+    """The console's ai command with an MCP tool call: settings copied in."""
+    from fakes import Calls, FakeOpenAI
+    url = srv.mcp("sdk")
+    with srv.fake(FakeOpenAI, flavor="ollama") as f:
+        f.options(chunked=True)
+        f.queue(Calls([("sdk__get_weather", {"city": "Rochdale"})]))
+        settings = os.path.join(tmp, "settings.json")
+        with open(settings, "w") as out:
+            json.dump({"ai.general.provider": "ollama", "ai.general.base_url": f.base_url,
+                       "ai.general.model": "llama3.2", "mcp.sdk.url": url,
+                       "ai.tools.approve": "always"}, out)
+        yield [CONSOLE], [(settings, CONSOLE + "/settings.json")]
+
+
+@contextlib.contextmanager
+def mcp_server(srv, tmp, name):
+    yield [srv.mcp(name)], ()
+
+
+def cases():
+    """(name, scenario, the output line it must print or None, set-up or
+    None): a set-up takes (servers, tmp folder) and yields (argv, files to
+    copy to the board first)."""
+    out = [(n, n, None, None) for n in ("js_core", "js_stream", "js_write")]
+    for style in ("openai", "anthropic", "gemini"):
+        out.append(("rounds-" + style, "ai_rounds", "small pieces.' None",
+                    lambda s, t, st=style: rounds(s, t, st)))
+        out.append(("tools-" + style, "ai_rounds", "small pieces.' None",
+                    lambda s, t, st=style: rounds(s, t, st, tools=True)))
+    out.append(("mcp_sdk", "mcp_sdk", "slow ('counted to 3', None)",
+                lambda s, t: mcp_server(s, t, "sdk")))
+    out.append(("mcp_everything", "mcp_everything", "long ('Long running operation completed.",
+                lambda s, t: mcp_server(s, t, "everything")))
+    for style in ("openai", "anthropic", "gemini"):
+        out.append(("loop-" + style, "ai_mcp_loop", "RUN 'tool said: Rochdale: 12 C, drizzle'",
+                    lambda s, t, st=style: rounds(s, t, st, mcp=True)))
+    out.append(("console", "aicmd_mem", "tool said: Rochdale: 12 C, drizzle", console))
+    return out
+
+
+class Row:
+    def __init__(self, name):
+        self.name = name
+        self.result = "ok"
+        self.heapmon = {}
+        self.detail = ""
+
+    def cells(self):
+        h = self.heapmon
+        if not h:
+            return [self.name, self.result, "", "", "", ""]
+        base, peak, heap = int(h["baseline"]), int(h["peak"]), int(h["heap"])
+        working = kb(peak - base) + (" (lower bound)" if h.get("sampler") == "none" else "")
+        return [self.name, self.result, kb(base), working, kb(heap - peak), kb(heap)]
+
+
+def kb(n):
+    return "%.1f KB" % (n / 1024.0)
+
+
+def heapmon_fields(out):
+    m = re.search(r"^HEAPMON (.*)$", out, re.M)
+    return dict(kv.split("=", 1) for kv in m.group(1).split()) if m else {}
+
+
+def run_case(case, port, tool, srv, tmp, timeout):
+    name, scenario, marker, setup = case
+    row = Row(name)
+    argv, files = [], ()
+    with contextlib.ExitStack() as stack:
+        if setup:
+            if srv is None:
+                row.result = "skipped: no HOST"
+                return row
+            try:
+                argv, files = stack.enter_context(setup(srv, tmp))
+            except ServerError as e:
+                row.result = "skipped: %s" % str(e)[:100]
+                return row
+        cmd = [tool, "connect", port]
+        for local, dev in files:
+            cmd += ["cp", local, ":" + dev, "+"]
+        cmd += ["exec", LAUNCH % ([scenario] + [str(a) for a in argv], scenario)]
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+            out, ok = r.stdout + r.stderr, r.returncode == 0
+        except subprocess.TimeoutExpired:
+            out, ok = "no end within %d s (--timeout)" % timeout, False
+    row.heapmon = heapmon_fields(out)
+    if not ok or not row.heapmon or (marker and marker not in out):
+        row.result = "FAIL"
+        row.detail = "\n".join(out.strip().splitlines()[-6:])
+    return row
+
+
+def table(rows):
+    head = ["scenario", "result", "baseline", "working", "least free", "heap"]
+    cells = [head] + [r.cells() for r in rows]
+    widths = [max(len(c[i]) for c in cells) for i in range(len(head))]
+    return "\n".join("  ".join(c[i].ljust(widths[i]) for i in range(len(head))).rstrip()
+                     for c in cells)
+
+
+def copy_scenarios(port, tool, names, build):
+    """Compile the scenarios and helpers for the board and copy them to
+    /hil in one mpremote call; None or the failure's output."""
+    src, out = os.path.join(build, "src"), os.path.join(build, "mpy")
+    os.makedirs(src)
+    for n in set(names) | set(HELPERS):
+        shutil.copy(os.path.join(SCEN, n + ".py"), src)
+    errors = compile_tree(src, out, march="xtensawin", opt=0)
+    if errors:
+        return "compiling failed: %r" % errors
+    cmd = [tool, "connect", port, "exec", CLEAN]
+    for f in sorted(os.listdir(out)):
+        cmd += ["+", "cp", os.path.join(out, f), ":/hil/" + f]
+    r = deploy.run_mpremote(cmd, capture_output=True, text=True, timeout=300)
+    return None if r.returncode == 0 else (r.stdout + r.stderr).strip()
+
+
+def check_host(host):
+    """None if this computer can listen on host, else why not."""
+    s = socket.socket()
+    try:
+        s.bind((host, 0))
+        return None
+    except OSError as e:
+        return str(e)
+    finally:
+        s.close()
+
+
+def main(argv=None):
+    every = cases()
+    ap = argparse.ArgumentParser(prog="hil.py", description=__doc__.split("\n")[0])
+    ap.add_argument("--port", default="auto", help="the board's serial port (mpremote connect)")
+    ap.add_argument("--host", help="an address of this computer the board reaches; "
+                                   "without it scenarios with servers are skipped")
+    ap.add_argument("--only", help="comma-separated scenario names (--list shows them)")
+    ap.add_argument("--timeout", type=int, default=120, help="seconds per scenario")
+    ap.add_argument("--list", action="store_true", help="list the scenario names")
+    a = ap.parse_args(argv)
+    if a.list:
+        for c in every:
+            print(c[0] + ("" if c[3] is None else "  (servers: needs --host)"))
+        return 0
+    if a.only:
+        want = a.only.split(",")
+        unknown = [w for w in want if w not in [c[0] for c in every]]
+        if unknown:
+            print("hil: unknown scenario %s (--list shows the names)" % ", ".join(unknown))
+            return 2
+        every = [c for c in every if c[0] in want]
+    if a.host:
+        why = check_host(a.host)
+        if why:
+            print("hil: cannot listen on %s: %s (give an address of this computer)"
+                  % (a.host, why))
+            return 2
+    tool = deploy.mpremote()
+    os.makedirs(os.path.join(ROOT, "build"), exist_ok=True)
+    build = tempfile.mkdtemp(prefix="hil-", dir=os.path.join(ROOT, "build"))
+    srv = Servers(a.host) if a.host else None
+    try:
+        print("hil: copying %d scenarios to %s:/hil" % (len(every), a.port), flush=True)
+        failed = copy_scenarios(a.port, tool, [c[1] for c in every], build)
+        if failed:
+            print(failed)
+            print("hil: mpremote could not copy the scenarios to the board at %s: check "
+                  "the port (`%s connect list`)" % (a.port, deploy.show(tool)))
+            return 1
+        if srv is None and any(c[3] for c in every):
+            print("hil: no HOST given: the scenarios with servers are skipped (give "
+                  "HOST=<this computer's address on the board's network>)")
+        rows = []
+        for case in every:
+            rows.append(run_case(case, a.port, tool, srv, build, a.timeout))
+            print("hil: %s %s" % (case[0], rows[-1].result), flush=True)
+    finally:
+        if srv:
+            srv.close()
+        shutil.rmtree(build, ignore_errors=True)
+    # back to the console; a board that does not answer now said so above
+    subprocess.run([tool, "connect", a.port, "reset"], capture_output=True)
+    print()
+    print(table(rows))
+    print("\nbaseline: heap in use after the imports; working: sampled peak above it "
+          "(README's unix-port working set bounds it); least free: heap size - peak")
+    for r in rows:
+        if r.result == "FAIL":
+            print("\n%s failed:\n%s" % (r.name, r.detail))
+    return 1 if any(r.result == "FAIL" for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

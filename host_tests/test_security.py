@@ -301,15 +301,18 @@ def test_registry_drops_trust_with_the_server(flash):
     from mcp import registry
     registry.trust("s", "t1")
     registry.trust("s", "t2")
-    assert registry.trusted("s", "t1") and registry.allowed("s") == ["t1", "t2"]
-    assert not registry.trusted("s", "t3") and not registry.trusted("other", "t1")
+    assert registry.allowed("s") == ["t1", "t2"] and registry.allowed("other") == []
     assert mcp.add("s", "http://127.0.0.1:9/mcp", "tok-123456789") is None   # same URL
-    assert registry.trusted("s", "t1")
+    assert registry.allowed("s") == ["t1", "t2"]
     assert mcp.add("s", "http://127.0.0.1:10/mcp") is None
-    assert not registry.trusted("s", "t1") and store.get("mcp.s.allow") is None
+    assert registry.allowed("s") == [] and store.get("mcp.s.allow") is None
     registry.trust("s", "t1")
+    assert registry.allowed("s") == ["t1"]
     store.set("mcp.s.url", "http://127.0.0.1:11/mcp")
-    assert not registry.trusted("s", "t1")
+    assert registry.allowed("s") == []
+    for bad in ("[1, 2]", "{}", "not json", "[]"):
+        store.set("mcp.s.allow", bad)
+        assert registry.allowed("s") == []
     assert mcp.remove("s") is None and store.keys("mcp.s.") == []
     assert mcp.add("u", "http://user:pw@127.0.0.1/mcp") is not None
 

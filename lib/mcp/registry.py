@@ -126,29 +126,17 @@ def remove(name):
 def allowed(name):
     """The tools trusted for always on server name at its current URL."""
     import jsonstream
-    v = store.get(_key(name, "allow"))
     try:
-        a = jsonstream.loads(v) if isinstance(v, str) else None
-    except jsonstream.JSONError:
-        a = None
-    url = store.get(_key(name, "url"))
-    if not isinstance(a, list) or not a or url is None or a[0] != url:
-        return []
-    return a[1:]
-
-
-def trusted(name, tool):
-    """True when a person chose always for tool on server name (at the URL
-    it has now)."""
-    return tool in allowed(name)
+        a = jsonstream.loads(store.get(_key(name, "allow")) or "0")
+    except (jsonstream.JSONError, TypeError):
+        a = 0
+    if isinstance(a, list) and a and a[0] == store.get(_key(name, "url")):
+        return a[1:]
+    return []
 
 
 def trust(name, tool):
-    """Remember always for tool on server name at its current URL."""
+    """Remember always for tool on server name (which exists) at its URL."""
     import jsonstream
-    url = store.get(_key(name, "url"))
-    if url is None:
-        return
-    a = allowed(name)
-    if tool not in a:
-        store.set(_key(name, "allow"), jsonstream.dumps([url] + a + [tool]))
+    store.set(_key(name, "allow"), jsonstream.dumps(
+        [store.get(_key(name, "url"))] + allowed(name) + [tool]))

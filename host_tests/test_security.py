@@ -512,3 +512,17 @@ def test_security_functions_match_under_micropython(mpy, tmp_path):
         assert scrubbed == ["k=***", "t *** x", "caf\u00e9 *** \u00e9", "clean text"]
     finally:
         store.set_root(None)
+
+
+def test_scrub_working_heap_does_not_grow_with_the_text(mpy, tmp_path):
+    """A tool result of 1 KB or 64 KB: beyond the scrubbed copy it returns,
+    scrub() reads the text in windows, never lowering a copy of it whole."""
+    (tmp_path / "settings.json").write_text(json.dumps({"ai.chat.key": KEY}))
+    over = []
+    for size in (1024, 65536):
+        r = mpy.run("scrub_heap", heap="256K", args=[tmp_path, size])
+        assert r.rc == 0, r
+        assert "LEN %d" % (size - len(KEY) + 3) in r.out and " *** tail.." in r.out, r.out
+        over.append(r.working - size)
+    print("scrub working heap beyond its result: 1 KB text %d B, 64 KB text %d B" % tuple(over))
+    assert over[1] < over[0] + 2048 and over[1] < 6144, over     # it was 64 KB more

@@ -19,7 +19,7 @@ import jsonstream
 SETTINGS = "settings.json"
 SECRET_WORDS = ("key", "token", "password", "secret")
 _CRED = "auth"      # also masked in a URL query: auth=, authorization=
-_WINDOW = 2048      # characters scrub() lowers at a time
+_WINDOW = 512       # characters scrub() lowers at a time
 _RUN = 8            # a run of this many characters of a secret is scrubbed
 
 _root = None
@@ -188,8 +188,9 @@ def scrub(text, extra=None):
     extra (a key or token in use that is not in the settings), found
     case-insensitively, whole or any run of 8 or more of its characters,
     becomes "***" (secrets shorter than 4 characters are left alone).
-    Read in windows of _WINDOW characters, so a long text is never copied
-    whole."""
+    Read in windows of _WINDOW characters: beyond the scrubbed copy it
+    returns (only when a secret was found) the working heap is a window,
+    whatever the text's size."""
     if not text or not isinstance(text, str):
         return text
     vals = [str(v).lower() for k, v in _load().items() if v and is_secret(k)]
@@ -228,22 +229,21 @@ def scrub(text, extra=None):
     if not spans:
         return text
     spans.sort()
-    out = []
-    done = 0        # text before this is in out
-    a = b = -1      # the hidden span being joined
+    spans.append((n + 1, n + 1))
+    runs = []       # the text of each joined span (touching spans join)
+    a = b = -1
     for s, e in spans:
         if s > b:
-            if b >= 0:
-                out.append(text[done:a])
-                out.append("***")
-                done = b
+            if b >= 0 and text[a:b] not in runs:
+                runs.append(text[a:b])
             a = s
         if e > b:
             b = e
-    out.append(text[done:a])
-    out.append("***")
-    out.append(text[b:])
-    return "".join(out)
+    # replace() makes the one copy (per run); slices of the text would be more
+    runs.sort(key=len, reverse=True)
+    for r in runs:
+        text = text.replace(r, "***")
+    return text
 
 
 def mask_url(url):

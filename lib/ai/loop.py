@@ -181,11 +181,12 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
                     text, bad = "the user refused this call", True
                 else:
                     text, bad = _dispatch(route, call, conns)
-                # a server may echo a key or token: scrubbed before the model
-                # or the screen sees it
-                text = store.scrub(text or "")
+                text = text or ""
                 if len(text) > _MAX_RESULT:
                     text = text[:_MAX_RESULT] + "\n... (truncated)"
+                # a server may echo a key or token: scrubbed before the model
+                # or the screen sees it
+                text = store.scrub(text)
                 if show:
                     show(call, text, bad)
                 msg = {"role": "tool", "tool_call_id": call["id"], "name": call["name"],

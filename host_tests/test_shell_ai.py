@@ -649,6 +649,7 @@ def test_ctrl_c_during_a_streamed_reply(console):
         c.clear()
         c.type("ai what time is it\r")
         c.expect_exact("[y]es [n]o [a]lways: ")
+        assert "tool call: now on clock (not configured)" in c.text(), c.text()
         c.child.send("\x03")
         c.expect_prompt()
         assert "^C cancelled (the conversation is unchanged)" in c.text(), c.text()

@@ -38,8 +38,9 @@ def ask(call, line):
         line(call["name"], args)
         return True
     s = registry.get(server) if server else None
-    out("  tool call: %s %s" % (call["tool"], "on %s (%s)" % (server, store.mask_url(s["url"]))
-                                if s else "(local)"), shell.BOLD_CYAN)
+    out("  tool call: %s %s" % (call["tool"], "on %s (%s)" % (
+        server, store.mask_url(s["url"]) if s else "not configured") if server else "(local)"),
+        shell.BOLD_CYAN)
     a = call.get("annotations")
     if isinstance(a, dict):     # the server's own claims
         words = ["title %r" % a["title"]] if isinstance(a.get("title"), str) else []

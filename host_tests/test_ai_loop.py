@@ -1,5 +1,6 @@
 """ai.run, the tool-use loop, with local tools against every style's fake."""
 import json
+import re
 
 import pytest
 
@@ -112,8 +113,15 @@ def test_unknown_registry_tool_is_an_error():
 
 
 def test_tool_names_are_made_legal_for_every_provider():
-    assert loop.tool_name("my.server", "get weather/now") == "my_server__get_weather_now"
-    assert len(loop.tool_name("s" * 40, "t" * 40)) == 64
+    assert loop.tool_name("srv", "get_weather-2") == "srv__get_weather-2"     # legal: as is
+    # changed or cut: a stable hash of server and tool keeps them apart
+    name = loop.tool_name("my.server", "get weather/now")
+    assert re.fullmatch(r"my_server__get_weather_now_[0-9a-f]{5}", name), name
+    assert loop.tool_name("my.server", "get weather/now") == name
+    assert loop.tool_name("s", "a.b") != loop.tool_name("s", "a_b") == "s__a_b"
+    long = loop.tool_name("s" * 40, "t" * 40)
+    assert len(long) == 64 and long != loop.tool_name("s" * 40, "t" * 41)
+    assert re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", loop.tool_name("s", "\u00e9t\u00e9 \U0001F600"))
 
 
 def test_provider_errors_end_the_loop(srv):

@@ -18,6 +18,9 @@ import jsonstream
 
 SETTINGS = "settings.json"
 SECRET_WORDS = ("key", "token", "password", "secret")
+_CRED = "auth"      # also masked in a URL query: auth=, authorization=
+_WINDOW = 512       # characters scrub() lowers at a time
+_RUN = 8            # a run of this many characters of a secret is scrubbed
 
 _root = None
 _settings = None
@@ -177,3 +180,98 @@ def mask(value):
 def display(key, value):
     """The value as it may be shown on the console."""
     return mask(value) if is_secret(key) else str(value)
+
+
+def scrub(text, extra=None):
+    """text with every secret hidden, for text from outside (error bodies,
+    tool results) that may echo one: each setting is_secret() names and
+    extra (a key or token in use that is not in the settings), found
+    case-insensitively, whole or any run of 8 or more of its characters,
+    becomes "***" (secrets shorter than 4 characters are left alone).
+    Read in windows of _WINDOW characters: beyond the scrubbed copy it
+    returns (only when a secret was found) the working heap is a window,
+    whatever the text's size."""
+    if not text or not isinstance(text, str):
+        return text
+    vals = [str(v).lower() for k, v in _load().items() if v and is_secret(k)]
+    if extra:
+        vals.append(str(extra).lower())
+    if not vals:
+        return text
+    spans = []      # (start, end) of hidden runs, may overlap
+    n = len(text)
+    at = 0
+    while at < n:
+        w = text[at:at + _WINDOW]
+        low = w.lower()
+        if len(low) != len(w):  # CPython: a few letters lower to two
+            low = "".join(c if len(c.lower()) != 1 else c.lower() for c in w)
+        for v in vals:
+            run = min(len(v), _RUN)
+            if run < 4:
+                continue
+            for j in range(len(v) - run + 1):
+                g = v[j:j + run]
+                a = b = -1          # occurrences that touch join into one span
+                i = low.find(g)
+                while i >= 0:
+                    if i > b:
+                        if b >= 0:
+                            spans.append((at + a, at + b))
+                        a = i
+                    b = i + run
+                    i = low.find(g, i + 1)
+                if b >= 0:
+                    spans.append((at + a, at + b))
+        if at + len(w) >= n:
+            break
+        at += _WINDOW - _RUN + 1        # overlap: no run is split
+    if not spans:
+        return text
+    spans.sort()
+    spans.append((n + 1, n + 1))
+    runs = []       # the text of each joined span (touching spans join)
+    a = b = -1
+    for s, e in spans:
+        if s > b:
+            if b >= 0 and text[a:b] not in runs:
+                runs.append(text[a:b])
+            a = s
+        if e > b:
+            b = e
+    # replace() makes the one copy (per run); slices of the text would be more
+    runs.sort(key=len, reverse=True)
+    for r in runs:
+        text = text.replace(r, "***")
+    return text
+
+
+def mask_url(url):
+    """A URL as it may be shown: user:password@ and the values of query
+    parameters that look like credentials (named like a secret or "auth",
+    or 16 characters and longer) masked."""
+    url = str(url)
+    i = url.find("://")
+    start = i + 3 if i >= 0 else 0
+    end = len(url)
+    for c in "/?#":
+        j = url.find(c, start)
+        if 0 <= j < end:
+            end = j
+    at = url[start:end].rfind("@")
+    if at >= 0:
+        url = url[:start] + "***" + url[start + at:]
+    q = url.find("?")
+    if q < 0:
+        return url
+    h = url.find("#", q)
+    if h < 0:
+        h = len(url)
+    parts = []
+    for p in url[q + 1:h].split("&"):
+        j = p.find("=")
+        k, v = (p[:j], p[j + 1:]) if j >= 0 else (p, "")
+        if v and (len(v) >= 16 or is_secret(k) or _CRED in k.lower()):
+            p = k + "=" + mask(v)
+        parts.append(p)
+    return url[:q + 1] + "&".join(parts) + url[h:]

@@ -7,8 +7,9 @@ on request) or Server-Sent Events (chunked transfer encoding, LF or CRLF line
 ends, optional ": keep-alive" comments). Fault injection: die_after (close the
 socket after N SSE events, or after N bytes of a whole body), delay before
 answering, gap between events, chunk_size (split every write into small HTTP
-chunks). The style modules (openai, anthropic, gemini, textonly) only hold what
-differs: routes, validation, error bodies and the reply shapes.
+chunks), hold (wait for a test's threading.Event before answering). The
+style modules (openai, anthropic, gemini, textonly) only hold what differs:
+routes, validation, error bodies and the reply shapes.
 """
 
 import base64
@@ -130,7 +131,7 @@ class Whole:
 
 
 DEFAULT_OPTIONS = dict(chunked=False, crlf=None, comments=False, die_after=None,
-                       delay=0, gap=0, chunk_size=None)
+                       delay=0, gap=0, chunk_size=None, hold=None)
 
 _GENERIC_FINISH = {"stop": 0, "length": 1, "max_tokens": 1, "content_filter": 2,
                    "refusal": 2, "safety": 2}
@@ -237,6 +238,8 @@ class _Handler(BaseHTTPRequestHandler):
                                                "type": "fake_bug"}})
             if opts["delay"]:
                 time.sleep(opts["delay"])
+            if opts["hold"] is not None:     # a test acts while the client waits
+                opts["hold"].wait(60)
             if isinstance(answer, Drop):
                 return self._die()
             if isinstance(answer, Stream):
@@ -391,13 +394,14 @@ class FakeServer:
             self._script.extend(replies)
 
     def options(self, chunked=False, crlf=None, comments=False, die_after=None,
-                delay=0, gap=0, chunk_size=None):
+                delay=0, gap=0, chunk_size=None, hold=None):
         """Transport options for the following replies (replaces all).
-        crlf=None: the style's default (CRLF for Gemini, LF otherwise)."""
+        crlf=None: the style's default (CRLF for Gemini, LF otherwise).
+        hold: a threading.Event; replies wait until it is set."""
         with self._lock:
             self._opts = dict(chunked=chunked, crlf=crlf, comments=comments,
                               die_after=die_after, delay=delay, gap=gap,
-                              chunk_size=chunk_size)
+                              chunk_size=chunk_size, hold=hold)
 
     def pending(self):
         """Number of scripted replies not used yet."""

@@ -39,10 +39,10 @@ def providers():
 
 
 def _scrub(cfg, msg):
-    key = cfg.get("key")
-    if key and len(key) > 3:
-        msg = msg.replace(key, "***")
-    return msg
+    """msg without any secret (store.scrub: every configured key and token,
+    and the key in use)."""
+    import store
+    return store.scrub(msg, cfg.get("key"))
 
 
 def _retry_wait(attempt, status, headers, hint):
@@ -166,7 +166,7 @@ def ask(history, overrides=None):
         if fallback:
             reply = fallback.parse(reply)
     except AIError as e:
-        return None, str(e), None
+        return None, _scrub(cfg, str(e)), None
     finally:
         collect()
     if not reply.text and not reply.calls:
@@ -209,7 +209,7 @@ def fetch_models(provider=None, key=None, use=None, limit=MAX_MODELS):
     except httpc.HTTPError as e:
         return None, _network_error(cfg, e)
     except (jsonstream.JSONError, StyleError) as e:
-        return None, "%s: bad model list (%s)" % (cfg["provider"], e)
+        return None, _scrub(cfg, "%s: bad model list (%s)" % (cfg["provider"], e))
     return found, None
 
 

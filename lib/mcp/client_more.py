@@ -75,17 +75,19 @@ def error_detail(resp):
 
 
 def status_error(conn, status, reason, detail, what):
+    import store
+    url = store.mask_url(conn.url)
     if status == 401:
         reg = conn.reg_name or "<name>"
         if conn.token:
             return client.McpError("%s: token refused (401); set another with: mcp add %s %s <token>"
-                                   % (conn.name, reg, conn.url))
+                                   % (conn.name, reg, url))
         return client.McpError("%s: needs a token (401); set it with: mcp add %s %s <token>"
-                               % (conn.name, reg, conn.url))
+                               % (conn.name, reg, url))
     if status == 403:
         return client.McpError("%s: access denied (403)%s" % (conn.name, detail))
     if status == 404:
-        return client.McpError("%s: no MCP endpoint at %s (404)" % (conn.name, conn.url))
+        return client.McpError("%s: no MCP endpoint at %s (404)" % (conn.name, url))
     return client.McpError("%s: %s failed: HTTP %d %s%s"
                            % (conn.name, what, status, reason, detail))
 

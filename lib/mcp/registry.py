@@ -4,6 +4,10 @@
 # (token optional, raw; store masks it on display because the last key part
 # contains "token"). Names are ^[A-Za-z0-9_-]{1,32}$, so a name can never
 # contain the "." that separates the key parts.
+# "mcp.<name>.allow": the tools a person trusts for always on that server
+# (the console's [a]lways), a JSON array [url, tool, tool...]. The trust
+# holds only while the server's URL is that url; remove() and add() with
+# another URL drop it, so a new server reusing a name inherits nothing.
 import store
 from compat import const
 
@@ -41,6 +45,13 @@ def check_url(url):
         return "URL must start with http:// or https://"
     if not rest or rest[0] in "/?#:":
         return "URL has no host"
+    end = len(rest)
+    for c in "/?#":
+        j = rest.find(c)
+        if 0 <= j < end:
+            end = j
+    if "@" in rest[:end]:
+        return "URL must not hold user:password@ (give a token after the URL)"
     for b in url.encode():
         # no spaces or control characters: they would end up in the request line
         if b <= 32 or b == 127:
@@ -94,7 +105,10 @@ def add(name, url, token=None):
         err = check_token(token)
     if err:
         return err
-    store.update({_key(name, "url"): url, _key(name, "token"): token})
+    pairs = {_key(name, "url"): url, _key(name, "token"): token}
+    if store.get(_key(name, "url")) != url:
+        pairs[_key(name, "allow")] = None      # trust was for the old URL
+    store.update(pairs)
     return None
 
 
@@ -104,5 +118,25 @@ def remove(name):
         return err
     if store.get(_key(name, "url")) is None:
         return "no MCP server named %s" % name
-    store.update({_key(name, "url"): None, _key(name, "token"): None})
+    store.update({_key(name, "url"): None, _key(name, "token"): None,
+                  _key(name, "allow"): None})
     return None
+
+
+def allowed(name):
+    """The tools trusted for always on server name at its current URL."""
+    import jsonstream
+    try:
+        a = jsonstream.loads(store.get(_key(name, "allow")) or "0")
+    except (jsonstream.JSONError, TypeError):
+        a = 0
+    if isinstance(a, list) and a and a[0] == store.get(_key(name, "url")):
+        return a[1:]
+    return []
+
+
+def trust(name, tool):
+    """Remember always for tool on server name (which exists) at its URL."""
+    import jsonstream
+    store.set(_key(name, "allow"), jsonstream.dumps(
+        [store.get(_key(name, "url"))] + allowed(name) + [tool]))

@@ -262,8 +262,9 @@ def count(n, word):
 
 
 def err(s):
-    """One error line (red on a terminal), sanitized, newlines folded."""
-    s = str(s).replace("\r", " ").replace("\n", " ")
+    """One error line (red on a terminal), sanitized, newlines folded, any
+    secret scrubbed (error text may quote a server that echoed one)."""
+    s = store.scrub(str(s)).replace("\r", " ").replace("\n", " ")
     write(s, RED)
     _put("\n")
 
@@ -536,13 +537,14 @@ def local_tools():
 
 
 def capture(line):
-    """Run a command line with its output captured; -> the text."""
+    """Run a command line with its output captured; -> the text, with any
+    secret scrubbed (it goes to a model)."""
     global _capture
     saved = _capture
     _capture = [0]
     try:
         dispatch(line)
-        return "".join(_capture[1:]).strip() or "(no output)"
+        return store.scrub("".join(_capture[1:]).strip()) or "(no output)"
     finally:
         _capture = saved
 

@@ -16,8 +16,9 @@ through the markdown renderer (shell/md.py) with a spinner until the first
 piece, and only a completed turn is written back (Ctrl-C or an error leave
 no half turn). The file is then trimmed to ai.history.bytes /
 ai.history.turns. When the tools cache exists, ai.run offers those tools;
-before each call the setting ai.tools.approve decides: ask (default: y / n /
-a = always for that tool, remembered in ai.tools.allow), always, never.
+before each call the setting ai.tools.approve decides: ask (default; the
+call is shown whole and a typed y / n / a decides, a = always for that tool
+on that server: shell/approve.py), always, never.
 """
 import shell
 from shell import out, Error, count as _n
@@ -127,8 +128,8 @@ def chat(ai, use, question):
     turn = h.turn({"role": "user", "content": question})
     from shell import md
     screen = md.Screen()
-    # Tool approval: ai.tools.approve is ask (y / n / a = always for that
-    # tool, remembered in ai.tools.allow), always or never.
+    # Tool approval: ai.tools.approve is ask (shell/approve.py: the whole
+    # call shown, a typed y / n / a), always or never.
     mode = store.get("ai.tools.approve") or "ask"
     if mode not in ("ask", "always", "never"):
         shell.err("ai.tools.approve is %r; use ask, always or never (asking)" % mode)
@@ -142,15 +143,11 @@ def chat(ai, use, question):
             out("  tool %s %s refused (ai.tools.approve = never)" % (
                 name, _short(args, 48)), shell.DIM)
             return False
-        allow = [n for n in str(store.get("ai.tools.allow") or "").split(",") if n]
-        if mode == "always" or name in allow:
+        if mode == "always":
             _tool_line(name, args)
         else:
-            c = term.ask("  run %s %s? [y]es [n]o [a]lways: " % (name, _short(args, 48)), "yna")
-            if c == "a":
-                allow.append(name)
-                store.set("ai.tools.allow", ",".join(allow))
-            elif c != "y":
+            from shell import approve as person
+            if not person.ask(call, _tool_line):
                 return False
         screen.wait("running " + name)
         return True

@@ -147,6 +147,10 @@ def cat(args):
         _fail("cat", host, "no such file")
     if _isdir(st):
         raise Error("cat: %s is a folder (try ls %s)" % (show(host), args[0]))
+    if show(host).lower().startswith("/" + store.SETTINGS):    # also .bad, .tmp
+        # a model runs cat as sh_cat: keys and tokens never leave this way
+        raise Error("cat: %s holds keys and tokens; get shows the settings, "
+                    "secrets masked" % show(host))
     buf = bytearray(256)
     carry = b""
     last = b"\n"

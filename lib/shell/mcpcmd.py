@@ -9,7 +9,9 @@
 
 Servers live in the settings (mcp.<name>.url / mcp.<name>.token, see
 lib/mcp/registry.py); this module only talks to a person. Every failure is
-one line through shell.Error; a token is never printed whole.
+one line through shell.Error; a token is never printed whole, nor a URL's
+user:password or token-like query values (store.mask_url). The listing
+names the tools trusted for always on each server.
 """
 import shell
 from shell import out, Error, count
@@ -27,10 +29,14 @@ def main(args):
         servers = mcp.servers()
         if not servers:
             return out("no MCP servers; add one with: mcp add NAME URL [TOKEN]")
+        from mcp import registry
         for s in servers:
             tok = s.get("token")
-            out("%-12s %s%s" % (s["name"], s["url"],
+            out("%-12s %s%s" % (s["name"], store.mask_url(s["url"]),
                                       ("  token " + store.mask(tok)) if tok else ""))
+            allowed = registry.allowed(s["name"])
+            if allowed:
+                out("             always: " + ", ".join(allowed))
         return
     sub, name = args[0], args[1]
     third = args[3] if len(args) > 3 else None
@@ -39,7 +45,7 @@ def main(args):
         if err:
             raise Error("mcp add: " + err)
         return out("added %s -> %s%s (try: mcp test %s)" % (
-            name, args[2], " with a token" if third else "", name))
+            name, store.mask_url(args[2]), " with a token" if third else "", name))
     if sub == "del":
         err = mcp.remove(name)
         if err:
@@ -123,7 +129,7 @@ def _call(name, tool, text):
     result, err = _session(name, "calling %s on %s" % (tool, name), mcp.call, tool, args)
     if err:
         raise Error(err)
-    result = result or "(empty result)"
+    result = store.scrub(result) or "(empty result)"    # may echo a token
     if len(result) > _MAX_SHOW:
         result = result[:_MAX_SHOW] + "\n... (%d more characters)" % (len(result) - _MAX_SHOW)
     out(result)

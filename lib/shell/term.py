@@ -6,14 +6,18 @@ write "\r\n". Keys: printable text, Backspace, Delete, Left/Right, Home/End
 (also Ctrl-A/Ctrl-E), Up/Down through a bounded history, Tab completion,
 Ctrl-U clears, Ctrl-C cancels the line (KeyboardInterrupt), Ctrl-D on an
 empty line ends input (readline returns None). Escape sequences understood:
-ESC [ A/B/C/D/H/F, ESC [ 1~ 4~ 3~, ESC O H/F.
+ESC [ A/B/C/D/H/F, ESC [ 1~ 4~ 3~, ESC O H/F. Every other sequence is read
+whole and dropped (CSI with private parameters, DCS/OSC/APC strings up to
+ST or BEL): a terminal's answers to queries (device attributes, XTVERSION:
+"ESC P>|tmux 3.3a ESC \\") never become typed text.
 
 When the console is not a terminal (a pipe) lines are read plainly and no
 escape codes are written.
 
     line = readline(prompt, history=None, complete=None)   # None at the end
     secret = masked("key: ")            # echoes "*"
-    c = ask("run it? [y/n/a] ", "yna")  # one key -> "y" | "n" | "a"
+    c = ask("run it? [y/n/a] ", "yna")  # a typed line "y", "n" or "a" + Enter
+    drain()             # forget type-ahead and what the terminal sent unasked
     i = menu(labels, title, page=10, typed=False)  # index, typed str, None
     s = Spinner("thinking"); s.stop()
     r = busy("fetching", fn, *args)     # fn(*args) with a spinner shown
@@ -28,6 +32,7 @@ from compat import MICROPYTHON, const
 
 _MAX_LINE = const(512)
 _BURST = const(30)  # ms: bytes a program writes at once arrive closer than this
+_MAX_STRING = const(512)   # bytes of an escape sequence we read and drop
 
 _pending = []      # bytes read while polling for Ctrl-C: type-ahead
 _poll = None
@@ -66,8 +71,8 @@ def _read_raw():
     return d[0]
 
 
-def _ready(ms):
-    """True when a byte can be read within ms milliseconds."""
+def _ready(ms=0):
+    """True when a byte can be read within ms milliseconds (0: now)."""
     global _poll
     try:
         if _poll is None:
@@ -99,10 +104,25 @@ def _follows(byte):
 def check_interrupt():
     """Raise KeyboardInterrupt if Ctrl-C was typed. Other keys are kept as
     type-ahead for the next line. Cheap when nothing was typed."""
+    _take(True)
+
+
+def drain():
+    """Forget all pending input: the type-ahead check_interrupt kept and the
+    bytes already waiting (keys typed early, a terminal's answers). A
+    question only a person may answer starts with this; a Ctrl-C among the
+    bytes still raises KeyboardInterrupt."""
+    del _pending[:]
+    _take(False)
+
+
+def _take(keep):
+    """Read the bytes waiting now (no wait), kept as type-ahead or dropped;
+    Ctrl-C drops the type-ahead and raises KeyboardInterrupt."""
     if not tty():
         return
-    for _ in range(64):
-        if not _ready(0):
+    for _ in range(64 if keep else 4096):
+        if not _ready():
             return
         c = _read_raw()
         if c is None:
@@ -110,7 +130,7 @@ def check_interrupt():
         if c == 3:
             del _pending[:]
             raise KeyboardInterrupt
-        if len(_pending) < 64:
+        if keep and len(_pending) < 64:
             _pending.append(c)
 
 
@@ -149,21 +169,39 @@ _DEL = const(0x104)
 
 def _escape():
     """Read the rest of an escape sequence -> a key code (a control byte or
-    one of _UP.._DEL) or None."""
+    one of _UP.._DEL) or None. Sequences that name no key are read whole
+    (bounded) and give None."""
     c = _read1()
-    if c not in (0x5B, 0x4F):      # "[" or "O"
+    if c in (0x50, 0x5D, 0x58, 0x5E, 0x5F):    # DCS OSC SOS PM APC: a string
+        for _ in range(_MAX_STRING):
+            c = _read1()
+            if c is None or c == 0x07:          # BEL ends an OSC
+                return None
+            if c == 0x1B:                       # ST is ESC \
+                _read1()
+                return None
         return None
+    if c not in (0x5B, 0x4F):      # "[" or "O"; ESC + another byte: dropped
+        return None
+    ss3 = c == 0x4F
     num = ""
-    while True:
+    odd = False     # private parameters (< = > ?) or intermediates: an answer
+    for _ in range(_MAX_STRING):
         c = _read1()
         if c is None:
             return None
+        if ss3:
+            break
         if 0x30 <= c <= 0x39 or c == 0x3B:
-            num += chr(c)
-            if len(num) > 8:
-                return None
+            if len(num) < 8:
+                num += chr(c)
+            continue
+        if 0x20 <= c <= 0x3F:
+            odd = True
             continue
         break
+    if odd or not 0x40 <= c <= 0x7E:
+        return None
     if c == 0x7E:                  # "~": 1/7 Home, 4/8 End, 3 Delete
         k = num.split(";")[0]
         i = "17483".find(k) if len(k) == 1 else -1
@@ -418,34 +456,22 @@ def masked(prompt):
 
 
 def ask(prompt, choices="yn", default=None):
-    """One key from choices (a str of letters); Enter gives default.
-    Ctrl-C raises KeyboardInterrupt; end of input gives default or None."""
+    """A decision only a person makes: pending input is drained first, then
+    the answer is a line typed after the prompt, one letter of choices (a
+    str) and Enter; anything else asks again (Enter alone gives default when
+    there is one). Ctrl-C raises KeyboardInterrupt; the end of input gives
+    default (None when there is none)."""
+    drain()
     while True:
-        if not tty():
-            line = _plain_line(prompt)
-            if line is None:
-                return default
-            c = line.strip()[:1].lower()
-        else:
-            write(prompt)
-            _kbd(-1)
-            try:
-                b = _read1()
-            finally:
-                _kbd(3)
-            if b is None:
-                write("\n")
-                return default
-            if b == 3:
-                write("^C\n")
-                raise KeyboardInterrupt
-            c = "" if b in (0x0D, 0x0A) else chr(b).lower() if b < 0x80 else "?"
-            write((c or (default or "")) + "\n")
+        line = readline(prompt)
+        if line is None:
+            return default
+        c = line.strip().lower()
         if not c and default:
             return default
-        if c and c in choices:
+        if len(c) == 1 and c in choices:
             return c
-        out("please answer one of: " + "/".join(choices))
+        out("please type one of %s, then Enter" % "/".join(choices))
 
 
 def menu(labels, title=None, page=10, typed=False):

@@ -8,7 +8,12 @@ answer a call with one fenced block per call:
     ```
 
 parse() turns such blocks back into the usual [{"id","name","args"}] list
-(ids "text-1", "text-2"... per reply). In the history sent to the model,
+(ids "text-1", "text-2"... per reply). Only that exact form is a call: the
+fence starts a line and is labelled tool_call, the closing ``` is a line of
+its own, the JSON is an object with "name" (text) and "arguments" (an
+object) and nothing else. A call quoted in prose, a json or unlabelled
+fence, "args" instead of "arguments", a block inside another fence: text,
+never run. In the history sent to the model,
 assistant tool calls become those blocks again and tool results become plain
 user text, "Tool result for <name> (<id>): <text>", consecutive results
 joined into one user message. This wraps any wire style; the wire style
@@ -25,7 +30,8 @@ def system_prompt(system, tools):
     lines = [system] if system else []
     lines.append("You can call tools. To call one, answer with a block exactly like:\n"
                  + FENCE + '\n{"name": "TOOL", "arguments": {...}}\n```\n'
-                 "One block per call; after the blocks, stop and wait for the results, "
+                 "One block per call, each starting on its own line; other forms are not run. "
+                 "After the blocks, stop and wait for the results, "
                  "which arrive as 'Tool result for TOOL (...)'. Tools:")
     size = 0
     for t in tools:
@@ -71,40 +77,57 @@ class History:
 
 
 def parse(reply):
-    """Split a text reply into prose and tool calls (a new Reply)."""
+    """Split a text reply into prose and tool calls (a new Reply). Walks the
+    lines: a fence opens on a line that starts with ``` and closes on a
+    line of only as many or more backticks."""
     text = reply.text or ""
     calls = []
-    pos = 0
-    while True:
-        start = text.find("```", pos)
-        if start < 0:
-            break
-        end = text.find("```", start + 3)
-        if end < 0:
-            break
-        body = text[start + 3:end]
-        nl = body.find("\n")
-        lang, payload = (body[:nl].strip(), body[nl + 1:]) if nl >= 0 else ("", body)
-        call = _as_call(payload) if lang in ("tool_call", "json", "") else None
-        if call is None:
-            pos = end + 3
-            continue
-        calls.append({"id": "text-%d" % (len(calls) + 1), "name": call[0], "args": call[1]})
-        text = text[:start] + text[end + 3:]
-        pos = start
+    kept = []       # the prose between call blocks
+    done = 0        # text before this is in kept (or was a call block)
+    fence = None    # the open fence: (backticks, label, body start, line start)
+    i, n = 0, len(text)
+    while i < n:
+        j = text.find("\n", i)
+        if j < 0:
+            j = n
+        if text.startswith("```", i):
+            line = text[i:j].strip()
+            ticks = 0
+            while ticks < len(line) and line[ticks] == "`":
+                ticks += 1
+            if fence is None:
+                fence = (ticks, line[ticks:].strip(), j + 1, i)
+            elif ticks == len(line) and ticks >= fence[0]:
+                call = None
+                if fence[0] == 3 and fence[1] == "tool_call":
+                    call = _as_call(text[fence[2]:i])
+                if call is not None:
+                    calls.append({"id": "text-%d" % (len(calls) + 1),
+                                  "name": call[0], "args": call[1]})
+                    kept.append(text[done:fence[3]])
+                    done = j + 1
+                fence = None
+        i = j + 1
     if not calls:
         return reply
-    text = text.strip()
+    kept.append(text[done:])
+    text = "".join(kept).strip()
     return Reply(text, calls, "tool_calls",
                  assistant_turn(text, calls, reply.turn.get("_echo")))
 
 
 def _as_call(payload):
+    """(name, arguments as JSON text) of a block's JSON, or None."""
     try:
         obj = jsonstream.loads(payload.strip())
     except jsonstream.JSONError:
         return None
     if not isinstance(obj, dict) or not isinstance(obj.get("name"), str):
         return None
-    args = obj.get("arguments", obj.get("args", {}))
-    return obj["name"], jsonstream.dumps(args if args is not None else {})
+    args = obj.get("arguments", {})
+    for k in obj:
+        if k != "name" and k != "arguments":
+            return None
+    if not isinstance(args, dict):
+        return None
+    return obj["name"], jsonstream.dumps(args)

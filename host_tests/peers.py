@@ -18,6 +18,8 @@ Fixtures (registered by conftest.py through `pytest_plugins = ["peers"]`):
       a private server for fault tests, killed at the end of the test.
   everything_server -> "http://127.0.0.1:P/mcp" (session)
   conformance(scenario, command, timeout=120) -> (returncode, output)
+ConformanceServer(scenario): the suite's server alone, for a client driven
+  by hand (.url, .stop() -> the checks it printed).
 Peer: .url .port .pid .startup_s .alive .kill() .stop() .restart() .log()
 Everything fails fast with a clear message when a tool is missing.
 """
@@ -357,6 +359,61 @@ def run_conformance(scenario, command, timeout=120, suite=None, expected_failure
         out.seek(0)
         text = _ANSI.sub("", out.read().decode("utf-8", "replace"))
     return rc, text
+
+
+class ConformanceServer:
+    """The suite's test server of one client scenario, started without a
+    client (the suite's interactive mode) so that a test drives a client by
+    hand: .url; .stop() -> the suite's output (the checks it printed, ANSI
+    removed). Also a context manager."""
+
+    def __init__(self, scenario, timeout=START_TIMEOUT):
+        node = conformance_node()
+        require_file(CONFORMANCE_BIN, "@modelcontextprotocol/conformance")
+        self.cwd = tempfile.mkdtemp(prefix="conformance-")
+        self._out = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen([node, CONFORMANCE_BIN, "client", "--scenario", scenario],
+                                     cwd=self.cwd, env=node_env(node), stdin=subprocess.DEVNULL,
+                                     stdout=self._out, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+        deadline = time.monotonic() + timeout
+        while True:
+            m = re.search(r"Server URL: (\S+)", self._text())
+            if m:
+                self.url = m.group(1)
+                return
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                out = self.stop()
+                raise PeerError("conformance %s: no server URL within %.0f s:\n%s"
+                                % (scenario, timeout, out[-2000:]))
+            time.sleep(0.05)
+
+    def _text(self):
+        self._out.seek(0)
+        return _ANSI.sub("", self._out.read().decode("utf-8", "replace"))
+
+    def stop(self):
+        """SIGINT (the suite prints its checks and exits), SIGKILL after 10 s."""
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGINT)
+                self.proc.wait(10)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            self.proc.wait()
+        out = self._text()
+        shutil.rmtree(self.cwd, True)
+        return out
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
 
 
 def standin_command(*flags):

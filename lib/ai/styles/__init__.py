@@ -2,6 +2,7 @@
 the text fallback. Each module exposes the same functions (see DESIGN.md and
 the top of each module): request, read_reply, read_stream, error_info,
 models_request, read_models. This package holds what they share."""
+from compat import quote  # noqa: F401  (URL query values: the *_more modules)
 
 
 class StyleError(Exception):
@@ -66,18 +67,6 @@ class TextBuffer:
         if len(self.chunks) > 1:
             self.chunks = ["".join(self.chunks)]
         return self.chunks[0] if self.chunks else ""
-
-
-def quote(s):
-    """Percent-encode s for a URL query (RFC 3986 unreserved bytes kept;
-    walks bytes: MicroPython interns every one-character str)."""
-    out = bytearray()
-    for b in s.encode():
-        if 48 <= b <= 57 or 65 <= b <= 90 or 97 <= b <= 122 or b in b"-_.~":
-            out.append(b)
-        else:
-            out.extend(("%%%02X" % b).encode())
-    return out.decode()
 
 
 def load(style):

@@ -438,8 +438,8 @@ def _headers(conn, accept, version=True):
 
 def _send(conn, method, headers, body=None):
     try:
-        return httpc.request(method, conn.url, headers=headers, body=body, keep=("content-type", "mcp-session-id", "www-authenticate"),
-                             timeout=conn.timeout)
+        return httpc.request(method, conn.url, headers=headers, body=body, keep=(
+            "content-type", "mcp-session-id", "www-authenticate"), timeout=conn.timeout)
     except httpc.HTTPError as e:
         raise McpError("%s: %s" % (conn.name, e))
 

@@ -5,7 +5,10 @@ Peers run as separate processes on 127.0.0.1 (nobody here wrote them):
   .venv/bin/python -I (PyPI `mcp` pinned in tools/requirements-peers.txt;
   its import name `mcp` would collide with our lib/mcp, hence the process);
 - the reference "everything" server (npm, pinned in tools/node/);
-- the official conformance suite (npm, tools/node/), run per scenario.
+- the official conformance suite (npm, tools/node/), run per scenario on
+  the Node 22 that the npm package `node@22` installs under node_modules
+  (the suite needs Node >= 22; the everything server runs on the machine's
+  Node >= 20).
 
 Fixtures (registered by conftest.py through `pytest_plugins = ["peers"]`):
   sdk_server(json=False, stateless=False, token=None) -> "http://127.0.0.1:P/mcp"
@@ -15,6 +18,8 @@ Fixtures (registered by conftest.py through `pytest_plugins = ["peers"]`):
       a private server for fault tests, killed at the end of the test.
   everything_server -> "http://127.0.0.1:P/mcp" (session)
   conformance(scenario, command, timeout=120) -> (returncode, output)
+ConformanceServer(scenario): the suite's server alone, for a client driven
+  by hand (.url, .stop() -> the checks it printed).
 Peer: .url .port .pid .startup_s .alive .kill() .stop() .restart() .log()
 Everything fails fast with a clear message when a tool is missing.
 """
@@ -40,10 +45,12 @@ NODE_MODULES = os.path.join(NODE_DIR, "node_modules")
 EVERYTHING_JS = os.path.join(NODE_MODULES, "@modelcontextprotocol", "server-everything",
                              "dist", "index.js")
 CONFORMANCE_BIN = os.path.join(NODE_MODULES, ".bin", "conformance")
+CONFORMANCE_NODE = os.path.join(NODE_MODULES, ".bin", "node")   # npm node@22
 SDK_SCRIPT = os.path.join(PEERS_DIR, "sdk_server.py")
 STANDIN = os.path.join(PEERS_DIR, "standin_client.py")
 VENV_PY = os.path.join(ROOT, ".venv", "bin", "python")
 NODE_MIN = 20
+CONFORMANCE_NODE_MIN = 22
 START_TIMEOUT = 20.0
 INSTALL_HINT = "run `make test` once (or `cd tools/node && npm ci`)"
 
@@ -61,21 +68,28 @@ def python_exe():
     return VENV_PY if os.path.exists(VENV_PY) else sys.executable
 
 
-def node_exe():
-    """Path of a usable `node` (>= NODE_MIN); PEERS_NODE overrides PATH."""
-    node = os.environ.get("PEERS_NODE") or shutil.which("node")
+def node_exe(node=None, least=NODE_MIN):
+    """Path of a usable `node` (>= least): the one given, else PEERS_NODE,
+    else the first on PATH."""
+    node = node or os.environ.get("PEERS_NODE") or shutil.which("node")
     if not node:
         raise PeerError("node not found on PATH (need Node >= %d for the MCP test peers)"
-                        % NODE_MIN)
+                        % least)
     try:
         out = subprocess.run([node, "--version"], capture_output=True, text=True,
                              timeout=10).stdout.strip()
         major = int(out.lstrip("v").split(".")[0])
     except (OSError, ValueError, subprocess.TimeoutExpired):
         raise PeerError("cannot run %s --version" % node)
-    if major < NODE_MIN:
-        raise PeerError("%s is %s; the MCP test peers need Node >= %d" % (node, out, NODE_MIN))
+    if major < least:
+        raise PeerError("%s is %s; the MCP test peers need Node >= %d" % (node, out, least))
     return node
+
+
+def conformance_node():
+    """The Node 22 of the npm package node@22 (tools/node), for the suite."""
+    require_file(CONFORMANCE_NODE, "node@22 (npm package)")
+    return node_exe(CONFORMANCE_NODE, CONFORMANCE_NODE_MIN)
 
 
 def node_env(node):
@@ -317,7 +331,7 @@ def run_conformance(scenario, command, timeout=120, suite=None, expected_failure
     on spaces and runs it through a shell: a list is shell-quoted here.)
     Output is stdout+stderr with ANSI colours removed.
     """
-    node = node_exe()
+    node = conformance_node()
     require_file(CONFORMANCE_BIN, "@modelcontextprotocol/conformance")
     if not isinstance(command, str):
         command = " ".join(shlex.quote(a) for a in command)
@@ -349,6 +363,61 @@ def run_conformance(scenario, command, timeout=120, suite=None, expected_failure
         out.seek(0)
         text = _ANSI.sub("", out.read().decode("utf-8", "replace"))
     return rc, text
+
+
+class ConformanceServer:
+    """The suite's test server of one client scenario, started without a
+    client (the suite's interactive mode) so that a test drives a client by
+    hand: .url; .stop() -> the suite's output (the checks it printed, ANSI
+    removed). Also a context manager."""
+
+    def __init__(self, scenario, timeout=START_TIMEOUT):
+        node = conformance_node()
+        require_file(CONFORMANCE_BIN, "@modelcontextprotocol/conformance")
+        self.cwd = tempfile.mkdtemp(prefix="conformance-")
+        self._out = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen([node, CONFORMANCE_BIN, "client", "--scenario", scenario],
+                                     cwd=self.cwd, env=node_env(node), stdin=subprocess.DEVNULL,
+                                     stdout=self._out, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+        deadline = time.monotonic() + timeout
+        while True:
+            m = re.search(r"Server URL: (\S+)", self._text())
+            if m:
+                self.url = m.group(1)
+                return
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                out = self.stop()
+                raise PeerError("conformance %s: no server URL within %.0f s:\n%s"
+                                % (scenario, timeout, out[-2000:]))
+            time.sleep(0.05)
+
+    def _text(self):
+        self._out.seek(0)
+        return _ANSI.sub("", self._out.read().decode("utf-8", "replace"))
+
+    def stop(self):
+        """SIGINT (the suite prints its checks and exits), SIGKILL after 10 s."""
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGINT)
+                self.proc.wait(10)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            self.proc.wait()
+        out = self._text()
+        shutil.rmtree(self.cwd, True)
+        return out
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
 
 
 def standin_command(*flags):
@@ -450,7 +519,7 @@ def everything_server(everything_process):
 def conformance():
     """conformance(scenario, command, timeout=120, **kw) -> (returncode, output)."""
     try:
-        node_exe()
+        conformance_node()
         require_file(CONFORMANCE_BIN, "@modelcontextprotocol/conformance")
     except PeerError as e:
         _fail(e)

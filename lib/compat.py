@@ -35,6 +35,26 @@ else:
         pass
 
 
+def epoch():
+    """Seconds since 1970-01-01 UTC (the ESP32's time.time() counts from
+    2000). Meaningful once clock_ok()."""
+    t = int(time.time())
+    return t + 946684800 if time.gmtime(0)[0] == 2000 else t
+
+
+def quote(s):
+    """Percent-encode s (RFC 3986 unreserved bytes kept), as URL queries and
+    form bodies want: urllib.parse.quote(s, safe="-._~"), which MicroPython
+    lacks. Walks bytes (MicroPython interns every one-character str)."""
+    out = bytearray()
+    for b in s.encode():
+        if 48 <= b <= 57 or 65 <= b <= 90 or 97 <= b <= 122 or b in b"-_.~":
+            out.append(b)
+        else:
+            out.extend(("%%%02X" % b).encode())
+    return out.decode()
+
+
 def is_timeout(exc):
     """True when an OSError means a socket timeout (ETIMEDOUT on esp32,
     EAGAIN on the unix port, socket.timeout on CPython)."""

@@ -2,16 +2,35 @@
 # CPython (host_tests/mcp_conformance_client.py) and the MicroPython unix port
 # (`micropython -m mcp_conf <url>`). The suite passes the server URL as the
 # last argument and the scenario name in MCP_CONFORMANCE_SCENARIO.
+# Like a person at the console, it registers the server (settings in the
+# current folder, which the suite makes a fresh temporary one), puts the
+# scenario's credentials (MCP_CONFORMANCE_CONTEXT) into that server's
+# settings and connects with mcp.connect_named:
 #   initialize: connect (initialize + initialized), list tools, close
-#   tools_call / sse-retry / others: connect, list tools, call every tool
-#     with arguments made from its schema (numbers 2, 3, ...; strings "test")
+#   tools_call / sse-retry / auth/* / others: connect, list tools, call every
+#     tool with arguments made from its schema (numbers 2, 3, ...; strings
+#     "test")
 #   elicitation-*: the same with listen=True (the server sends
 #     elicitation/create on the standalone GET stream; answered with the
-#     schema's defaults)
+#     schema's defaults) until the client listens there on its own
+# OAuth logins go through browser(): it follows the authorization redirect
+# as a browser would (the suite's /authorize redirects at once), the one
+# test-only step.
 import os
 import sys
 
+import httpc
+import jsonstream
 import mcp
+import store
+
+NAME = "conformance"
+# the suite's fixed client ID metadata document URL (its CIMD scenarios)
+CLIENT_URL = "https://conformance-test.local/client-metadata.json"
+# context field -> setting mcp.<NAME>.<part>
+CONTEXT = {"client_id": "client_id", "client_secret": "client_secret",
+           "private_key_pem": "client_key", "idp_token_endpoint": "idp_url",
+           "idp_client_id": "idp_client", "idp_id_token": "idp_token"}
 
 
 def sample_args(schema):
@@ -41,9 +60,31 @@ def sample_args(schema):
     return args
 
 
+def browser(url):
+    """The address the authorization endpoint redirects to."""
+    r = httpc.request("GET", url, keep=("location",), max_redirects=0)
+    r.close()
+    print("authorize: HTTP %d" % r.status)
+    return r.headers.get("location")
+
+
+def configure(url):
+    """The server and the scenario's credentials, as settings."""
+    err = mcp.add(NAME, url)
+    if err:
+        raise SystemExit("mcp.add: " + err)
+    pairs = {"mcp.client_url": CLIENT_URL}
+    ctx = jsonstream.loads(os.getenv("MCP_CONFORMANCE_CONTEXT") or "{}")
+    for k in CONTEXT:
+        if k in ctx:
+            pairs["mcp.%s.%s" % (NAME, CONTEXT[k])] = ctx[k]
+    store.update(pairs)
+
+
 def run(url, scenario):
     listen = scenario.startswith("elicitation")
-    conn, err = mcp.connect(url, name="conformance", listen=listen)
+    configure(url)
+    conn, err = mcp.connect_named(NAME, listen=listen, authorize=browser)
     if err:
         print("connect:", err)
         return 1

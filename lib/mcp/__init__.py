@@ -4,8 +4,10 @@
 # on first use so `import mcp` costs little heap.
 #
 #   conn, err = mcp.connect(url, token=None, name=None, elicit=None,
-#                           sample=None, listen=False, timeout=30)
-#   conn, err = mcp.connect_named(name)
+#                           sample=None, listen=False, timeout=30,
+#                           authorize=None)
+#   conn, err = mcp.connect_named(name)   # OAuth token renewed near expiry
+#   info, err = mcp.login(name, authorize)   # OAuth login (mcp/oauth.py)
 #   tools, err = mcp.tools(conn)          # [{name, description, parameters}]
 #   text, err = mcp.call(conn, name, args)  # args: dict or JSON text
 #       tool failures (isError): (None, "tool error: ...") and
@@ -16,14 +18,17 @@
 
 
 def connect(url, token=None, name=None, elicit=None, sample=None, listen=False,
-            timeout=30):
+            timeout=30, authorize=None):
     """Open a session: initialize + notifications/initialized.
     elicit(message, schema) -> dict or None answers elicitation requests
     (default: accept with the schema's defaults); sample(request) -> text or
     None enables sampling; listen=True also holds the standalone GET stream
-    for server requests not tied to a call."""
+    for server requests not tied to a call; authorize(url) -> the address
+    the browser was sent to (or the code), None to cancel, lets an OAuth
+    challenge log in with a person (without it: refresh token or unattended
+    grants only)."""
     from mcp import client
-    return client.connect(url, token, name, elicit, sample, listen, timeout)
+    return client.connect(url, token, name, elicit, sample, listen, timeout, authorize)
 
 
 def connect_named(name, **kw):
@@ -35,7 +40,22 @@ def connect_named(name, **kw):
             return None, err
         return None, "no MCP server named %s; add it with: mcp add %s <url> [token]" % (
             name, name)
+    exp = s["expires"]
+    if exp is not None:
+        from compat import epoch, clock_ok
+        if clock_ok() and epoch() > exp - 60:     # an OAuth token about to run out
+            from mcp import oauth
+            s["token"] = oauth.renew(name, s, kw.get("timeout", 30)) or s["token"]
     return connect(s["url"], token=s["token"], name=name, **kw)
+
+
+def login(name, authorize):
+    """OAuth login at server `name` with a person: authorize(url) shows the
+    URL and returns the address the browser ended on (or the code), None
+    to cancel. -> ({"scope", "expires", "renew"}, None); (None, None) when
+    the server asked for no authorization; (None, err)."""
+    from mcp import oauth
+    return oauth.login(name, authorize)
 
 
 def tools(conn):

@@ -25,6 +25,10 @@
 # gone: initialize again once and resend. DELETE ends the session.
 # tools/call carries _meta.progressToken so long tools send progress events
 # (skipped) that keep the socket read timeout from firing.
+# A 401, or a 403 with error="insufficient_scope", to a POST is an OAuth
+# challenge (WWW-Authenticate): mcp/oauth.py, imported only then, gets a
+# token (refresh, login with the person through conn.authorize, or an
+# unattended grant) and the message is sent again, at most 3 times.
 #
 # Rarely used paths (error bodies and status wording, 404 re-initialize,
 # resuming a stream with Last-Event-ID, base64 sizes) live in
@@ -62,10 +66,11 @@ class Conn:
     """One MCP session. Attributes useful to callers: name (label used in
     errors: the registry name, else host:port), url, session, version
     (negotiated), server (serverInfo.name), last_is_error (True when the
-    last call's result had isError)."""
+    last call's result had isError), authorize (fn(url) -> the address the
+    browser was sent to, or the code: OAuth logins with a person)."""
 
     def __init__(self, url, token=None, name=None, elicit=None, sample=None,
-                 listen=False, timeout=30):
+                 listen=False, timeout=30, authorize=None):
         self.url = url
         self.token = token
         self.reg_name = name
@@ -82,6 +87,7 @@ class Conn:
         self.sample = sample
         self.listen = listen
         self.timeout = timeout
+        self.authorize = authorize
         self.session = None
         self.version = None
         self.server = None
@@ -432,21 +438,29 @@ def _headers(conn, accept, version=True):
 
 def _send(conn, method, headers, body=None):
     try:
-        return httpc.request(method, conn.url, headers=headers, body=body, keep=("content-type", "mcp-session-id"),
-                             timeout=conn.timeout)
+        return httpc.request(method, conn.url, headers=headers, body=body, keep=(
+            "content-type", "mcp-session-id", "www-authenticate"), timeout=conn.timeout)
     except httpc.HTTPError as e:
         raise McpError("%s: %s" % (conn.name, e))
 
 
 def post(conn, msg):
-    """POST one JSON-RPC message (written piece by piece) -> Response."""
-    h = _headers(conn, ACCEPT, msg.get("method") != "initialize")
-    h["Content-Type"] = "application/json"
-
+    """POST one JSON-RPC message (written piece by piece) -> Response; an
+    OAuth challenge (401/403) is answered first (see the top comment)."""
     def body(write):
         jsonstream.dump(msg, write)
 
-    return _send(conn, "POST", h, (jsonstream.encoded_len(msg), body))
+    tries = 0
+    while True:
+        h = _headers(conn, ACCEPT, msg.get("method") != "initialize")
+        h["Content-Type"] = "application/json"
+        resp = _send(conn, "POST", h, (jsonstream.encoded_len(msg), body))
+        if resp.status != 401 and (resp.status != 403 or "insufficient_scope"
+                                   not in resp.headers.get("www-authenticate", "")):
+            return resp
+        from mcp import oauth
+        oauth.challenge(conn, resp, tries)     # a new conn.token, or McpError
+        tries += 1
 
 
 def _close(resp):
@@ -615,10 +629,11 @@ def _guard(conn, fn, *args):
         return None, "%s: out of memory reading the reply" % conn.name
 
 
-def connect(url, token=None, name=None, elicit=None, sample=None, listen=False, timeout=30):
+def connect(url, token=None, name=None, elicit=None, sample=None, listen=False, timeout=30,
+            authorize=None):
     if not isinstance(url, str) or not (url.startswith("http://") or url.startswith("https://")):
         return None, "%s: URL must start with http:// or https://" % (name or url)
-    conn = Conn(url, token, name, elicit, sample, listen, timeout)
+    conn = Conn(url, token, name, elicit, sample, listen, timeout, authorize)
     _, err = _guard(conn, _initialize, conn)
     if err:
         stop_listening(conn)

@@ -78,12 +78,11 @@ def status_error(conn, status, reason, detail, what):
     import store
     url = store.mask_url(conn.url)
     if status == 401:
+        # where a token comes from: an OAuth login, or one set by hand
         reg = conn.reg_name or "<name>"
-        if conn.token:
-            return client.McpError("%s: token refused (401); set another with: mcp add %s %s <token>"
-                                   % (conn.name, reg, url))
-        return client.McpError("%s: needs a token (401); set it with: mcp add %s %s <token>"
-                               % (conn.name, reg, url))
+        return client.McpError("%s: %s (401); run: mcp login %s, or set a token: mcp add %s %s <token>"
+                               % (conn.name, "token refused" if conn.token else "needs authorization",
+                                  reg, reg, url))
     if status == 403:
         return client.McpError("%s: access denied (403)%s" % (conn.name, detail))
     if status == 404:

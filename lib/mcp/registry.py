@@ -8,6 +8,9 @@
 # (the console's [a]lways), a JSON array [url, tool, tool...]. The trust
 # holds only while the server's URL is that url; remove() and add() with
 # another URL drop it, so a new server reusing a name inherits nothing.
+# OAuth (mcp/oauth.py) keeps its state and a person's client settings under
+# the same "mcp.<name>." prefix (OAUTH below, and client_id, client_secret,
+# client_key, idp_*); removing a server removes every key under its prefix.
 import store
 from compat import const
 
@@ -15,6 +18,10 @@ _MAX_NAME = const(32)
 _MAX_URL = const(512)
 _MAX_TOKEN = const(4096)
 _NAME_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
+# what an OAuth login wrote (tokens, the authorization server, a dynamic
+# client registration): tied to the server's URL, dropped when it changes
+OAUTH = ("token", "refresh_token", "expires", "scope", "issuer", "resource",
+         "reg_id", "reg_secret", "reg_auth")
 
 
 def check_name(name):
@@ -88,24 +95,30 @@ def servers():
 
 
 def get(name):
-    """{"name", "url", "token"} of one server, or None."""
+    """{"name", "url", "token", "expires"} of one server, or None (expires:
+    when an OAuth token runs out, Unix seconds, else None)."""
     if check_name(name):
         return None
     url = store.get(_key(name, "url"))
     if url is None:
         return None
-    return {"name": name, "url": url, "token": store.get(_key(name, "token"))}
+    return {"name": name, "url": url, "token": store.get(_key(name, "token")),
+            "expires": store.get(_key(name, "expires"))}
 
 
 def add(name, url, token=None):
-    """Add or replace a server (a replaced entry loses its old token unless
-    a new one is given). Returns None or an error string."""
+    """Add or replace a server (a replaced entry loses its old token and
+    OAuth login unless a new token is given). Returns None or an error string."""
     err = check_name(name) or check_url(url)
     if err is None and token is not None:
         err = check_token(token)
     if err:
         return err
-    pairs = {_key(name, "url"): url, _key(name, "token"): token}
+    pairs = {}
+    for part in OAUTH:
+        pairs[_key(name, part)] = None
+    pairs[_key(name, "url")] = url
+    pairs[_key(name, "token")] = token
     if store.get(_key(name, "url")) != url:
         pairs[_key(name, "allow")] = None      # trust was for the old URL
     store.update(pairs)
@@ -118,8 +131,10 @@ def remove(name):
         return err
     if store.get(_key(name, "url")) is None:
         return "no MCP server named %s" % name
-    store.update({_key(name, "url"): None, _key(name, "token"): None,
-                  _key(name, "allow"): None})
+    pairs = {}
+    for k in store.keys(_key(name, "")):
+        pairs[k] = None
+    store.update(pairs)
     return None
 
 

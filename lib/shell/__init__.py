@@ -113,11 +113,12 @@ _TABLE = (
     ";models provider:str:?=list the models of a provider"
     ";tools action:list/clear:1=list or clear the MCP tools cache"
     ";-tools=build the tools cache from every MCP server",
-    "mcp~MCP servers: list, add, delete, test, list tools, call a tool"
-    "~mcp | mcp add NAME URL [TOKEN] | mcp del NAME | mcp test NAME"
+    "mcp~MCP servers: list, add, delete, log in, test, list tools, call a tool"
+    "~mcp | mcp add NAME URL [TOKEN] | mcp del NAME | mcp login NAME | mcp test NAME"
     " | mcp tools NAME | mcp call NAME TOOL JSON~~network ai mcp~mcpcmd"
     "~add name:str:1 url:str:1 token:str:?=add a server"
     ";del name:str:1=remove a server"
+    ";login name:str:1=OAuth login: open a URL anywhere, paste back where it went"
     ";test name:str:1=connect, list tools, time it"
     ";tools name:str:1=list a server's tools"
     ";call name:str:1 tool:str:1 json:text:?=call a tool with JSON arguments",

@@ -3,6 +3,9 @@
     mcp                          list the servers (URL, token masked)
     mcp add NAME URL [TOKEN]     add or replace a server
     mcp del NAME                 remove a server
+    mcp login NAME               OAuth login: the authorization URL is shown,
+                                 the person opens it on any browser and pastes
+                                 back the address it ended on (or the code)
     mcp test NAME                connect, list the tools, show count and time
     mcp tools NAME               each tool with its arguments and description
     mcp call NAME TOOL [JSON]    call a tool with JSON arguments, show the result
@@ -51,6 +54,8 @@ def main(args):
         if err:
             raise Error("mcp del: " + err)
         return out("removed %s" % name)
+    if sub == "login":
+        return _login(name)
     if sub == "test":
         info, err = term.busy("connecting to %s ..." % name, mcp.test, name)
         if err:
@@ -64,6 +69,39 @@ def main(args):
     if sub == "call":
         return _call(name, args[2], third)
     raise shell.UsageError("unknown sub-command %s" % sub)
+
+
+def _login(name):
+    """OAuth login with the person at the console (mcp.login): the spinner
+    turns while the network works and stops while the person is asked."""
+    spin = [term.Spinner("logging in to %s ..." % name)]
+
+    def ask(url):
+        spin[0].stop()
+        out("Open this address in a browser and sign in:")
+        out(url)
+        out("The browser then goes to a page that does not load: copy its address.")
+        line = term.readline("address (or code): ")
+        spin[0] = term.Spinner("logging in to %s ..." % name)
+        return line
+
+    try:
+        info, err = mcp.login(name, ask)
+    finally:
+        spin[0].stop()
+    if err:
+        raise Error(err)
+    if info is None:
+        return out("%s: the server asked for no login" % name)
+    if info["renew"]:
+        until = "; renewed when it runs out"
+    elif info["expires"]:
+        from compat import epoch
+        until = "; valid %d min, then: mcp login %s" % (max(0, info["expires"] - epoch()) // 60, name)
+    else:
+        until = ""
+    out("%s: logged in%s; token saved%s" % (
+        name, (", scope " + info["scope"]) if info["scope"] else "", until))
 
 
 def _params(schema):

@@ -44,6 +44,7 @@ provider needs echoed verbatim rides in the assistant turn's "_echo" dict
 ({"style": name, ...}) and is replayed only to the same style (and, where
 the field is provider-specific, the same provider).
 """
+from compat import quote  # noqa: F401  (URL query values: the *_more modules)
 
 
 class StyleError(Exception):
@@ -108,18 +109,6 @@ class TextBuffer:
         if len(self.chunks) > 1:
             self.chunks = ["".join(self.chunks)]
         return self.chunks[0] if self.chunks else ""
-
-
-def quote(s):
-    """Percent-encode s for a URL query (RFC 3986 unreserved bytes kept;
-    walks bytes: MicroPython interns every one-character str)."""
-    out = bytearray()
-    for b in s.encode():
-        if 48 <= b <= 57 or 65 <= b <= 90 or 97 <= b <= 122 or b in b"-_.~":
-            out.append(b)
-        else:
-            out.extend(("%%%02X" % b).encode())
-    return out.decode()
 
 
 def load(style):

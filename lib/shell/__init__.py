@@ -12,7 +12,7 @@ the local tool catalogue, and the ai/mcp command modules):
      "module": "shell.builtins", "func": "ls",
      "subs": None | ((SUBNAME, (ARG, ...), "one line"), ...),
      "path": None | "<host path of a /bin script>"}
-  ARG is a tuple (name, type, count):
+  ARG is a tuple (name, type, count[, description]):
     type:  "str" | "int" | "path" (file or folder under the flash root)
            | "file" | "dir" | "cmd" (a command name) | "key" (a setting)
            | "text" (the REST of the line, raw, quotes and spaces kept:
@@ -57,8 +57,11 @@ shell.BOARD: True on the board (MicroPython, not the unix port);
 shell.cwd() / shell.resolve(path) -> host path / shell.show(host) -> "/x";
 shell.tasks() -> [[id, name, started_ms]] of what the console runs.
 The local tool catalogue: shell.local_tools() -> inline ai tools made from
-the read-only commands (and /bin scripts whose SPEC has "tool": True);
-shell.capture(line) -> a command's output as text.
+the read-only commands (and /bin scripts whose SPEC has "readonly": True;
+the mapping is shell/tools.py, shared with the MCP server);
+shell.capture(line) -> a command's output as text;
+shell.run_captured(line, sink) -> True when the command failed, its output
+given to sink(piece) instead of the console.
 """
 import sys
 import os
@@ -141,7 +144,8 @@ class Leave(Exception):
 # ---- output -------------------------------------------------------------
 
 _tty = None
-_capture = None     # [chars, pieces...] while a command runs as a tool
+_capture = None     # while a command runs as a tool: sink(piece) takes its output
+_failed = [False]   # an error line was printed (run_captured's verdict)
 _MAX_CAPTURE = const(4000)  # characters of a command's output returned to a model
 
 
@@ -166,9 +170,7 @@ def _put(s):
     if not s:
         return
     if _capture is not None:
-        if _capture[0] < _MAX_CAPTURE:
-            _capture.append(s[:_MAX_CAPTURE - _capture[0]])
-            _capture[0] += len(s)
+        _capture(s)
         return
     if tty():
         s = s.replace("\r\n", "\n").replace("\n", "\r\n")
@@ -264,6 +266,7 @@ def count(n, word):
 def err(s):
     """One error line (red on a terminal), sanitized, newlines folded."""
     s = str(s).replace("\r", " ").replace("\n", " ")
+    _failed[0] = True
     write(s, RED)
     _put("\n")
 
@@ -496,7 +499,7 @@ def parse(spec, rest):
         if sub is not None:
             args, argspec, rest = [w], sub[1], after
     for i, a in enumerate(argspec):
-        name, typ, count = a
+        name, typ, count = a[0], a[1], a[2]
         rest = rest.strip()
         if typ == "text":
             if rest:
@@ -536,15 +539,31 @@ def local_tools():
 
 
 def capture(line):
-    """Run a command line with its output captured; -> the text."""
+    """Run a command line with its output captured; -> the text (the first
+    _MAX_CAPTURE characters)."""
+    got = [0]
+
+    def keep(s):
+        if got[0] < _MAX_CAPTURE:
+            got.append(s[:_MAX_CAPTURE - got[0]])
+            got[0] += len(s)
+    run_captured(line, keep)
+    return "".join(got[1:]).strip() or "(no output)"
+
+
+def run_captured(line, sink):
+    """Run a command line with its output (plain text, no escape codes)
+    given to sink(piece) instead of the console. -> True when it failed
+    (it printed an error line)."""
     global _capture
-    saved = _capture
-    _capture = [0]
+    saved = _capture, _failed[0]
+    _capture = sink
+    _failed[0] = False
     try:
         dispatch(line)
-        return "".join(_capture[1:]).strip() or "(no output)"
+        return _failed[0]
     finally:
-        _capture = saved
+        _capture, _failed[0] = saved
 
 
 # ---- tasks (ps) ----------------------------------------------------------
@@ -704,7 +723,8 @@ def run(banner=True):
         while True:
             p = _cwd + "> "
             try:
-                line = term.readline(p, history, term.complete, style=BOLD_GREEN)
+                line = term.readline(p, history, term.complete, style=BOLD_GREEN,
+                                     serve=True)
             except KeyboardInterrupt:
                 continue
             except MemoryError:

@@ -54,12 +54,11 @@ def help(args):
     out("  " + spec["desc"])
     if spec["args"]:
         out("arguments:")
-        for name, typ, count in spec["args"]:
-            if isinstance(typ, tuple):
-                typ = "|".join(typ)
-            out("  %-10s %-8s %s" % (name, typ, {
+        for a in spec["args"]:
+            typ = "|".join(a[1]) if isinstance(a[1], tuple) else a[1]
+            out("  %-10s %-8s %s%s" % (a[0], typ, {
                 "1": "required", "?": "optional", "*": "any number",
-                "+": "one or more"}.get(count, count)))
+                "+": "one or more"}.get(a[2], a[2]), ": " + a[3] if len(a) > 3 else ""))
     subs_tags(spec)
     if spec["path"]:
         out("script: " + show(spec["path"]))

@@ -116,14 +116,17 @@ _TABLE = (
     ";models provider:str:?=list the models of a provider"
     ";tools action:list/clear:1=list or clear the MCP tools cache"
     ";-tools=build the tools cache from every MCP server",
-    "mcp~MCP servers: list, add, delete, test, list tools, call a tool"
+    "mcp~MCP servers: list, add, delete, test, list tools, call a tool;"
+    " serve this board"
     "~mcp | mcp add NAME URL [TOKEN] | mcp del NAME | mcp test NAME"
-    " | mcp tools NAME | mcp call NAME TOOL JSON~~network ai mcp~mcpcmd"
+    " | mcp tools NAME | mcp call NAME TOOL JSON"
+    " | mcp serve [PORT|stop|status|token [new]]~~network ai mcp~mcpcmd"
     "~add name:str:1 url:str:1 token:str:?=add a server"
     ";del name:str:1=remove a server"
     ";test name:str:1=connect, list tools, time it"
     ";tools name:str:1=list a server's tools"
-    ";call name:str:1 tool:str:1 json:text:?=call a tool with JSON arguments",
+    ";call name:str:1 tool:str:1 json:text:?=call a tool with JSON arguments"
+    ";serve what:str:? more:str:?=be an MCP server: the console's commands as tools",
 )
 
 _MAX_SPEC = const(2048)     # bytes of a /bin script's SPEC literal
@@ -226,6 +229,20 @@ def clean(s):
         else:
             o.append(c)
     return str(o, "utf-8")
+
+
+def whole(data):
+    """How much of the UTF-8 bytes data ends with a whole character: len(data),
+    or where the character cut short at its end starts (a file read in pieces)."""
+    cut = len(data)
+    i = cut - 1
+    while i >= 0 and i > cut - 4 and (data[i] & 0xC0) == 0x80:
+        i -= 1
+    if i >= 0:
+        c = data[i]
+        if cut - i < (1 if c < 0x80 else 2 if c >= 0xC0 and c < 0xE0 else 3 if c < 0xF0 else 4):
+            cut = i
+    return cut
 
 
 # SGR attributes for write()/out(style=...): the console's own escape codes

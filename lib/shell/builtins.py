@@ -135,15 +135,7 @@ def cat(args):
                 return
             first = False
             data = carry + bytes(buf[:n])
-            # cut after the last whole UTF-8 character
-            cut = len(data)
-            i = cut - 1
-            while i >= 0 and i > cut - 4 and (data[i] & 0xC0) == 0x80:
-                i -= 1
-            if i >= 0:
-                c = data[i]
-                if cut - i < (1 if c < 0x80 else 2 if c >= 0xC0 and c < 0xE0 else 3 if c < 0xF0 else 4):
-                    cut = i
+            cut = shell.whole(data)
             write(_text(data[:cut]))
             carry = data[cut:]
             last = data[cut - 1:cut] if cut else last

@@ -234,16 +234,22 @@ class _Out:
                    + (b"Content-Type: " + ctype + b"\r\n" if ctype else b"") + extra + b"\r\n")
         self.sse = ctype == b"text/event-stream"
 
-    def message(self, msg, extra=b""):
-        """One JSON-RPC message: the whole JSON body, or an SSE event once
-        the stream is open."""
+    def begin(self, extra=b""):
+        """A JSON-RPC message starts: the JSON body, or an SSE event once
+        the stream is open; end() closes it."""
         if self.sse is None:
             self.head(200, extra=extra)
         if self.sse:
             self.write(b"event: message\r\ndata: ")
-        jsonstream.dump(msg, self.write)
+
+    def end(self):
         if self.sse:
             self.write(b"\r\n\r\n")
+
+    def message(self, msg, extra=b""):
+        self.begin(extra)
+        jsonstream.dump(msg, self.write)
+        self.end()
 
     def event(self, msg):
         """A message before the response: opens the event stream."""
@@ -525,10 +531,25 @@ def _call(srv, s, rid, params, out):
             "refused: the person at the board did not allow this call")], True))
     ctx = Ctx(srv, s, out, meta.get("progressToken") if isinstance(meta, dict) else None)
     failed = ctx.run(line)
-    items = ctx.items
-    if ctx.n or not items:
-        items.insert(0, _text(ctx.text()))
-    out.message(_result(rid, items, failed))
+    # {"jsonrpc":"2.0","id":ID,"result":{"content":[TEXT, ITEMS...],"isError":B}},
+    # the text straight from the output buffer
+    w = out.write
+    out.begin()
+    w(b'{"jsonrpc":"2.0","id":')
+    jsonstream.dump(rid, w)
+    w(b',"result":{"content":[')
+    comma = b""
+    if ctx.n or not ctx.items:
+        w(b'{"type":"text","text":')
+        ctx.json_text(w)
+        w(b"}")
+        comma = b","
+    for item in ctx.items:
+        w(comma)
+        jsonstream.dump(item, w)
+        comma = b","
+    w(b'],"isError":' + (b"true}}" if failed else b"false}}"))
+    out.end()
     _note(s[3], line, "error" if failed else "ok")
 
 
@@ -580,6 +601,30 @@ def _text(t):
 
 def _result(rid, content, is_error):
     return {"jsonrpc": "2.0", "id": rid, "result": {"content": content, "isError": is_error}}
+
+
+class _Bare:
+    """write() for jsonstream.dump of a str that drops the quotes around it:
+    the string's escaped content, in pieces."""
+
+    def __init__(self, write):
+        self.w = write
+        self.held = None
+
+    def write(self, b):
+        if self.held is None:
+            b = b[1:]
+        else:
+            self.w(self.held)
+        self.held = b
+
+
+def _chars(w, t):
+    """The characters of str t, escaped as inside a JSON string, through w."""
+    if t:
+        b = _Bare(w)
+        jsonstream.dump(t, b.write)
+        w(b.held[:-1])
 
 
 def private(p):
@@ -637,24 +682,6 @@ def _note(client, line, how):
     shell.out("mcp: %s ran %s (%s)" % (client, line, how), shell.DIM)
 
 
-def scrub(t, cut=False):
-    """t with every secret of the settings replaced by its mask; cut=True:
-    t was cut short, so a secret's beginning at its end goes too."""
-    for k in store.keys():
-        if store.is_secret(k):
-            v = str(store.get(k))
-            if len(v) < 6:
-                continue
-            if v in t:
-                t = t.replace(v, store.mask(v))
-            if cut:
-                for i in range(len(v) - 1, 2, -1):
-                    if t.endswith(v[:i]):
-                        t = t[:-i] + store.mask(v)
-                        break
-    return t
-
-
 class Ctx:
     """The call being served (mcp.server._ctx while it runs): its output,
     the first _MAX_OUT bytes, sent on as log messages when the client
@@ -666,7 +693,7 @@ class Ctx:
         self.s = s          # the session
         self.out = out
         self.token = token
-        self.buf = None     # bytearray(_MAX_OUT) once there is output
+        self.buf = None     # 256 bytes once there is output, _MAX_OUT once more
         self.n = 0          # bytes held
         self.more = 0       # bytes dropped
         self.logged = 0     # bytes already sent as log messages
@@ -699,8 +726,12 @@ class Ctx:
             while k > 0 and (b[k] & 0xC0) == 0x80:     # a whole character
                 k -= 1
             self.more += len(b) - k
-        if self.buf is None:
-            self.buf = bytearray(_MAX_OUT)
+        if self.buf is None or self.n + k > len(self.buf):
+            # 256 bytes hold most outputs; one move to the full size otherwise
+            old, self.buf = self.buf, bytearray(256 if self.n + k <= 256 else _MAX_OUT)
+            if old:
+                self.buf[0:self.n] = old[0:self.n]
+            old = None
         self.buf[self.n:self.n + k] = memoryview(b)[0:k]
         self.n += k
         if self.s[2] <= 1 and b"\n" in b:
@@ -712,28 +743,69 @@ class Ctx:
         if self.s[2] > 1:
             return
         j = self.n if end else self.buf.rfind(b"\n", self.logged, self.n) + 1
-        if j <= self.logged:
-            return
-        t = scrub(str(memoryview(self.buf)[self.logged:j], "utf-8"),
-                  end and self.more).rstrip("\n")
-        self.logged = j
-        if t:
-            self.out.event({"jsonrpc": "2.0", "method": "notifications/message", "params": {
-                "level": "info", "logger": "console", "data": t}})
+        a, z = self.logged, j
+        self.logged = max(j, a)
+        while z > a and self.buf[z - 1] == 10:
+            z -= 1
+        if z > a:
+            w = self.out.write
+            if self.out.sse is None:
+                self.out.head(200, b"text/event-stream")
+            self.out.begin()
+            w(b'{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info",'
+              b'"logger":"console","data":')
+            self._json(w, a, z, end and self.more)
+            w(b"}}")
+            self.out.end()
 
-    def text(self):
-        """The output as the result's text (the buffer is let go: the JSON
-        writer's copy may take its place in a fragmented heap)."""
+    def json_text(self, w):
+        """The output as a JSON string through w: blank ends trimmed, every
+        secret of the settings masked, "... (N more bytes)" when cut."""
         b, a, z = self.buf, 0, self.n
         while a < z and b[a] in b" \t\n":
             a += 1
         while z > a and b[z - 1] in b" \t\n":
             z -= 1
-        t = scrub(str(memoryview(b)[a:z], "utf-8") if z > a else "", self.more)
-        self.buf = b = None
-        if self.more:
-            t += "\n... (%d more bytes)" % self.more
-        return t or "(no output)"
+        if z == a and not self.more:
+            return w(b'"(no output)"')
+        self._json(w, a, z, self.more, "\n... (%d more bytes)" % self.more if self.more else "")
+
+    def _json(self, w, a, z, cut, tail=""):
+        """buf[a:z] (+ tail) as a JSON string, in pieces, secrets masked;
+        cut: the output was cut short at z, so a secret's beginning there
+        goes too."""
+        b = self.buf
+        spans = []      # (start, end, mask)
+        for k in store.keys():
+            if store.is_secret(k):
+                v = str(store.get(k))
+                if len(v) < 6:
+                    continue
+                sec, m = v.encode(), store.mask(v)
+                i = b.find(sec, a, z)
+                while i >= 0:
+                    spans.append((i, i + len(sec), m))
+                    i = b.find(sec, i + len(sec), z)
+                for j in range(min(len(sec) - 1, z - a) if cut else 0, 2, -1):
+                    if b[z - j:z] == sec[:j]:
+                        spans.append((z - j, z, m))
+                        break
+        spans.sort()
+        mv = memoryview(b)
+        p = a
+        w(b'"')
+        for s, e, m in spans + [(z, z, "")]:
+            while p < s:        # plain output in pieces of whole characters
+                q = min(s, p + 512)
+                if q < s:
+                    q = p + (shell.whole(mv[p:q]) or q - p)
+                _chars(w, str(mv[p:q], "utf-8"))
+                p = q
+            if e > p:           # a secret (not inside one already masked)
+                _chars(w, m)
+                p = e
+        _chars(w, tail)
+        w(b'"')
 
     # mcp.server's functions for /bin scripts
 

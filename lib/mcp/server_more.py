@@ -194,10 +194,20 @@ def resources(srv, method, rid, params, out):
         if u == uri:
             ctx = h.Ctx(srv, [None, 0, 99, "", 0], out, None)
             if ctx.run(spec["name"]):
-                return out.message(h._error(rid, -32603, ctx.text()))
-            return out.message({"jsonrpc": "2.0", "id": rid, "result": {"contents": [{
-                "uri": uri, "mimeType": str(d.get("mime") or "text/plain"),
-                "text": ctx.text()}]}})
+                return out.message(h._error(rid, -32603, "%s failed: see the board's "
+                                                         "console (run %s)" % (uri, spec["name"])))
+            w = out.write
+            out.begin()
+            w(b'{"jsonrpc":"2.0","id":')
+            jsonstream.dump(rid, w)
+            w(b',"result":{"contents":[{"uri":')
+            jsonstream.dump(uri, w)
+            w(b',"mimeType":')
+            jsonstream.dump(str(d.get("mime") or "text/plain"), w)
+            w(b',"text":')
+            ctx.json_text(w)
+            w(b"}]}}")
+            return out.end()
     return out.message(missing)
 
 
@@ -259,26 +269,6 @@ def _kind(host):
     return text and not carry
 
 
-class _Bare:
-    """write() for jsonstream.dump of a str that drops the quotes around it:
-    the string's escaped content, in pieces."""
-
-    def __init__(self, write):
-        self.w = write
-        self.held = None
-
-    def write(self, b):
-        if self.held is None:
-            b = b[1:]
-        else:
-            self.w(self.held)
-        self.held = b
-
-    def end(self):
-        if self.held:
-            self.w(self.held[:-1])
-
-
 def _send_file(rid, uri, host, mime, text, out):
     import binascii
     w = out.write
@@ -296,9 +286,7 @@ def _send_file(rid, uri, host, mime, text, out):
         if text:
             k = shell.whole(data)
             data, carry = data[:k], data[k:]
-            b = _Bare(w)
-            jsonstream.dump(str(data, "utf-8"), b.write)
-            b.end()
+            h._chars(w, str(data, "utf-8"))
         else:       # base64 of whole 3-byte groups; the rest waits
             k = len(data) - len(data) % 3
             carry = data[k:]

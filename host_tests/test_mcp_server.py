@@ -602,3 +602,44 @@ def test_destructive_command_refused_until_allowed_then_confirmed(mpy, tmp_path)
         assert "mcp: mcp ran rm w.txt (ok)\n/> ls\n" in c.text()
     finally:
         c.close()
+
+
+# ---------------------------------------------------------------- the mapping (CPython)
+
+def test_spec_to_schema_and_back_to_a_console_line():
+    """shell/tools.py: the one mapping from a command's SPEC to a tool schema
+    and from a call's arguments back to the line the console parses."""
+    import shell
+    from shell import tools
+    spec = {"name": "probe", "usage": "probe COUNT [WORDS...]", "path": "/x", "subs": None,
+            "readonly": True, "args": (("count", "int", "1", "how many"),
+                                       ("mode", ("a", "b"), "?"), ("words", "str", "*"))}
+    assert tools.schema(spec) == {
+        "type": "object", "additionalProperties": False, "required": ["count"],
+        "properties": {"count": {"type": "integer", "description": "how many"},
+                       "mode": {"type": "string", "enum": ["a", "b"]},
+                       "words": {"type": "array", "items": {"type": "string"}}}}
+    line = tools.line(spec, {"count": 2, "mode": "b", "words": ["x y", "it's", '"q"', ""]})
+    assert line == 'probe 2 b "x y" "it\'s" \'"q"\' ""'
+    assert shell.parse(spec, line[5:]) == ["2", "b", "x y", "it's", '"q"', ""]
+    for bad, why in (({}, "missing argument count"), ({"count": 1, "words": ["a"]},
+                                                      "words needs mode before it"),
+                     ({"count": True}, "count must be a string or a number"),
+                     ({"count": 1, "x": 1}, "unknown argument x"),
+                     ({"count": "1\nls"}, "count must be one line"),
+                     ({"count": 1, "mode": "a", "words": ["'\""]}, "both kinds of quotes"),
+                     ({"count": 1, "mode": "a", "words": "a"}, "words must be an array")):
+        with pytest.raises(ValueError) as e:
+            tools.line(spec, bad)
+        assert why in str(e.value)
+    # free text is passed raw as the rest of the line; sub-commands take "args"
+    text = {"name": "say", "usage": "say TEXT", "path": None, "subs": None,
+            "args": (("text", "text", "1"),)}
+    assert tools.schema(text)["properties"]["text"]["description"].startswith("free text")
+    assert tools.line(text, {"text": "a 'b' \"c\""}) == "say a 'b' \"c\""
+    wifi = shell.find("wifi")
+    assert tools.schema(wifi) == {"type": "object", "properties": {"args": {
+        "type": "string", "description": "the words after 'wifi', as typed at the console: "
+        "wifi [connect SSID PASS]"}}}
+    assert tools.line(wifi, {"args": "connect home"}) == "wifi connect home"
+    assert tools.read_only(shell.find("cat")) and not tools.read_only(shell.find("rm"))

@@ -21,17 +21,19 @@ request that comes while a command runs waits in the listen backlog.
   DELETE /mcp ends the session (200); GET -> 405 (no standalone stream).
 Checks, in this order, with the status of a refusal: Host (localhost,
 127.0.0.1, [::1], the board's address, mcp.serve.hosts; any port) and
-Origin (none, or http(s):// an allowed host) 403; path /mcp 404;
-token 401 (a wrong one is answered after a delay, 1 s doubling to 8 s with
-each failure within a minute of the last, while the console and others go
-on; with _MAX_LATE callers waiting, 429 at once); method 405; Accept 406;
-Content-Type 415; Content-Length 411 / 413. The body of a refused request
-is read and dropped (up to _DRAIN bytes), so the client sees the answer; JSON 400 -32700; not
-one JSON-RPC message 400 -32600; session 400 (none) / 404 (unknown, or
-unused for mcp.serve.idle seconds, 3600; at most _MAX_SESSIONS, a new one
-replaces the least recently used); MCP-Protocol-Version 400; a request while a
-call waits for the client 503. Methods: initialize, ping, tools/list,
-tools/call, resources/list, resources/read, resources/templates/list,
+Origin (none, or http(s):// an allowed host) 403; path /mcp 404; token
+401 (a wrong one is answered after a delay, 1 s doubling to 8 s with each
+failure within a minute of the last, while the console and others go on;
+with _MAX_LATE callers waiting, 429 at once); method 405; Accept 406;
+Content-Type 415; Content-Length 411 (chunked bodies too) / 413; JSON 400
+-32700; not one JSON-RPC 2.0 message 400 -32600; session 400 (none) / 404
+(unknown, or unused for mcp.serve.idle seconds, 3600; at most
+_MAX_SESSIONS, a new one replaces the least recently used);
+MCP-Protocol-Version 400; a request while a call waits for the client 503.
+The body of a refused request is read and dropped (up to _DRAIN bytes):
+closing with it unread would reset the connection before the client reads
+the answer. Methods: initialize, ping, tools/list, tools/call,
+resources/list, resources/read, resources/templates/list,
 logging/setLevel; others -32601, bad params -32602.
 
 Tools: every command of the registry (shell.commands(): built-ins and /bin
@@ -69,7 +71,7 @@ _CHALLENGE = b'WWW-Authenticate: Bearer realm="antos", error="invalid_token"\r\n
 
 # headers kept from a request (all others are skipped unread)
 _KEEP = (b"host", b"origin", b"authorization", b"content-type", b"content-length",
-         b"accept", b"mcp-session-id", b"mcp-protocol-version", b"transfer-encoding")
+         b"accept", b"mcp-session-id", b"mcp-protocol-version")
 _REASONS = ("200 OK;202 Accepted;400 Bad Request;401 Unauthorized;403 Forbidden;"
             "404 Not Found;405 Method Not Allowed;406 Not Acceptable;408 Request Timeout;"
             "411 Length Required;413 Content Too Large;415 Unsupported Media Type;"
@@ -391,6 +393,9 @@ def _request(srv, req, out):
     params = msg.get("params")
     if params is None:
         params = {}
+    if method is not None and rid is not None and not isinstance(params, dict):
+        out.message(_error(rid, -32602, "params must be an object"))
+        return False
     if method == "initialize" and rid is not None:
         return _initialize(srv, rid, params, out)
     s = _session(srv, h)
@@ -402,9 +407,6 @@ def _request(srv, req, out):
         if method is None and a is not None and a[0] == rid:
             a[1] = msg
         out.head(202, None)
-        return False
-    if not isinstance(params, dict):
-        out.message(_error(rid, -32602, "params must be an object"))
         return False
     if srv.answer is not None and method != "ping":
         raise Fail(503, -32000, "busy with a call; try again")
@@ -636,10 +638,10 @@ def private(p):
 def _private_paths(spec, line):
     """Why the call is refused when a path argument names a private file,
     else None (paths are taken from /)."""
-    words = shell.parse(spec, line[len(spec["name"]):])
+    ws = shell.parse(spec, line[len(spec["name"]):])
     for i, a in enumerate(spec["args"] if not spec.get("subs") else ()):
-        if a[1] in ("path", "file", "dir") and i < len(words):
-            for w in (words[i:] if a[2] in ("*", "+") else words[i:i + 1]):
+        if a[1] in ("path", "file", "dir") and i < len(ws):
+            for w in (ws[i:] if a[2] in ("*", "+") else ws[i:i + 1]):
                 if private(shell.show(shell.resolve("/" + w))):
                     return "%s: %s is private to the board" % (spec["name"], w)
     return None
@@ -810,7 +812,10 @@ class Ctx:
     # mcp.server's functions for /bin scripts
 
     def add(self, item):
-        if len(self.items) < _MAX_ITEMS and isinstance(item, dict):
+        if not isinstance(item, dict):
+            raise ValueError("a content item is a dict")
+        jsonstream.encoded_len(item)    # raises now, not halfway through the answer
+        if len(self.items) < _MAX_ITEMS:
             self.items.append(item)
 
     def progress(self, done, total, message):

@@ -12,6 +12,7 @@ the local tool catalogue, and the ai/mcp command modules):
      "module": "shell.builtins", "func": "ls",
      "subs": None | ((SUBNAME, (ARG, ...), "one line"), ...),
      "path": None | "<host path of a /bin script>"}
+  (a /bin script's spec also has "readonly": its SPEC says it changes nothing)
   ARG is a tuple (name, type, count[, description]):
     type:  "str" | "int" | "path" (file or folder under the flash root)
            | "file" | "dir" | "cmd" (a command name) | "key" (a setting)
@@ -450,7 +451,7 @@ def find(name):
                     "usage": str(d.get("usage") or name),
                     "args": tuple(tuple(a) for a in d.get("args") or ()),
                     "tags": tuple(d.get("tags") or ()), "module": None, "func": "main",
-                    "subs": None, "path": p}
+                    "subs": None, "path": p, "readonly": d.get("readonly") is True}
     return None
 
 

@@ -14,8 +14,9 @@ escape codes are written.
 While readline(..., serve=True) (the console's own prompt) waits for a key
 it also watches WATCH, set by the board's MCP server (mcp/server.py): an
 object with .sock (the listening socket, polled beside the keyboard),
-.poll (None, or the poll object of this wait, kept there), .due() (ms until it wants to run anyway, -1: never) and .serve(ready)
-(answer what is waiting; ready: the socket is readable). One request is
+.poll (None, or the poll object of this wait, kept there), .due() (ms
+until it wants to run anyway, -1: never) and .serve(ready) (answer what
+is waiting; ready: the socket is readable). One request is
 served at a time, and nothing while a command runs: a request that comes
 then waits in the socket's backlog until the prompt is back. Before the
 server writes to the console it calls aside(): the prompt line is cleared

@@ -35,10 +35,7 @@ _ABOUT = {"path": "a file or folder on the board's flash (/ is its root)",
 
 
 def read_only(spec):
-    if spec["path"]:
-        d = shell.read_spec(spec["path"])
-        return bool(d) and d.get("readonly") is True
-    return spec["name"] in READ_ONLY
+    return spec["readonly"] if spec["path"] else spec["name"] in READ_ONLY
 
 
 def schema(spec):

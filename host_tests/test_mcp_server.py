@@ -643,3 +643,38 @@ def test_spec_to_schema_and_back_to_a_console_line():
         "wifi [connect SSID PASS]"}}}
     assert tools.line(wifi, {"args": "connect home"}) == "wifi connect home"
     assert tools.read_only(shell.find("cat")) and not tools.read_only(shell.find("rm"))
+
+
+def test_the_same_server_code_runs_on_cpython(flash):
+    """lib/ runs on CPython too: the server's socket code there (timeouts,
+    recv_into, sendall), served from a thread that plays the prompt's wait."""
+    import select
+    import store
+    from mcp import server
+    from shell import term
+    store.set("mcp.serve.token", TOKEN)
+    (flash / "boot.py").write_text("# cpython\n")
+    port = peers.free_port()
+    url, err = server.start(port, "127.0.0.1")
+    assert err is None and url == "http://localhost:%d/mcp" % port
+    assert term.WATCH is server.SERVER
+    stop = []
+
+    def wait():
+        while not stop:
+            r, _, _ = select.select([server.SERVER.sock], [], [], 0.1)
+            server.SERVER.serve(bool(r))
+    th = threading.Thread(target=wait)
+    th.start()
+    try:
+        b = type("B", (), {"port": port})
+        sid = init(b)
+        st, r = rpc(b, sid, "tools/call", {"name": "cat", "arguments": {"file": "boot.py"}})
+        assert st == 200 and text_of(r["result"]) == "# cpython"
+        st, r = rpc(b, sid, "resources/read", {"uri": "file:///boot.py"})
+        assert r["result"]["contents"][0]["text"] == "# cpython\n"
+        assert raw(b, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, token=None)[0] == 401
+    finally:
+        stop.append(1)
+        th.join(10)
+        assert server.stop() and term.WATCH is None and not server.stop()

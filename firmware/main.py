@@ -6,6 +6,8 @@
 #   - in the console: `py` or Ctrl-D on an empty line (the console also
 #     steps aside when mpremote asks for the raw REPL).
 # From the REPL, `import shell; shell.run()` starts the console.
+# With the setting mcp.serve.autostart on, the board's MCP server starts
+# first (as if `mcp serve` were typed; boot.py has joined WiFi by then).
 def _main():
     import os
     import time
@@ -23,6 +25,9 @@ def _main():
         print("main: plain REPL (import shell; shell.run() starts the console)")
         return
     import shell
+    import store
+    if store.get("mcp.serve.autostart"):
+        shell.dispatch("mcp serve")     # one line if it fails; never fatal
     shell.run()
 
 

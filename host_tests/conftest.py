@@ -14,6 +14,10 @@ import mpyrun  # noqa: E402
 from peers import (conformance, everything_process, everything_server,  # noqa: E402,F401
                    pytest_terminal_summary, sdk_process, sdk_server)
 
+# a simulated flash folder whose /bin scripts are named test_*.py (the
+# conformance suite's fixture tools): not test modules
+collect_ignore = ["mcp_flash"]
+
 TESTDATA = os.path.join(os.path.dirname(HERE), "..", "shared", "testdata")
 
 

@@ -382,12 +382,17 @@ def settime():
     assert r.stdout.split() == ["NTP", "1", "False", "False", "NTP", "2", "True", "True"]
 
 
-def run_main(tmp_path, flag=False, interrupt=False):
+def run_main(tmp_path, flag=False, interrupt=False, autostart=False):
     board = tmp_path / "board"
     board.mkdir(exist_ok=True)
-    (board / "shell.py").write_text("def run():\n    print('CONSOLE')\n")
+    (board / "shell.py").write_text("def run():\n    print('CONSOLE')\n\n\n"
+                                    "def dispatch(line):\n    print('TYPED ' + line)\n")
+    (board / "store.py").write_text("def get(key):\n    return %r.get(key)\n" % (
+        {"mcp.serve.autostart": True} if autostart else {}))
     if flag:
         (board / "noconsole").write_text("")
+    elif (board / "noconsole").exists():
+        (board / "noconsole").unlink()
     p = subprocess.Popen([MICROPYTHON, os.path.join(ROOT, "firmware", "main.py")],
                          cwd=str(board), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True, env=dict(os.environ, MICROPYPATH=str(board)))
@@ -406,6 +411,9 @@ def test_main_starts_the_console_unless_asked_for_the_plain_repl(tmp_path):
     assert rc == 0 and "CONSOLE" not in out and "main: plain REPL" in out, (out, err)
     rc, out, err = run_main(tmp_path, flag=True)
     assert rc == 0 and "CONSOLE" not in out and "noconsole file found" in out, (out, err)
+    # mcp.serve.autostart: the MCP server first, as if `mcp serve` were typed
+    rc, out, err = run_main(tmp_path, autostart=True)
+    assert rc == 0 and out.splitlines()[1:] == ["TYPED mcp serve", "CONSOLE"], (out, err)
 
 
 # ---------------------------------------------------------------- deploy

@@ -596,7 +596,7 @@ def test_local_tool_catalogue_reads_the_registry(tmp_path):
     import shell
     import store
     os.makedirs(tmp_path / "bin")
-    (tmp_path / "bin" / "greet.py").write_text(GREET.replace('"fun"),', '"fun"), "tool": True,'))
+    (tmp_path / "bin" / "greet.py").write_text(GREET.replace('"fun"),', '"fun"), "readonly": True,'))
     (tmp_path / "bin" / "boom.py").write_text(BOOM)
     (tmp_path / "boot.py").write_text("# boot\n")
     store.set_root(str(tmp_path))
@@ -605,8 +605,14 @@ def test_local_tool_catalogue_reads_the_registry(tmp_path):
         assert set(tools) == {"sh_help", "sh_ls", "sh_cat", "sh_pwd", "sh_free", "sh_df",
                               "sh_ps", "sh_date", "sh_get", "sh_greet"}
         assert "usage: ls [PATH]" in tools["sh_ls"]["description"]
-        assert "boot.py" in tools["sh_ls"]["run"]({"args": ""})
-        assert tools["sh_greet"]["run"]({"args": "Ann"}) == "hi Ann}"
+        # the same typed schema the MCP server offers (shell/tools.py)
+        assert tools["sh_greet"]["parameters"] == {
+            "type": "object", "additionalProperties": False, "required": ["name"],
+            "properties": {"name": {"type": "string"}, "times": {"type": "integer"}}}
+        assert "boot.py" in tools["sh_ls"]["run"]({})
+        assert tools["sh_greet"]["run"]({"name": "Ann"}) == "hi Ann}"
+        assert tools["sh_greet"]["run"]({"name": "Ann Lee", "times": 2}) == "hi Ann Lee}\nhi Ann Lee}"
+        assert tools["sh_greet"]["run"]({"times": 2}).startswith("Error: missing argument name")
         assert "mv: missing dst" in shell.capture("mv a")
         store.set("ai.general.key", "sk-verysecretvalue")
         assert "sk-verysecretvalue" not in tools["sh_get"]["run"]({})

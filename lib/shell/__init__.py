@@ -12,7 +12,8 @@ the local tool catalogue, and the ai/mcp command modules):
      "module": "shell.builtins", "func": "ls",
      "subs": None | ((SUBNAME, (ARG, ...), "one line"), ...),
      "path": None | "<host path of a /bin script>"}
-  ARG is a tuple (name, type, count):
+  (a /bin script's spec also has "readonly": its SPEC says it changes nothing)
+  ARG is a tuple (name, type, count[, description]):
     type:  "str" | "int" | "path" (file or folder under the flash root)
            | "file" | "dir" | "cmd" (a command name) | "key" (a setting)
            | "text" (the REST of the line, raw, quotes and spaces kept:
@@ -57,8 +58,11 @@ shell.BOARD: True on the board (MicroPython, not the unix port);
 shell.cwd() / shell.resolve(path) -> host path / shell.show(host) -> "/x";
 shell.tasks() -> [[id, name, started_ms]] of what the console runs.
 The local tool catalogue: shell.local_tools() -> inline ai tools made from
-the read-only commands (and /bin scripts whose SPEC has "tool": True);
-shell.capture(line) -> a command's output as text.
+the read-only commands (and /bin scripts whose SPEC has "readonly": True;
+the mapping is shell/tools.py, shared with the MCP server);
+shell.capture(line) -> a command's output as text;
+shell.run_captured(line, sink) -> True when the command failed, its output
+given to sink(piece) instead of the console.
 """
 import sys
 import os
@@ -113,15 +117,18 @@ _TABLE = (
     ";models provider:str:?=list the models of a provider"
     ";tools action:list/clear:1=list or clear the MCP tools cache"
     ";-tools=build the tools cache from every MCP server",
-    "mcp~MCP servers: list, add, delete, log in, test, list tools, call a tool"
+    "mcp~MCP servers: list, add, delete, log in, test, list tools, call a tool;"
+    " serve this board"
     "~mcp | mcp add NAME URL [TOKEN] | mcp del NAME | mcp login NAME | mcp test NAME"
-    " | mcp tools NAME | mcp call NAME TOOL JSON~~network ai mcp~mcpcmd"
+    " | mcp tools NAME | mcp call NAME TOOL JSON"
+    " | mcp serve [PORT|stop|status|token [new]]~~network ai mcp~mcpcmd"
     "~add name:str:1 url:str:1 token:str:?=add a server"
     ";del name:str:1=remove a server"
     ";login name:str:1=OAuth login: open a URL anywhere, paste back where it went"
     ";test name:str:1=connect, list tools, time it"
     ";tools name:str:1=list a server's tools"
-    ";call name:str:1 tool:str:1 json:text:?=call a tool with JSON arguments",
+    ";call name:str:1 tool:str:1 json:text:?=call a tool with JSON arguments"
+    ";serve what:str:? more:str:?=be an MCP server: the console's commands as tools",
 )
 
 _MAX_SPEC = const(2048)     # bytes of a /bin script's SPEC literal
@@ -142,7 +149,8 @@ class Leave(Exception):
 # ---- output -------------------------------------------------------------
 
 _tty = None
-_capture = None     # [chars, pieces...] while a command runs as a tool
+_capture = None     # while a command runs as a tool: sink(piece) takes its output
+_failed = [False]   # an error line was printed (run_captured's verdict)
 _MAX_CAPTURE = const(4000)  # characters of a command's output returned to a model
 
 
@@ -167,9 +175,7 @@ def _put(s):
     if not s:
         return
     if _capture is not None:
-        if _capture[0] < _MAX_CAPTURE:
-            _capture.append(s[:_MAX_CAPTURE - _capture[0]])
-            _capture[0] += len(s)
+        _capture(s)
         return
     if tty():
         s = s.replace("\r\n", "\n").replace("\n", "\r\n")
@@ -227,6 +233,20 @@ def clean(s):
     return str(o, "utf-8")
 
 
+def whole(data):
+    """How much of the UTF-8 bytes data ends with a whole character: len(data),
+    or where the character cut short at its end starts (a file read in pieces)."""
+    cut = len(data)
+    i = cut - 1
+    while i >= 0 and i > cut - 4 and (data[i] & 0xC0) == 0x80:
+        i -= 1
+    if i >= 0:
+        c = data[i]
+        if cut - i < (1 if c < 0x80 else 2 if c >= 0xC0 and c < 0xE0 else 3 if c < 0xF0 else 4):
+            cut = i
+    return cut
+
+
 # SGR attributes for write()/out(style=...): the console's own escape codes
 DIM = "2"
 RED = "31"
@@ -266,6 +286,7 @@ def err(s):
     """One error line (red on a terminal), sanitized, newlines folded, any
     secret scrubbed (error text may quote a server that echoed one)."""
     s = store.scrub(str(s)).replace("\r", " ").replace("\n", " ")
+    _failed[0] = True
     write(s, RED)
     _put("\n")
 
@@ -432,7 +453,7 @@ def find(name):
                     "usage": str(d.get("usage") or name),
                     "args": tuple(tuple(a) for a in d.get("args") or ()),
                     "tags": tuple(d.get("tags") or ()), "module": None, "func": "main",
-                    "subs": None, "path": p}
+                    "subs": None, "path": p, "readonly": d.get("readonly") is True}
     return None
 
 
@@ -498,7 +519,7 @@ def parse(spec, rest):
         if sub is not None:
             args, argspec, rest = [w], sub[1], after
     for i, a in enumerate(argspec):
-        name, typ, count = a
+        name, typ, count = a[0], a[1], a[2]
         rest = rest.strip()
         if typ == "text":
             if rest:
@@ -538,16 +559,31 @@ def local_tools():
 
 
 def capture(line):
-    """Run a command line with its output captured; -> the text, with any
-    secret scrubbed (it goes to a model)."""
+    """Run a command line with its output captured; -> the text (the first
+    _MAX_CAPTURE characters), with any secret scrubbed (it goes to a model)."""
+    got = [0]
+
+    def keep(s):
+        if got[0] < _MAX_CAPTURE:
+            got.append(s[:_MAX_CAPTURE - got[0]])
+            got[0] += len(s)
+    run_captured(line, keep)
+    return store.scrub("".join(got[1:]).strip()) or "(no output)"
+
+
+def run_captured(line, sink):
+    """Run a command line with its output (plain text, no escape codes)
+    given to sink(piece) instead of the console. -> True when it failed
+    (it printed an error line)."""
     global _capture
-    saved = _capture
-    _capture = [0]
+    saved = _capture, _failed[0]
+    _capture = sink
+    _failed[0] = False
     try:
         dispatch(line)
-        return store.scrub("".join(_capture[1:]).strip()) or "(no output)"
+        return _failed[0]
     finally:
-        _capture = saved
+        _capture, _failed[0] = saved
 
 
 # ---- tasks (ps) ----------------------------------------------------------
@@ -707,7 +743,8 @@ def run(banner=True):
         while True:
             p = _cwd + "> "
             try:
-                line = term.readline(p, history, term.complete, style=BOLD_GREEN)
+                line = term.readline(p, history, term.complete, style=BOLD_GREEN,
+                                     serve=True)
             except KeyboardInterrupt:
                 continue
             except MemoryError:

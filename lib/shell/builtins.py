@@ -54,12 +54,11 @@ def help(args):
     out("  " + spec["desc"])
     if spec["args"]:
         out("arguments:")
-        for name, typ, count in spec["args"]:
-            if isinstance(typ, tuple):
-                typ = "|".join(typ)
-            out("  %-10s %-8s %s" % (name, typ, {
+        for a in spec["args"]:
+            typ = "|".join(a[1]) if isinstance(a[1], tuple) else a[1]
+            out("  %-10s %-8s %s%s" % (a[0], typ, {
                 "1": "required", "?": "optional", "*": "any number",
-                "+": "one or more"}.get(count, count)))
+                "+": "one or more"}.get(a[2], a[2]), ": " + a[3] if len(a) > 3 else ""))
     subs_tags(spec)
     if spec["path"]:
         out("script: " + show(spec["path"]))
@@ -167,15 +166,7 @@ def cat(args):
                 return
             first = False
             data = carry + bytes(buf[:n])
-            # cut after the last whole UTF-8 character
-            cut = len(data)
-            i = cut - 1
-            while i >= 0 and i > cut - 4 and (data[i] & 0xC0) == 0x80:
-                i -= 1
-            if i >= 0:
-                c = data[i]
-                if cut - i < (1 if c < 0x80 else 2 if c >= 0xC0 and c < 0xE0 else 3 if c < 0xF0 else 4):
-                    cut = i
+            cut = shell.whole(data)
             write(_text(data[:cut]))
             carry = data[cut:]
             last = data[cut - 1:cut] if cut else last

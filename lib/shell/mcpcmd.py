@@ -9,12 +9,16 @@
     mcp test NAME                connect, list the tools, show count and time
     mcp tools NAME               each tool with its arguments and description
     mcp call NAME TOOL [JSON]    call a tool with JSON arguments, show the result
+    mcp serve [PORT]             be an MCP server (mcp/server.py) on PORT
+                                 (mcp.serve.port, 8765); stop, status,
+                                 token (masked), token new (rotate, shown once)
 
 Servers live in the settings (mcp.<name>.url / mcp.<name>.token, see
-lib/mcp/registry.py); this module only talks to a person. Every failure is
-one line through shell.Error; a token is never printed whole, nor a URL's
-user:password or token-like query values (store.mask_url). The listing
-names the tools trusted for always on each server.
+lib/mcp/registry.py); this module only talks to a person. The board's own
+server keeps its state in mcp.server (it outlives this module). Every
+failure is one line through shell.Error; a token is never printed whole,
+nor a URL's user:password or token-like query values (store.mask_url). The
+listing names the tools trusted for always on each server.
 """
 import shell
 from shell import out, Error, count
@@ -41,6 +45,8 @@ def main(args):
             if allowed:
                 out("             always: " + ", ".join(allowed))
         return
+    if args[0] == "serve":
+        return _serve(args[1] if len(args) > 1 else None, args[2] if len(args) > 2 else None)
     sub, name = args[0], args[1]
     third = args[3] if len(args) > 3 else None
     if sub == "add":
@@ -173,3 +179,51 @@ def _call(name, tool, text):
     out(result)
     if shell.tty():
         out("(%d ms)" % ticks_diff(ticks_ms(), t0), shell.DIM)
+
+
+def _serve(what, more):
+    from mcp import server
+    try:
+        _serve_(server, what, more)
+    finally:
+        server._forget()       # what the request-time modules left
+
+
+def _serve_(server, what, more):
+    if what == "token":
+        from mcp import server_more
+        if more not in (None, "new"):
+            raise shell.UsageError("mcp serve token [new]")
+        if more is None:
+            t = store.get("mcp.serve.token")
+            return out("token: %s (mcp serve token new makes another, shown once)" % (
+                store.mask(t) if t else "none yet; mcp serve makes one"))
+        out("new token (shown once; clients with the old one are refused from now on):")
+        return out("  " + server_more.token(True), shell.BOLD_CYAN)
+    if more is not None:
+        raise shell.UsageError("too many arguments")
+    if what == "stop":
+        return out("stopped serving" if server.stop() else "not serving")
+    if what == "status":
+        if server.SERVER is None:
+            return out("not serving (mcp serve [PORT] starts)")
+        from mcp import server_more
+        for line in server_more.status(server.SERVER):
+            out(line)
+        return
+    port = what or store.get("mcp.serve.port") or 8765
+    try:
+        port = int(port)
+    except ValueError:
+        raise shell.UsageError("PORT must be a number, or stop, status, token")
+    fresh = not store.get("mcp.serve.token")
+    url, err = server.start(port, str(store.get("mcp.serve.bind") or "0.0.0.0"))
+    if err:
+        raise Error("mcp serve: " + err)
+    out("serving MCP at %s while the console waits at its prompt (mcp serve stop)" % url)
+    if fresh:
+        out("token (shown once; mcp serve token new makes another):")
+        out("  " + store.get("mcp.serve.token"), shell.BOLD_CYAN)
+    from mcp import server_more
+    out("tools: %s (more: set mcp.serve.allow \"rm mv ...\")" % " ".join(
+        server_more.tool_names()))

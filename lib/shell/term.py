@@ -14,6 +14,17 @@ ST or BEL): a terminal's answers to queries (device attributes, XTVERSION:
 When the console is not a terminal (a pipe) lines are read plainly and no
 escape codes are written.
 
+While readline(..., serve=True) (the console's own prompt) waits for a key
+it also watches WATCH, set by the board's MCP server (mcp/server.py): an
+object with .sock (the listening socket, polled beside the keyboard),
+.poll (None, or the poll object of this wait, kept there), .due() (ms
+until it wants to run anyway, -1: never) and .serve(ready) (answer what
+is waiting; ready: the socket is readable). One request is
+served at a time, and nothing while a command runs: a request that comes
+then waits in the socket's backlog until the prompt is back. Before the
+server writes to the console it calls aside(): the prompt line is cleared
+and drawn again, with what was typed, once the request is answered.
+
     line = readline(prompt, history=None, complete=None)   # None at the end
     secret = masked("key: ")            # echoes "*"
     c = ask("run it? [y/n/a] ", "yna")  # a typed line "y", "n" or "a" + Enter
@@ -36,6 +47,9 @@ _MAX_STRING = const(512)   # bytes of an escape sequence we read and drop
 
 _pending = []      # bytes read while polling for Ctrl-C: type-ahead
 _poll = None
+WATCH = None       # the MCP server while it listens (see the docstring)
+_aside = [0]       # 1: serving from the prompt wait, 2: and the prompt was cleared
+_REDRAW = const(0x105)  # _read1: the prompt line must be drawn again
 
 
 def _kbd(ch):
@@ -48,11 +62,54 @@ def _kbd(ch):
             pass
 
 
-def _read1():
-    """One byte as an int, or None at the end of input."""
+def _read1(serve=False):
+    """One byte as an int, or None at the end of input; serve=True: WATCH
+    is served while no key comes (then _REDRAW if the prompt was cleared)."""
     if _pending:
         return _pending.pop(0)
+    if serve and WATCH is not None and _wait():
+        return _REDRAW
     return _read_raw()
+
+
+def _wait():
+    """Serve WATCH until a key (or the end of input) is ready. -> True if
+    the server wrote over the prompt line."""
+    w = WATCH
+    p = w.poll
+    if p is None:     # one poll object per server start, kept by the server
+        import select
+        p = w.poll = select.poll()
+        p.register(sys.stdin, select.POLLIN)
+        p.register(w.sock, select.POLLIN)
+    while WATCH is w:
+        ready = p.poll(w.due())
+        mine = False
+        for r in ready:
+            if r[0] is w.sock or (not MICROPYTHON and r[0] == w.sock.fileno()):
+                mine = True
+            else:
+                return False    # a key
+        _aside[0] = 1
+        try:
+            w.serve(mine)
+        finally:
+            wrote = _aside[0] == 2
+            _aside[0] = 0
+        if wrote:
+            return True
+    return False
+
+
+def aside():
+    """The MCP server is about to write to the console: from the prompt
+    wait, the prompt line is cleared first (drawn again afterwards)."""
+    if _aside[0] == 1:
+        _aside[0] = 2
+        if tty():
+            raw("\r\x1b[K")
+        else:
+            raw("\n")
 
 
 def _read_raw():
@@ -151,8 +208,10 @@ class History:
             self.items.pop(0)
 
 
-def _plain_line(prompt):
+def _plain_line(prompt, serve=False):
     write(prompt)
+    while serve and WATCH is not None and _wait():
+        write(prompt)
     line = sys.stdin.readline()
     if not line:
         return None
@@ -210,7 +269,7 @@ def _escape():
     return None if i < 0 else (_UP, _DOWN, _RIGHT, _LEFT, 1, 5)[i]
 
 
-def readline(prompt, history=None, complete=None, mask=None, style=None):
+def readline(prompt, history=None, complete=None, mask=None, style=None, serve=False):
     """Read one line. None at the end of input or Ctrl-D on an empty line;
     Ctrl-C raises KeyboardInterrupt (after printing "^C"); "\x01" when
     mpremote asks for the raw REPL: Enter and Ctrl-C in one burst on an
@@ -218,20 +277,24 @@ def readline(prompt, history=None, complete=None, mask=None, style=None):
     complete(text_before_cursor) -> (start, [candidates]) replaces
     text[start:cursor] by the candidate (see complete()).
     The prompt is shown sanitized (it may quote outside text), in style (an
-    SGR attribute such as shell.BOLD_GREEN) on a terminal."""
+    SGR attribute such as shell.BOLD_GREEN) on a terminal. serve=True (the
+    console's prompt): the MCP server is served while it waits. A command
+    run as a tool (output captured) gets None: nobody is there to type."""
+    if shell._capture is not None:
+        return None
     if not tty():
-        return _plain_line(prompt)
+        return _plain_line(prompt, serve)
     prompt = clean(prompt)
     if style:
         prompt = "\x1b[" + style + "m" + prompt + "\x1b[0m"
     _kbd(-1)
     try:
-        return _edit(prompt, history, complete, mask)
+        return _edit(prompt, history, complete, mask, serve)
     finally:
         _kbd(3)
 
 
-def _edit(prompt, history, complete, mask):
+def _edit(prompt, history, complete, mask, serve):
     buf = []        # the line as a list of characters
     pos = 0         # the cursor
 
@@ -259,7 +322,10 @@ def _edit(prompt, history, complete, mask):
     hpos = len(hist)
     saved = ""
     while True:
-        c = _read1()
+        c = _read1(serve)
+        if c == _REDRAW:
+            redraw()
+            continue
         if c is None:
             write("\n")
             return "".join(buf) if buf else None
@@ -460,7 +526,10 @@ def ask(prompt, choices="yn", default=None):
     the answer is a line typed after the prompt, one letter of choices (a
     str) and Enter; anything else asks again (Enter alone gives default when
     there is one). Ctrl-C raises KeyboardInterrupt; the end of input gives
-    default (None when there is none)."""
+    default (None when there is none), and so does a command run as a tool
+    (a remote caller never answers the console's questions)."""
+    if shell._capture is not None:
+        return default
     drain()
     while True:
         line = readline(prompt)

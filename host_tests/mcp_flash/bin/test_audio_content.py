@@ -1,0 +1,8 @@
+"""Conformance fixture (tools-call-audio): a short WAV (8 samples)."""
+SPEC = {"desc": "an audio clip (conformance fixture)", "readonly": True}
+WAV = "UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQgAAACAgICAgICAgA=="
+
+
+def main(args):
+    from mcp import server
+    server.content({"type": "audio", "data": WAV, "mimeType": "audio/wav"})

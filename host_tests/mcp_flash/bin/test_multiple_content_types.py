@@ -1,0 +1,14 @@
+"""Conformance fixture (tools-call-mixed-content): output text first, then
+the items the script adds."""
+SPEC = {"desc": "text, an image and a resource (conformance fixture)", "readonly": True}
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"
+
+
+def main(args):
+    import shell
+    from mcp import server
+    shell.out("Multiple content types test:")
+    server.content({"type": "image", "data": PNG, "mimeType": "image/png"})
+    server.content({"type": "resource", "resource": {
+        "uri": "test://mixed-content-resource", "mimeType": "application/json",
+        "text": '{"test":"data","value":123}'}})

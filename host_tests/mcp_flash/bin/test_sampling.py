@@ -1,0 +1,13 @@
+"""Conformance fixture (tools-call-sampling): asks the client's model."""
+SPEC = {"desc": "asks the client's model (conformance fixture)", "readonly": True,
+        "usage": "test_sampling PROMPT",
+        "args": (("prompt", "text", "1", "the prompt to send to the LLM"),)}
+
+
+def main(args):
+    import shell
+    from mcp import server
+    text, err = server.sample(args[0], 100)
+    if err:
+        raise shell.Error("test_sampling: " + err)
+    shell.out("LLM response: " + text)

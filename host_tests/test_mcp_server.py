@@ -1,0 +1,680 @@
+"""The board as an MCP server (lib/mcp/server.py), driven by real clients.
+
+The console runs under the MicroPython unix port at 64K (scenarios/
+mcp_serve.py: pipe mode, lines typed through stdin, the heap measured while
+it serves) and `mcp serve PORT` is typed at its prompt; then
+- the official Python SDK client (peers/sdk_client.py, its own process)
+  lists and calls every exposed command, JSON and SSE replies (log lines
+  and progress), resources, sampling and elicitation from /bin scripts;
+- the TypeScript SDK client (peers/ts_client.mjs, node);
+- the conformance suite's server scenarios, with the suite's fixture tools
+  as /bin scripts (host_tests/mcp_flash); the suite sends no token, so it
+  talks through TokenProxy, which adds one as a client's config would;
+- raw HTTP for every refusal (host_tests/boardserve.py runs the console
+  and speaks plain HTTP to it) (no token, a wrong one, Host, Origin, 1 MB,
+  malformed JSON-RPC, sessions) and 200 requests in a row;
+- a pseudo-terminal (tools/sim.py, as a person types) for the approval of
+  a destructive command.
+"""
+import json
+import os
+import socket
+import subprocess
+import threading
+import time
+
+import pytest
+
+import peers
+from boardserve import HEAP, TOKEN, Board, init, make_flash, raw, rpc
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SDK_CLIENT = os.path.join(HERE, "peers", "sdk_client.py")
+TS_CLIENT = os.path.join(HERE, "peers", "ts_client.mjs")
+# heap budgets (bytes, unix port, 64-bit objects; README "Measurements")
+IDLE_BUDGET = 8 * 1024      # what `mcp serve` keeps while the prompt waits
+CALL_BUDGET = 36 * 1024     # peak above that while one request is served
+
+
+@pytest.fixture
+def board(mpy, tmp_path):
+    made = []
+
+    def start(settings=None, fixtures=False, heap=HEAP, serve=True):
+        b = Board(mpy, make_flash(tmp_path, settings, fixtures), heap, serve)
+        made.append(b)
+        return b
+    yield start
+    for b in made:
+        b.kill()
+
+
+def sdk(url, steps, token=TOKEN, timeout=120):
+    """Run the Python SDK client -> (the init line, one result per step)."""
+    env = dict(os.environ)
+    env["MCP_TOKEN"] = token
+    env["MCP_STEPS"] = json.dumps(steps)
+    r = subprocess.run([peers.python_exe(), "-I", SDK_CLIENT, url], capture_output=True,
+                       text=True, timeout=timeout, env=env, cwd=os.path.join(HERE, "peers"))
+    lines = [json.loads(x) for x in r.stdout.splitlines() if x.startswith("{")]
+    assert r.returncode == 0 and len(lines) == len(steps) + 1, (r.stdout, r.stderr[-3000:])
+    return lines[0], lines[1:]
+
+
+def text_of(result):
+    return "\n".join(c["text"] for c in result["content"] if c["type"] == "text")
+
+
+# ---------------------------------------------------------------- Python SDK
+
+READ_ONLY = ["help", "ls", "pwd", "cat", "free", "df", "ps", "date", "get"]
+
+
+def test_python_sdk_lists_and_calls_every_exposed_command(board):
+    b = board()
+    b_flash = b.flash
+    with open(os.path.join(b_flash, "bin", "probe.py"), "w") as f:
+        f.write(PROBE)
+    init, r = sdk(b.url, [
+        {"op": "tools"},
+        {"op": "call", "name": "help", "args": {}},
+        {"op": "call", "name": "help", "args": {"cmd": "mv"}},
+        {"op": "call", "name": "ls", "args": {}},
+        {"op": "call", "name": "ls", "args": {"path": "bin"}},
+        {"op": "call", "name": "pwd", "args": {}},
+        {"op": "call", "name": "cat", "args": {"file": "/boot.py"}},
+        {"op": "call", "name": "free", "args": {}},
+        {"op": "call", "name": "df", "args": {}},
+        {"op": "call", "name": "ps", "args": {}},
+        {"op": "call", "name": "date", "args": {}},
+        {"op": "call", "name": "get", "args": {}},
+        {"op": "call", "name": "cat", "args": {"file": "settings.json"}},
+        {"op": "call", "name": "cat", "args": {"file": "nosuch.txt"}},
+        {"op": "call", "name": "probe", "args": {"words": ["a b", "it's"], "count": 3}},
+        {"op": "call", "name": "probe", "args": {"count": "x"}},
+        {"op": "call", "name": "rm", "args": {"path": ["boot.py"]}},
+        {"op": "level", "level": "info"},
+        {"op": "call", "name": "probe", "args": {"count": 2}, "progress": True},
+        {"op": "ping"},
+    ])
+    assert init == {"server": "antos", "version": "2025-11-25"}
+    tools = {t["name"]: t for t in r[0]["tools"]}
+    assert sorted(tools) == sorted(READ_ONLY + ["probe"])
+    cat, ls = tools["cat"], tools["ls"]
+    assert cat["inputSchema"]["required"] == ["file"]
+    assert cat["inputSchema"]["properties"]["file"]["type"] == "string"
+    assert "required" not in ls["inputSchema"]
+    assert cat["annotations"] == {"readOnlyHint": True, "destructiveHint": False}
+    assert cat["title"] == "Show a file" and "usage: cat FILE" in cat["description"]
+    p = tools["probe"]["inputSchema"]
+    assert p["properties"]["count"] == {"type": "integer", "description": "how many"}
+    assert p["properties"]["words"]["type"] == "array" and p["required"] == ["count"]
+    # JSON replies: the command's output is the text result
+    assert "Commands (help CMD" in text_of(r[1]) and "mcp" in text_of(r[1])
+    assert "usage: mv SRC DST" in text_of(r[2])
+    assert "boot.py" in text_of(r[3]) and "settings.json" in text_of(r[3])
+    assert "probe.py" in text_of(r[4])
+    assert text_of(r[5]) == "/"
+    assert text_of(r[6]) == "# boot.py of the test flash\nprint('booted')"
+    assert text_of(r[7]).startswith("heap:")
+    assert text_of(r[8]).startswith("flash:")
+    assert "probe" not in text_of(r[9]) and "ps" in text_of(r[9])
+    assert text_of(r[10])[:2] in ("19", "20")
+    got = text_of(r[11])
+    assert "ai.general.key = sk-...89" in got and "sk-board-secret" not in got
+    assert "mcp.serve.token = ant..." in got and TOKEN not in got
+    assert r[12]["isError"] and "settings.json is private" in text_of(r[12])
+    assert r[13]["isError"] and "no such file" in text_of(r[13])
+    assert not r[1]["isError"] and not r[6]["isError"]
+    assert text_of(r[14]) == "count=3 words=['a b', \"it's\"]"
+    assert "error" in r[15] and "count must be a number" in r[15]["error"]
+    assert "error" in r[16] and "Unknown tool: rm" in r[16]["error"]
+    assert "set mcp.serve.allow rm" in r[16]["error"]
+    assert os.path.exists(os.path.join(b_flash, "boot.py"))
+    # after logging/setLevel: SSE, console lines as log messages, progress
+    assert r[17] == {"ok": True}
+    assert r[18]["logs"] == ["step 1 of 2", "step 2 of 2", "count=2 words=[]"]
+    assert r[18]["progress"] == [[1.0, 2.0], [2.0, 2.0]]
+    assert text_of(r[18]) == "step 1 of 2\nstep 2 of 2\ncount=2 words=[]"
+    out = b.expect("mcp: mcp ran probe 2 (ok)")
+    assert "mcp: mcp ran cat /boot.py (ok)" in out and "ran cat settings.json" not in out
+    assert r[19] == {"ok": True}
+    m = b.close()
+    assert m["n"] >= 20
+    print("serve: idle %d, peak %d, first %d, last %d bytes" % (
+        m["idle"], m["peak"], m["first"], m["last"]))
+    assert m["idle"] < IDLE_BUDGET and m["peak"] < CALL_BUDGET
+
+
+PROBE = '''"""probe: a read-only /bin command for the tests (typed arguments,
+progress, console lines)."""
+SPEC = {"desc": "count and show words", "usage": "probe COUNT [WORDS...]",
+        "readonly": True,
+        "args": (("count", "int", "1", "how many"), ("words", "str", "*"))}
+
+
+def main(args):
+    import shell
+    from mcp import server
+    n = int(args[0])
+    if len(args) == 1:
+        for i in range(1, n + 1):
+            shell.out("step %d of %d" % (i, n))
+            server.progress(i, n)
+    shell.out("count=%d words=%r" % (n, args[1:]))
+'''
+
+
+# ---------------------------------------------------------------- TypeScript SDK
+
+def ts_client(url, token=TOKEN):
+    node = peers.node_exe()
+    peers.require_file(os.path.join(peers.NODE_MODULES, "@modelcontextprotocol", "sdk"),
+                       "@modelcontextprotocol/sdk")
+    env = peers.node_env(node)
+    env["MCP_TOKEN"] = token
+    env["NODE_MODULES"] = peers.NODE_MODULES
+    r = subprocess.run([node, TS_CLIENT, url], capture_output=True, text=True, timeout=120,
+                       env=env)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def test_typescript_sdk_client(board):
+    b = board()
+    with open(os.path.join(b.flash, "bin", "probe.py"), "w") as f:
+        f.write(PROBE)
+    r = ts_client(b.url)
+    assert r["server"]["name"] == "antos" and r["protocol"] == "2025-11-25"
+    assert sorted(r["tools"]) == sorted(READ_ONLY + ["probe"])
+    assert "boot.py" in text_of(r["ls"]) and not r["ls"]["isError"]
+    assert text_of(r["cat"]) == "# boot.py of the test flash\nprint('booted')"
+    assert text_of(r["probe"]) == "step 1 of 2\nstep 2 of 2\ncount=2 words=[]"
+    assert r["logs"] == ["step 1 of 2", "step 2 of 2", "count=2 words=[]"]
+    # no progressToken asked for by this call (onprogress adds one): 2 steps
+    assert r["progress"] == [[1, 2], [2, 2]]
+    assert r["resources"] == ["file:///boot.py", "file:///bin/probe.py"]
+    assert r["read"] == [{"uri": "file:///boot.py", "mimeType": "text/x-python",
+                          "text": "# boot.py of the test flash\nprint('booted')\n"}]
+    b.expect("mcp: ts-test ran probe 2 (ok)")
+    # the client ended its session (DELETE)
+    assert "sessions: 0\n" in b.line("mcp serve status", "allowed beyond")
+    m = b.close()
+    assert m["idle"] < IDLE_BUDGET and m["peak"] < CALL_BUDGET
+
+
+# ---------------------------------------------------------------- conformance suite
+
+CONFORMANCE = ["server-initialize", "ping", "tools-list", "dns-rebinding-protection",
+               "resources-list", "resources-read-text", "logging-set-level",
+               "tools-call-simple-text", "tools-call-image", "tools-call-audio",
+               "tools-call-embedded-resource", "tools-call-mixed-content",
+               "tools-call-with-logging", "tools-call-error", "tools-call-with-progress",
+               "tools-call-sampling", "tools-call-elicitation"]
+
+
+class TokenProxy:
+    """localhost:port -> the board, adding "Authorization: Bearer TOKEN" after
+    each request line (what a client's configuration does; the conformance
+    suite sends no token). Everything else passes unchanged, Host and Origin
+    included, so the board's own checks see the suite's requests."""
+
+    def __init__(self, port, token=TOKEN):
+        self.target = port
+        self.token = token.encode()
+        self.s = socket.socket()
+        self.s.bind(("127.0.0.1", 0))
+        self.s.listen(16)
+        self.port = self.s.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                c, _ = self.s.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._conn, args=(c,), daemon=True).start()
+
+    def _conn(self, c):
+        try:
+            head = b""
+            while b"\r\n" not in head:
+                d = c.recv(4096)
+                if not d:
+                    return
+                head += d
+            line, rest = head.split(b"\r\n", 1)
+            up = socket.create_connection(("127.0.0.1", self.target))
+            up.sendall(line + b"\r\nAuthorization: Bearer " + self.token + b"\r\n" + rest)
+            threading.Thread(target=self._pipe, args=(c, up), daemon=True).start()
+            self._pipe(up, c)
+        except OSError:
+            pass
+        finally:
+            c.close()
+
+    @staticmethod
+    def _pipe(a, b):
+        try:
+            while True:
+                d = a.recv(65536)
+                if not d:
+                    break
+                b.sendall(d)
+        except OSError:
+            pass
+        for x in (a, b):
+            try:
+                x.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def close(self):
+        self.s.close()
+
+
+@pytest.fixture(scope="module")
+def conformance_board(mpy, tmp_path_factory):
+    b = Board(mpy, make_flash(tmp_path_factory.mktemp("conf"), fixtures=True))
+    proxy = TokenProxy(b.port)
+    yield b, "http://localhost:%d/mcp" % proxy.port
+    proxy.close()
+    m = b.close()
+    print("conformance board: idle %d, peak %d bytes, %d connections" % (
+        m["idle"], m["peak"], m["n"]))
+    assert m["idle"] < IDLE_BUDGET and m["peak"] < CALL_BUDGET
+
+
+@pytest.mark.parametrize("scenario", CONFORMANCE)
+def test_conformance_server_scenarios(conformance_board, scenario):
+    b, url = conformance_board
+    node = peers.node_exe()
+    peers.require_file(peers.CONFORMANCE_BIN, "@modelcontextprotocol/conformance")
+    r = subprocess.run([node, peers.CONFORMANCE_BIN, "server", "--url", url,
+                        "--scenario", scenario], capture_output=True, text=True,
+                       timeout=120, env=peers.node_env(node), cwd=b.flash)
+    out = peers._ANSI.sub("", r.stdout + r.stderr)
+    assert r.returncode == 0 and ", 0 failed" in out, out[-4000:]
+
+
+# ---------------------------------------------------------------- raw HTTP
+
+def test_refusals_get_the_right_answer_with_a_flat_heap(board):
+    b = board()
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    # no token: 401 at once, with the scheme to use
+    st, h, body = raw(b, ping, token=None)
+    assert st == 401 and h["www-authenticate"].startswith("Bearer")
+    assert json.loads(body)["error"] == "invalid_token"
+    # DNS rebinding: a foreign Host or Origin is refused, localhost on any port is fine
+    assert raw(b, ping, headers={"Host": "evil.example.com"})[0] == 403
+    assert raw(b, ping, headers={"Origin": "http://evil.example.com"})[0] == 403
+    assert raw(b, ping, headers={"Origin": "null"})[0] == 403
+    sid = init(b)
+    assert raw(b, ping, sid=sid, headers={"Host": "localhost:1234",
+                                          "Origin": "http://localhost:1234"})[0] == 200
+    # the endpoint and its methods
+    assert raw(b, ping, sid=sid, path="/other")[0] == 404
+    st, h, _ = raw(b, None, method="GET", sid=sid)
+    assert st == 405 and h["allow"] == "POST, DELETE"
+    assert raw(b, ping, sid=sid, headers={"Accept": "application/json"})[0] == 406
+    assert raw(b, ping, sid=sid, headers={"Content-Type": "text/plain"})[0] == 415
+    # a 1 MB body: 413, read and dropped so the client sees the answer
+    st, _, body = raw(b, b"[" + b"1," * 524287 + b"1]", sid=sid)
+    assert st == 413 and json.loads(body)["error"]["code"] == -32000
+    # malformed JSON-RPC
+    st, _, body = raw(b, b'{"jsonrpc": "2.0", "id": 1, "method": ', sid=sid)
+    assert st == 400 and json.loads(body)["error"]["code"] == -32700
+    st, _, body = raw(b, [ping, ping], sid=sid)
+    assert st == 400 and json.loads(body)["error"]["code"] == -32600
+    st, _, body = raw(b, {"jsonrpc": "1.0", "id": 1, "method": "ping"}, sid=sid)
+    assert st == 400 and json.loads(body)["error"]["code"] == -32600
+    st, _, body = raw(b, b'{"jsonrpc": "2.0", "id": [1], "method": "ping"}', sid=sid)
+    assert st == 400 and json.loads(body)["error"]["code"] == -32600
+    st, r = rpc(b, sid, "nosuch/method")
+    assert st == 200 and r["error"]["code"] == -32601
+    st, r = rpc(b, sid, "tools/call", {"name": "cat", "arguments": {"fil": "x"}})
+    assert r["error"]["code"] == -32602 and "unknown argument fil" in r["error"]["message"]
+    st, r = rpc(b, sid, "tools/call", {"name": "nosuch"})
+    assert r["error"]["code"] == -32602
+    st, r = rpc(b, sid, "logging/setLevel", {"level": "loud"})
+    assert r["error"]["code"] == -32602
+    # sessions: none, unknown, a bad protocol header, a notification, the end
+    assert raw(b, ping)[0] == 400
+    assert raw(b, ping, sid="nosuch")[0] == 404
+    assert raw(b, ping, sid=sid, headers={"MCP-Protocol-Version": "1999-01-01"})[0] == 400
+    st, h, body = raw(b, {"jsonrpc": "2.0", "method": "notifications/initialized"}, sid=sid)
+    assert st == 202 and body == b""
+    # clients that leave (reset) before their answer or halfway through a request
+    import struct
+    for data in (b"POST /mcp HTTP/1.1\r\nHost: evil.example.com\r\n\r\n",
+                 b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Le"):
+        x = socket.create_connection(("127.0.0.1", b.port))
+        x.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        x.sendall(data)
+        x.close()
+    assert rpc(b, sid, "ping")[0] == 200
+    # 200 requests in a row, each a new connection
+    for i in range(200):
+        st, r = rpc(b, sid, "ping", rid=i)
+        assert st == 200 and r == {"jsonrpc": "2.0", "id": i, "result": {}}
+    assert raw(b, None, method="DELETE", sid=sid)[0] == 200
+    assert raw(b, ping, sid=sid)[0] == 404
+    m = b.close()
+    assert m["n"] >= 222
+    pings = m["peaks"][-152:-2]      # the last 150 pings
+    print("200 pings: peak %d..%d bytes; heap in use after the first connection %d, "
+          "after the last %d" % (min(pings), max(pings), m["first"], m["last"]))
+    assert m["last"] - m["first"] < 512      # nothing accumulates
+    assert max(pings) - min(pings) < 2048
+    assert m["idle"] < IDLE_BUDGET and m["peak"] < CALL_BUDGET
+
+
+def test_a_wrong_token_waits_while_others_are_served(board):
+    """A wrong token is answered 401 after a delay (1 s, 2 s, 4 s... with
+    each failure), and the console and other clients are served meanwhile."""
+    b = board()
+    sid = init(b)
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    for delay in (1.0, 2.0):
+        t0 = time.monotonic()
+        st, h, _ = raw(b, ping, token="antos_guess")
+        assert st == 401 and "invalid_token" in h["www-authenticate"]
+        assert time.monotonic() - t0 >= delay
+    done = {}
+
+    def guess():
+        done["status"] = raw(b, ping, token="antos_guess3")[0]
+        done["t"] = time.monotonic()
+    t0 = time.monotonic()
+    th = threading.Thread(target=guess)
+    th.start()
+    st, r = rpc(b, sid, "tools/call", {"name": "pwd"})      # the third guess waits 4 s
+    assert st == 200 and text_of(r["result"]) == "/"
+    assert b.line("mcp serve status", "allowed beyond")      # the console answers too
+    assert "status" not in done
+    th.join(60)
+    assert done["status"] == 401 and done["t"] - t0 >= 4.0
+    m = b.close()
+    assert m["last"] - m["first"] < 1024    # a caller kept waiting holds only its socket
+    assert m["idle"] < IDLE_BUDGET and m["peak"] < CALL_BUDGET
+
+
+def test_token_made_on_first_serve_shown_once_and_rotated(board):
+    b = board({"mcp.serve.token": None})
+    shown = b.text.split("token (shown once")[1].split("\n")[1].strip()
+    assert shown.startswith("antos_") and len(shown) == 38
+    assert raw(b, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, token=None)[0] == 401
+    st, h, body = raw(b, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t"}}},
+        token=shown)
+    assert st == 200
+    out = b.line("mcp serve token", "makes another")
+    assert shown not in out and shown[:3] + "..." + shown[-2:] in out
+    out = b.line("mcp serve token new", "antos_")
+    new = b.expect("\n").strip()
+    new = "antos_" + new if not new.startswith("antos_") else new
+    assert new != shown and len(new) == 38
+    sid = h["mcp-session-id"]
+    assert raw(b, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, sid=sid, token=new)[0] == 200
+    assert raw(b, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, sid=sid, token=shown)[0] == 401
+    out = b.line("get", "mcp.serve.token")
+    out += b.expect("\n")
+    assert new not in out and shown not in out
+    with open(os.path.join(b.flash, "settings.json")) as f:
+        assert json.load(f)["mcp.serve.token"] == new
+    b.close()
+
+
+def test_sessions_are_bounded_and_expire(board):
+    b = board({"mcp.serve.idle": 2})
+    sids = [init(b, "c%d" % i) for i in range(5)]
+    t0 = time.monotonic()       # sids[1] was last used before this
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    # four sessions at most: the fifth replaced the least recently used
+    assert raw(b, ping, sid=sids[0])[0] == 404
+    # unused for mcp.serve.idle seconds: forgotten; sids[4] stays in use
+    while time.monotonic() - t0 < 2.5:
+        assert raw(b, ping, sid=sids[4])[0] == 200
+        time.sleep(0.2)
+    assert raw(b, ping, sid=sids[1])[0] == 404
+    assert raw(b, ping, sid=sids[4])[0] == 200
+    assert raw(b, ping, sid=init(b))[0] == 200
+    b.close()
+
+
+def test_a_request_during_a_command_is_answered_after_it(board):
+    b = board()
+    with open(os.path.join(b.flash, "bin", "hold.py"), "w") as f:
+        f.write(HOLD)
+    sid = init(b)
+    b.type("hold")
+    b.expect("holding")
+    got = {}
+    th = threading.Thread(target=lambda: got.update(r=rpc(b, sid, "ping")))
+    th.start()
+    th.join(1.0)
+    assert th.is_alive() and not got      # the command runs: nobody serves
+    open(os.path.join(b.flash, "go"), "w").close()
+    b.expect("released")
+    th.join(60)
+    assert got["r"] == (200, {"jsonrpc": "2.0", "id": 1, "result": {}})
+    b.close()
+
+
+HOLD = '''SPEC = {"desc": "wait until the file /go exists"}
+
+
+def main(args):
+    import os
+    import shell
+    from compat import sleep_ms
+    shell.out("holding")
+    while True:
+        try:
+            os.stat(shell.resolve("/go"))
+            break
+        except OSError:
+            sleep_ms(20)
+    shell.out("released")
+'''
+
+
+# ---------------------------------------------------------------- resources
+
+def test_resources_paged_private_files_hidden_reads_bounded(board):
+    b = board()
+    f = b.flash
+    os.makedirs(os.path.join(f, "data"))
+    for i in range(60):
+        with open(os.path.join(f, "data", "f%02d.txt" % i), "w") as x:
+            x.write("file %d\n" % i)
+    os.makedirs(os.path.join(f, "history"))
+    with open(os.path.join(f, "history", "chat.jsonl"), "w") as x:
+        x.write('{"role": "user", "content": "private"}\n')
+    small = ("0123456789abcdef" * 63 + "line\u00e9\n")[:1024]
+    big = (small * 64)[:65536]
+    with open(os.path.join(f, "small.txt"), "w") as x:
+        x.write(small)
+    with open(os.path.join(f, "big.txt"), "w") as x:
+        x.write(big)
+    blob = bytes(range(256)) * 4
+    with open(os.path.join(f, "blob.bin"), "wb") as x:
+        x.write(blob)
+    with open(os.path.join(f, "huge.txt"), "w") as x:
+        x.write("x" * 70000)
+    with open(os.path.join(f, "leak.txt"), "w") as x:
+        x.write("a" * 700 + "sk-board-secret-0123456789 in the middle\n")
+    sid = init(b)
+    st, r1 = rpc(b, sid, "resources/list")
+    page1 = [x["uri"] for x in r1["result"]["resources"]]
+    assert len(page1) == 50 and r1["result"]["nextCursor"] == "50"
+    st, r2 = rpc(b, sid, "resources/list", {"cursor": "50"})
+    page2 = [x["uri"] for x in r2["result"]["resources"]]
+    assert "nextCursor" not in r2["result"]
+    uris = page1 + page2
+    assert len(uris) == len(set(uris)) == 6 + 60
+    assert uris[:6] == ["file:///big.txt", "file:///blob.bin", "file:///boot.py",
+                        "file:///huge.txt", "file:///leak.txt", "file:///small.txt"]
+    assert not [u for u in uris if "settings" in u or "history" in u]
+    x = r1["result"]["resources"][0]
+    assert x == {"uri": "file:///big.txt", "name": "/big.txt", "mimeType": "text/plain",
+                 "size": len(big.encode())}
+
+    def read(uri):
+        st, r = rpc(b, sid, "resources/read", {"uri": uri})
+        assert st == 200
+        return r
+    assert read("file:///small.txt")["result"]["contents"][0]["text"] == small
+    assert read("file:///big.txt")["result"]["contents"][0]["text"] == big
+    c = read("file:///blob.bin")["result"]["contents"][0]
+    import base64
+    assert c["mimeType"] == "application/octet-stream" and base64.b64decode(c["blob"]) == blob
+    assert "70000 bytes" in read("file:///huge.txt")["error"]["message"]
+    assert "secret" in read("file:///leak.txt")["error"]["message"]
+    for uri in ("file:///settings.json", "file:///history/chat.jsonl", "file:///nosuch",
+                "file:///data", "test://nosuch"):
+        assert read(uri)["error"]["code"] == -32002
+    # cat gives the first 4 KB as its result, whatever the size; secrets masked
+    st, r = rpc(b, sid, "tools/call", {"name": "cat", "arguments": {"file": "big.txt"}})
+    t = text_of(r["result"])
+    assert t.startswith(small[:1000]) and t.endswith("more bytes)") and len(t) < 4200
+    st, r = rpc(b, sid, "tools/call", {"name": "cat", "arguments": {"file": "leak.txt"}})
+    assert "sk-board-secret" not in text_of(r["result"]) and "sk-...89" in text_of(r["result"])
+    m = b.close()
+    # the same working heap for a 1 KB and a 64 KB file (read, then cat)
+    p = m["peaks"]
+    small_read, big_read = p[4], p[5]
+    print("resources/read peak: 1 KB %d, 64 KB %d bytes" % (small_read, big_read))
+    assert abs(big_read - small_read) < 3072
+    assert m["idle"] < IDLE_BUDGET and m["peak"] < CALL_BUDGET
+
+
+# ---------------------------------------------------------------- the approval, on a pty
+
+def test_destructive_command_refused_until_allowed_then_confirmed(mpy, tmp_path):
+    from test_shell_ai import Console
+    flash = make_flash(tmp_path)
+    for n in ("x", "y", "z", "w"):
+        (flash / (n + ".txt")).write_text(n)
+    c = Console(mpy, flash)
+    try:
+        port = peers.free_port()
+        url = "http://127.0.0.1:%d/mcp" % port
+        c.line("mcp serve %d" % port)
+        assert "serving MCP at" in c.text()
+        _, r = sdk(url, [{"op": "tools"}, {"op": "call", "name": "rm",
+                                            "args": {"path": ["x.txt"]}}])
+        assert "rm" not in [t["name"] for t in r[0]["tools"]]
+        assert "Unknown tool: rm" in r[1]["error"]
+        c.line("set mcp.serve.allow rm")
+        results = {}
+        steps = [{"op": "tools"}] + [{"op": "call", "name": "rm", "args": {"path": [n + ".txt"]}}
+                                     for n in ("x", "y", "z", "w")]
+        th = threading.Thread(target=lambda: results.update(r=sdk(url, steps)[1]))
+        th.start()
+        c.type("ls")      # half a line typed when the question comes
+        for answer in "nya":
+            c.expect_exact("allow? [y]es [n]o [a]lways: ", timeout=60)
+            c.type(answer)
+        th.join(120)
+        c.expect_exact("mcp: mcp ran rm w.txt (ok)")
+        r = results["r"]
+        rm = [t for t in r[0]["tools"] if t["name"] == "rm"][0]
+        assert rm["annotations"] == {"readOnlyHint": False, "destructiveHint": True}
+        assert rm["inputSchema"]["properties"]["path"]["minItems"] == 1
+        assert r[1]["isError"] and "did not allow" in text_of(r[1])
+        assert not r[2]["isError"] and not r[3]["isError"] and not r[4]["isError"]
+        assert (flash / "x.txt").exists()
+        assert not (flash / "y.txt").exists() and not (flash / "z.txt").exists()
+        assert not (flash / "w.txt").exists()      # "always": no question for w
+        screen = c.text()
+        assert screen.count("mcp: mcp asks to run: rm") == 3
+        assert "rm x.txt (refused)" in screen and "rm w.txt (ok)" in screen
+        assert c.attrs("mcp: mcp asks to run: rm x.txt").bold
+        with open(flash / "settings.json") as f:
+            assert json.load(f)["mcp.serve.always"] == "rm"
+        # the half-typed line came back after each request
+        c.type("\r")
+        c.expect_exact("boot.py")
+        c.expect_prompt()
+        assert "mcp: mcp ran rm w.txt (ok)\n/> ls\n" in c.text()
+    finally:
+        c.close()
+
+
+# ---------------------------------------------------------------- the mapping (CPython)
+
+def test_spec_to_schema_and_back_to_a_console_line():
+    """shell/tools.py: the one mapping from a command's SPEC to a tool schema
+    and from a call's arguments back to the line the console parses."""
+    import shell
+    from shell import tools
+    spec = {"name": "probe", "usage": "probe COUNT [WORDS...]", "path": "/x", "subs": None,
+            "readonly": True, "args": (("count", "int", "1", "how many"),
+                                       ("mode", ("a", "b"), "?"), ("words", "str", "*"))}
+    assert tools.schema(spec) == {
+        "type": "object", "additionalProperties": False, "required": ["count"],
+        "properties": {"count": {"type": "integer", "description": "how many"},
+                       "mode": {"type": "string", "enum": ["a", "b"]},
+                       "words": {"type": "array", "items": {"type": "string"}}}}
+    line = tools.line(spec, {"count": 2, "mode": "b", "words": ["x y", "it's", '"q"', ""]})
+    assert line == 'probe 2 b "x y" "it\'s" \'"q"\' ""'
+    assert shell.parse(spec, line[5:]) == ["2", "b", "x y", "it's", '"q"', ""]
+    for bad, why in (({}, "missing argument count"), ({"count": 1, "words": ["a"]},
+                                                      "words needs mode before it"),
+                     ({"count": True}, "count must be a string or a number"),
+                     ({"count": 1, "x": 1}, "unknown argument x"),
+                     ({"count": "1\nls"}, "count must be one line"),
+                     ({"count": 1, "mode": "a", "words": ["'\""]}, "both kinds of quotes"),
+                     ({"count": 1, "mode": "a", "words": "a"}, "words must be an array")):
+        with pytest.raises(ValueError) as e:
+            tools.line(spec, bad)
+        assert why in str(e.value)
+    # free text is passed raw as the rest of the line; sub-commands take "args"
+    text = {"name": "say", "usage": "say TEXT", "path": None, "subs": None,
+            "args": (("text", "text", "1"),)}
+    assert tools.schema(text)["properties"]["text"]["description"].startswith("free text")
+    assert tools.line(text, {"text": "a 'b' \"c\""}) == "say a 'b' \"c\""
+    wifi = shell.find("wifi")
+    assert tools.schema(wifi) == {"type": "object", "properties": {"args": {
+        "type": "string", "description": "the words after 'wifi', as typed at the console: "
+        "wifi [connect SSID PASS]"}}}
+    assert tools.line(wifi, {"args": "connect home"}) == "wifi connect home"
+    assert tools.read_only(shell.find("cat")) and not tools.read_only(shell.find("rm"))
+
+
+def test_the_same_server_code_runs_on_cpython(flash):
+    """lib/ runs on CPython too: the server's socket code there (timeouts,
+    recv_into, sendall), served from a thread that plays the prompt's wait."""
+    import select
+    import store
+    from mcp import server
+    from shell import term
+    store.set("mcp.serve.token", TOKEN)
+    (flash / "boot.py").write_text("# cpython\n")
+    port = peers.free_port()
+    url, err = server.start(port, "127.0.0.1")
+    assert err is None and url == "http://localhost:%d/mcp" % port
+    assert term.WATCH is server.SERVER
+    stop = []
+
+    def wait():
+        while not stop:
+            r, _, _ = select.select([server.SERVER.sock], [], [], 0.1)
+            server.SERVER.serve(bool(r))
+    th = threading.Thread(target=wait)
+    th.start()
+    try:
+        b = type("B", (), {"port": port})
+        sid = init(b)
+        st, r = rpc(b, sid, "tools/call", {"name": "cat", "arguments": {"file": "boot.py"}})
+        assert st == 200 and text_of(r["result"]) == "# cpython"
+        st, r = rpc(b, sid, "resources/read", {"uri": "file:///boot.py"})
+        assert r["result"]["contents"][0]["text"] == "# cpython\n"
+        assert raw(b, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, token=None)[0] == 401
+    finally:
+        stop.append(1)
+        th.join(10)
+        assert server.stop() and term.WATCH is None and not server.stop()

@@ -1,0 +1,164 @@
+"""The board as an MCP server: the console's commands as tools, its flash
+files as resources, for an AI on another machine (Streamable HTTP; the
+wire format and every rule are in mcp/server_http.py).
+
+    from mcp import server
+    url, err = server.start(port=8765, bind="0.0.0.0")
+    server.stop()                  # -> True if it was serving
+    server.SERVER                  # the running server (state, counters) or None
+The console's `mcp serve` (shell/mcpcmd.py) calls these; nothing of the
+server is imported before. While it listens only this module stays in RAM:
+the console's prompt wait (shell/term.py, WATCH) polls the listening
+socket, and each request imports mcp/server_http.py (and, for resources,
+the token or the status, mcp/server_more.py), which are dropped again once
+it is answered. A request that comes while a command runs waits in the
+listen backlog until the prompt is back.
+
+During a tools/call a /bin script may use these (outside a call they do
+little: content() prints a short line, sample() and elicit() give an error):
+    server.content(item)         # add {"type": "image", ...} to the result
+    server.progress(done, total=None, message=None)
+    text, err = server.sample(prompt, max_tokens=100)   # the client's model
+    answer, err = server.elicit(message, schema)        # {"action", "content"}
+"""
+import sys
+
+import shell
+
+SERVER = None
+_ctx = None     # the call being served (server_http.Ctx), for the functions below
+_DROP = ("mcp.server_http", "mcp.server_more", "shell.tools")
+
+
+def start(port=8765, bind="0.0.0.0"):
+    """Listen on port -> (url, None) or (None, err)."""
+    global SERVER
+    if SERVER is not None:
+        return None, "already serving on port %d (mcp serve stop first)" % SERVER.port
+    import socket
+    from mcp import server_more
+    try:
+        token = server_more.token()
+        s = socket.socket()
+        try:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            s.bind(socket.getaddrinfo(bind, port)[0][-1])
+            s.listen(4)
+            s.setblocking(False)    # accept() never waits: the prompt's poll does
+        except OSError as e:
+            s.close()
+            return None, "cannot listen on port %d: %s" % (port, shell._oneline(e))
+        SERVER = _Server(s, port, token, server_more.hosts())
+        from shell import term
+        term.WATCH = SERVER
+        return server_more.url(SERVER), None
+    finally:
+        _forget()
+
+
+def stop():
+    global SERVER
+    s = SERVER
+    if s is None:
+        return False
+    from shell import term
+    term.WATCH = None
+    SERVER = None
+    for c, _ in s.late:
+        c.close()
+    s.sock.close()
+    return True
+
+
+def _forget():
+    """Drop the request-time modules (their objects are heap; the code is
+    frozen in flash and imports again cheaply)."""
+    for k in _DROP:
+        if k in sys.modules:
+            del sys.modules[k]
+            pkg = sys.modules.get(k[:k.find(".")])
+            try:
+                delattr(pkg, k[k.find(".") + 1:])
+            except (AttributeError, TypeError):
+                pass
+
+
+class _Server:
+    """The listening server, term.WATCH while it runs: what a request needs
+    to find between requests (the token, sessions, counters)."""
+
+    def __init__(self, sock, port, token, hosts):
+        import store
+        self.sock = sock
+        self.port = port
+        self.poll = None        # term's poll object for the prompt wait
+        self.token = token.encode()
+        self.hosts = hosts      # allowed Host / Origin names (lower case)
+        self.idle = int(store.get("mcp.serve.idle") or 3600) * 1000   # ms a session may rest
+        self.sessions = []      # [id, last used ms, log level, client name, can sample|elicit]
+        self.late = []          # [socket, due ms]: wrong tokens waiting out a delay
+        self.fails = 0          # wrong tokens, each within a minute of the last
+        self.failed = 0         # ticks_ms of the last
+        self.calls = self.requests = self.clients = 0
+        self.answer = None      # [request id, the client's response]: a call waits for it
+        self.seq = 0
+
+    def due(self):
+        """ms until a delayed 401 is due (-1: nothing to do)."""
+        if not self.late:
+            return -1
+        from compat import ticks_ms, ticks_diff
+        now = ticks_ms()
+        return max(0, min(ticks_diff(t, now) for _, t in self.late))
+
+    def serve(self, ready):
+        """Send the delayed 401s now due; answer one waiting connection if
+        ready (the listening socket is readable)."""
+        try:
+            from mcp import server_http
+            server_http.serve(self, ready)
+        except Exception:   # never the console's end (out of memory importing...)
+            if ready:       # the connection would stay ready: let it go
+                try:
+                    self.sock.accept()[0].close()
+                except OSError:
+                    pass
+        finally:
+            server_http = None
+            _forget()
+
+
+# -- for /bin scripts during a call --------------------------------------------
+
+def content(item):
+    """Add a content item ({"type": "image", "data": base64, "mimeType": ...},
+    {"type": "resource", ...}) to the result of the call being served; at
+    the console a short line stands for it."""
+    if _ctx is None:
+        r = item.get("resource")
+        shell.out("[%s %s]" % (item.get("type"), item.get("mimeType") or (
+            r.get("uri") if isinstance(r, dict) else "")))
+    else:
+        _ctx.add(item)
+
+
+def progress(done, total=None, message=None):
+    """notifications/progress to the client, if it asked for progress."""
+    if _ctx is not None:
+        _ctx.progress(done, total, message)
+
+
+def sample(prompt, max_tokens=100):
+    """Ask the client's model -> (text, None) or (None, err)."""
+    if _ctx is None:
+        return None, "not serving an MCP call"
+    return _ctx.sample(prompt, max_tokens)
+
+
+def elicit(message, schema):
+    """Ask the client's user to fill a form (schema: a flat JSON Schema
+    object) -> ({"action": "accept"|"decline"|"cancel", "content"}, None)
+    or (None, err)."""
+    if _ctx is None:
+        return None, "not serving an MCP call"
+    return _ctx.elicit(message, schema)

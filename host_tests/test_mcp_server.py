@@ -289,7 +289,7 @@ def conformance_board(mpy, tmp_path_factory):
 @pytest.mark.parametrize("scenario", CONFORMANCE)
 def test_conformance_server_scenarios(conformance_board, scenario):
     b, url = conformance_board
-    node = peers.node_exe()
+    node = peers.conformance_node()
     peers.require_file(peers.CONFORMANCE_BIN, "@modelcontextprotocol/conformance")
     r = subprocess.run([node, peers.CONFORMANCE_BIN, "server", "--url", url,
                         "--scenario", scenario], capture_output=True, text=True,
@@ -577,7 +577,7 @@ def test_destructive_command_refused_until_allowed_then_confirmed(mpy, tmp_path)
         c.type("ls")      # half a line typed when the question comes
         for answer in "nya":
             c.expect_exact("allow? [y]es [n]o [a]lways: ", timeout=60)
-            c.type(answer)
+            c.type(answer + "\r")      # a typed line, as every question asks
         th.join(120)
         c.expect_exact("mcp: mcp ran rm w.txt (ok)")
         r = results["r"]

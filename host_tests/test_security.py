@@ -423,7 +423,7 @@ def test_urls_are_shown_masked(flash):
         url = s.url + "/mcp?access_token=abcdefghijklmnopqrstuvwx&v=2"
         assert mcp.add("q", url) is None
         conn, err = mcp.connect_named("q")
-        assert conn is None and "needs a token (401)" in err, err
+        assert conn is None and "needs authorization (401)" in err, err
         assert "abcdefghijklmnop" not in err and "access_token=abc...wx&v=2" in err, err
     listing = shell.capture("mcp")
     assert "abcdefghijklmnop" not in listing and "access_token=abc...wx&v=2" in listing, listing
@@ -437,12 +437,12 @@ def test_sh_cat_never_returns_secrets(flash):
     (flash / "notes.txt").write_text("my key is %s and my token %s\n" % (KEY, TOKEN.upper()))
     tools = dict((t["name"], t["run"]) for t in shell.local_tools())
     for path in ("settings.json", "/settings.json", "./settings.json", "settings.json.bad"):
-        got = tools["sh_cat"]({"args": path})
+        got = tools["sh_cat"]({"file": path})
         assert "holds keys and tokens" in got, (path, got)
         assert not leaks(got, KEY) and not leaks(got, TOKEN), got
-    got = tools["sh_cat"]({"args": "notes.txt"})
+    got = tools["sh_cat"]({"file": "notes.txt"})
     assert got == "my key is *** and my token ***", got
-    got = tools["sh_get"]({"args": ""})
+    got = tools["sh_get"]({})
     for s in (KEY, TOKEN, "hunter2-hunter2"):
         assert not leaks(got, s), got
     assert "mcp.s.url = http://h/mcp" in got

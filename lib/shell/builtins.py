@@ -43,8 +43,16 @@ def _fail(cmd, host, what="no such file or folder"):
 def help(args):
     if not args:
         out("Commands (help CMD for one; ? QUESTION asks the machine):")
-        for s in shell.commands():
-            out("  %-7s %s%s" % (s["name"], s["desc"], " (script)" if s["path"] else ""))
+        # built-ins straight from their table rows: name and description
+        # only (a whole spec per row is heap the list does not need)
+        builtin = len(shell._TABLE)
+        for t in shell._TABLE:
+            f = t.split("~", 2)
+            out("  %-7s %s" % (f[0], f[1]))
+        for n in shell.names()[builtin:]:
+            s = shell.find(n)
+            if s is not None:
+                out("  %-7s %s (script)" % (n, s["desc"]))
         return
     spec = shell.find(args[0])
     if spec is None:

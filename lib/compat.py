@@ -2,8 +2,14 @@
 # Everything else in lib/ is written to the common subset of both.
 import sys
 import gc
+import errno
 
 MICROPYTHON = sys.implementation.name == "micropython"
+
+# errno names MicroPython's errno module lacks, with each platform's number
+# (the ESP32 uses newlib's, the unix port and CPython Linux's)
+EPIPE = getattr(errno, "EPIPE", 32)
+ENETUNREACH = getattr(errno, "ENETUNREACH", 114 if sys.platform == "esp32" else 101)
 
 try:
     from micropython import const
@@ -43,7 +49,7 @@ def is_timeout(exc):
     if type(exc).__name__ in ("timeout", "TimeoutError"):
         return True
     code = exc.args[0] if exc.args else None
-    return code in (11, 110, 116)  # EAGAIN, ETIMEDOUT (linux/lwip numbers)
+    return code == errno.EAGAIN or code == errno.ETIMEDOUT
 
 
 _ntp = [None]     # ticks_ms of the last NTP attempt

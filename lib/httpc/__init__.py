@@ -61,7 +61,8 @@ LINE_MAX = 1024      # longest header / chunk-size / trailer line
 _VALUE_MAX = const(512)      # longest kept header value
 _MAX_HEADERS = const(64)     # header lines per response
 _DRAIN_MAX = const(4096)     # unread body close() will skip to keep a connection
-_READ_LIMIT = const(16384)   # default bound of read()
+_READ_LIMIT = const(16384)   # default bound of read() / Event.read()
+_PIECE = const(1024)         # largest piece read() collects a body in
 _WCHUNK = const(512)        # write coalescing buffer (and chunk size)
 
 # how a response body is framed (Response._mode)
@@ -451,6 +452,43 @@ def _release(c):
     _pool[c.key] = c
 
 
+def _too_long(what, limit):
+    return HTTPError("%s larger than %d bytes" % (what, limit), "toolong", True)
+
+
+def _read_all(src, limit, what, first=256):
+    """All that src.readinto() gives until it returns 0, as bytes; an
+    HTTPError "toolong" past limit bytes (None: 16 KB). Collected in pieces
+    (the first of `first` bytes, then doubling up to 1 KB) joined once: no
+    buffer that doubles and copies, so N bytes need N in small pieces plus
+    the N of the result, its only large block."""
+    if limit is None:
+        limit = _READ_LIMIT
+    size = min(max(first, 1), _PIECE, limit + 1)
+    parts = []
+    got = 0
+    while True:
+        piece = bytearray(size)
+        mv = memoryview(piece)
+        n = 0
+        while n < size:
+            k = src.readinto(mv[n:])
+            if not k:
+                break
+            n += k
+        got += n
+        if got > limit:
+            raise _too_long(what, limit)
+        if n:
+            parts.append(piece if n == size else bytes(mv[:n]))
+        if n < size:
+            break
+        size = min(size * 2, _PIECE)
+    if len(parts) == 1:
+        return bytes(parts[0])
+    return b"".join(parts)
+
+
 # ---------------------------------------------------------------- request
 
 class _Out:
@@ -723,9 +761,10 @@ class Response:
             self._done = True
         return n
 
-    def read(self, n=-1, limit=_READ_LIMIT):
+    def read(self, n=-1, limit=None):
         """read(n): up to n bytes (fewer only at the end). read(): the whole
-        (small) body, HTTPError "toolong" when larger than limit."""
+        (small) body, HTTPError "toolong" when larger than limit (default
+        16 KB); it costs the body twice at the end (pieces, then the bytes)."""
         if n is not None and n >= 0:
             buf = bytearray(n)
             mv = memoryview(buf)
@@ -736,30 +775,15 @@ class Response:
                     break
                 got += k
             return bytes(mv[:got])
-        host = self._c.host if self._c else "server"
-        too = HTTPError("%s: response body larger than %d bytes" % (host, limit),
-                        "toolong", True)
-        size = 256
+        if limit is None:
+            limit = _READ_LIMIT
+        what = "%s: response body" % (self._c.host if self._c else "server")
+        first = _PIECE
         if self._mode == _LENGTH:
             if self._left > limit:
-                raise too
-            size = self._left + 1
-        buf = bytearray(size)
-        got = 0
-        while True:
-            if got == len(buf):
-                if got > limit:
-                    raise too
-                nb = bytearray(min(got * 2, limit + 1))
-                nb[:got] = buf
-                buf = nb
-            k = self.readinto(memoryview(buf)[got:])
-            if not k:
-                break
-            got += k
-            if got > limit:
-                raise too
-        return bytes(memoryview(buf)[:got])
+                raise _too_long(what, limit)
+            first = self._left + 1      # all in one piece when small
+        return _read_all(self, limit, what, first)
 
     def close(self, drain=True):
         """Return the connection to the pool if the body was read to its end

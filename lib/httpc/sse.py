@@ -12,9 +12,7 @@
 # than data are bounded by max_line; data streams through the caller's
 # buffer (Event.readinto) and is never held whole.
 from compat import const
-from httpc import HTTPError, LINE_MAX, _dec
-
-_READ_LIMIT = const(16384)    # default bound of Event.read()
+from httpc import HTTPError, LINE_MAX, _dec, _read_all
 
 # where the reader is (SSE._st)
 _IN_DATA = const(0)           # inside a data value
@@ -50,24 +48,10 @@ class Event:
             return 0
         return s._data(memoryview(buf), self)
 
-    def read(self, limit=_READ_LIMIT):
-        buf = bytearray(64)
-        got = 0
-        while True:
-            if got == len(buf):
-                if got > limit:
-                    break
-                nb = bytearray(min(got * 2, limit + 1))
-                nb[:got] = buf
-                buf = nb
-            k = self.readinto(memoryview(buf)[got:])
-            if not k:
-                return bytes(memoryview(buf)[:got])
-            got += k
-            if got > limit:
-                break
-        raise HTTPError("SSE event data larger than %d bytes" % limit,
-                        "toolong", True)
+    def read(self, limit=None):
+        """The whole (small) data as bytes; HTTPError "toolong" when it is
+        larger than limit (default 16 KB)."""
+        return _read_all(self, limit, "SSE event data")
 
     @property
     def empty(self):

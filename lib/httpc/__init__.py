@@ -456,6 +456,17 @@ def _too_long(what, limit):
     return HTTPError("%s larger than %d bytes" % (what, limit), "toolong", True)
 
 
+def _fill(src, mv):
+    """Read from src into mv until it is full or src ends: the count."""
+    n = 0
+    while n < len(mv):
+        k = src.readinto(mv[n:])
+        if not k:
+            break
+        n += k
+    return n
+
+
 def _read_all(src, limit, what, first=256):
     """All that src.readinto() gives until it returns 0, as bytes; an
     HTTPError "toolong" past limit bytes (None: 16 KB). Collected in pieces
@@ -470,12 +481,7 @@ def _read_all(src, limit, what, first=256):
     while True:
         piece = bytearray(size)
         mv = memoryview(piece)
-        n = 0
-        while n < size:
-            k = src.readinto(mv[n:])
-            if not k:
-                break
-            n += k
+        n = _fill(src, mv)
         got += n
         if got > limit:
             raise _too_long(what, limit)
@@ -766,15 +772,8 @@ class Response:
         (small) body, HTTPError "toolong" when larger than limit (default
         16 KB); it costs the body twice at the end (pieces, then the bytes)."""
         if n is not None and n >= 0:
-            buf = bytearray(n)
-            mv = memoryview(buf)
-            got = 0
-            while got < n:
-                k = self.readinto(mv[got:])
-                if not k:
-                    break
-                got += k
-            return bytes(mv[:got])
+            mv = memoryview(bytearray(n))
+            return bytes(mv[:_fill(self, mv)])
         if limit is None:
             limit = _READ_LIMIT
         what = "%s: response body" % (self._c.host if self._c else "server")

@@ -12,7 +12,8 @@ including broken ones. Reusable by any test (AI styles, MCP, httpc).
         # [(name, value)] as sent, req.body (bytes, de-chunked),
         # req.chunks (list of chunk sizes as received, or None),
         # req.conn (1-based TCP connection number), req.index (1-based
-        # request number on that connection), req.raw_head (bytes)
+        # request number on that connection), req.raw_head (bytes),
+        # req.tls (True when it came over TLS)
         w.respond(200, b"hello", headers={"Content-Type": "text/plain"})
         # or: w.respond(200, b"...", chunked=True, close=True)
         # or streaming: w.start(200, {"Content-Type": "text/event-stream"})
@@ -30,7 +31,10 @@ including broken ones. Reusable by any test (AI styles, MCP, httpc).
         srv.errors     # handler exceptions / TLS handshake failures (str)
 
 Options: idle_close=seconds closes a kept-alive connection silently after
-that idle time (to test stale keep-alive handling); backlog for listen().
+that idle time (to test stale keep-alive handling); backlog for listen();
+with tls, plain_too=True also serves plain HTTP on the same port (a
+connection whose first byte is not a TLS handshake record stays plain), so
+one origin can differ from another by its scheme alone.
 wait_for(cond, timeout) polls a condition (server-side effects are async).
 """
 import socket
@@ -47,6 +51,7 @@ class Request:
         self.chunks = None
         self.conn = self.index = 0
         self.raw_head = b""
+        self.tls = False
 
     def __repr__(self):
         return "<Request %s %s conn=%d #%d>" % (self.method, self.path, self.conn,
@@ -155,10 +160,11 @@ class _Reader:
 
 
 class Server:
-    def __init__(self, handler, tls=None, idle_close=None, backlog=16):
+    def __init__(self, handler, tls=None, idle_close=None, backlog=16, plain_too=False):
         """handler(req, writer); tls: a server-side ssl.SSLContext or None."""
         self.handler = handler
         self.tls = tls
+        self.plain_too = plain_too
         self.idle_close = idle_close
         self.accepts = 0
         self.requests = []
@@ -213,7 +219,12 @@ class Server:
 
     def _serve(self, s, n):
         try:
-            if self.tls is not None:
+            secure = self.tls is not None
+            if secure and self.plain_too:
+                s.settimeout(10)
+                secure = s.recv(1, socket.MSG_PEEK) == b"\x16"   # TLS handshake
+                s.settimeout(None)
+            if secure:
                 s.settimeout(10)
                 try:
                     s = self.tls.wrap_socket(s, server_side=True)
@@ -236,7 +247,7 @@ class Server:
                 s.settimeout(None)
                 index += 1
                 req = self._parse(rd, head)
-                req.conn, req.index = n, index
+                req.conn, req.index, req.tls = n, index, secure
                 with self._lock:
                     self.requests.append(req)
                 try:

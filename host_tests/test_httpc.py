@@ -26,13 +26,17 @@ def delta(before):
 
 def echo(req, w):
     """GET /len/N -> N bytes (Content-Length); /chunked/N; /close/N
-    (close-delimited); POST echoes the body; /head -> headers only."""
+    (close-delimited); POST echoes the body; /head -> headers only;
+    /to/PORT/HOST redirects to http://HOST:PORT/len/3."""
     parts = req.path.split("/")
     if req.method in ("POST", "PUT"):
         w.respond(200, req.body, headers={"X-Chunks": repr(req.chunks)})
         return
     n = int(parts[2]) if len(parts) > 2 and parts[2].isdigit() else 5
     body = bytes((i * 7) & 0xFF for i in range(n))
+    if parts[1] == "to":            # /to/PORT/HOST: 302 to http://HOST:PORT/len/3
+        w.respond(302, b"", headers={"Location": "http://%s:%s/len/3" % (parts[3], parts[2])})
+        return
     if parts[1] == "hang":
         time.sleep(2)
         return
@@ -352,20 +356,85 @@ def test_redirects():
         assert srv.accepts == 1
 
 
-def test_redirect_to_other_host_drops_credentials():
-    def target(req, w):
-        w.respond(200, b"t")
-    with Server(target) as t:
-        def h(req, w):
-            w.respond(302, b"", headers={"Location": "http://localhost:%d/x" % t.port})
-        with Server(h) as srv:
-            with httpc.request("GET", srv.url + "/", headers={
-                    "Authorization": "Bearer s", "X-Api-Key": "k", "X-Ok": "1"}) as r:
-                assert r.read() == b"t"
-            got = t.requests[-1].headers
-            assert "authorization" not in got and "x-api-key" not in got
-            assert got["x-ok"] == "1"
-            assert got["host"] == "localhost:%d" % t.port
+CREDENTIALS = {"Authorization": "Bearer s", "X-Api-Key": "k", "x-goog-api-key": "g",
+               "Cookie": "c=1", "X-Session": "mine"}
+CREDENTIAL_NAMES = ("authorization", "x-api-key", "x-goog-api-key", "cookie",
+                    "x-session")
+
+
+def redirect_to(location):
+    """A handler: /start redirects (302) to location(), the rest says "t"."""
+    def h(req, w):
+        if req.path == "/start":
+            w.respond(302, b"", headers={"Location": location()})
+        else:
+            w.respond(200, b"t")
+    return h
+
+
+def follow(url, **kw):
+    with httpc.request("GET", url, headers=dict(CREDENTIALS, **{"X-Ok": "1"}),
+                       secret=("X-Session",), **kw) as r:
+        assert r.read() == b"t"
+
+
+def arrived(srv):
+    """The headers of the request that followed the redirect."""
+    got = [q for q in srv.requests if q.path == "/next"]
+    assert len(got) == 1, srv.requests
+    return got[0]
+
+
+def test_redirect_to_same_origin_keeps_credentials():
+    with Server(redirect_to(lambda: "/next")) as srv:
+        follow(srv.url + "/start")
+        h = arrived(srv).headers
+    for name in CREDENTIAL_NAMES + ("x-ok",):
+        assert name in h, name
+
+
+def assert_no_credentials(req):
+    for name in CREDENTIAL_NAMES:
+        assert name not in req.headers, name
+    assert req.headers["x-ok"] == "1"
+
+
+def test_redirect_to_another_port_drops_credentials():
+    with Server(redirect_to(lambda: "/unused")) as target:
+        location = "http://127.0.0.1:%d/next" % target.port
+        with Server(redirect_to(lambda: location)) as first:
+            follow(first.url + "/start")
+        assert_no_credentials(arrived(target))
+
+
+def test_redirect_to_another_host_drops_credentials():
+    """127.0.0.1:P -> localhost:P: the same server, only the host differs."""
+    with Server(redirect_to(lambda: "http://localhost:%d/next" % srv.port)) as srv:
+        follow(srv.url + "/start")
+        req = arrived(srv)
+    assert_no_credentials(req)
+    assert req.headers["host"] == "localhost:%d" % srv.port
+
+
+def test_redirect_to_another_scheme_drops_credentials(pki):
+    """http://localhost:P -> https://localhost:P: one server speaks both."""
+    ctx, p = pki
+    with Server(redirect_to(lambda: "https://localhost:%d/next" % srv.port), tls=ctx,
+                plain_too=True) as srv:
+        follow("http://localhost:%d/start" % srv.port, ca=p["good"])
+        assert [q.tls for q in srv.requests] == [False, True]
+        assert_no_credentials(arrived(srv))
+
+
+def test_redirect_from_https_to_http_is_refused(pki):
+    ctx, p = pki
+    with Server(redirect_to(lambda: "http://localhost:%d/next" % srv.port), tls=ctx,
+                plain_too=True) as srv:
+        with pytest.raises(httpc.HTTPError) as ei:
+            follow("https://localhost:%d/start" % srv.port, ca=p["good"])
+        assert str(ei.value) == "localhost: refused a redirect from https to plain http"
+        assert ei.value.kind == "protocol"
+        assert [q.path for q in srv.requests] == ["/start"]
 
 
 # ---------------------------------------------------------------- failures
@@ -595,8 +664,14 @@ def test_mpy_http_basic(mpy):
             "dns dns",
             "timeout timeout",
             "malformed protocol 127.0.0.1: malformed status line",
+            "redirect 200 3",
         ]
         assert out[:-1] == want, r
+        moved = [q for q in srv.requests if q.headers["host"].startswith("localhost:")]
+        assert len(moved) == 1 and moved[0].path == "/len/3"
+        assert "authorization" not in moved[0].headers
+        assert "x-session" not in moved[0].headers
+        assert moved[0].headers["x-ok"] == "1"
         ka = [q.conn for q in srv.requests if q.path.endswith("/ka")]
         assert len(ka) == 10 and len(set(ka)) == 1
         print("http_basic working heap:", r.working)

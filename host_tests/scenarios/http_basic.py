@@ -66,5 +66,9 @@ for name, url, kw in (("refused", "http://127.0.0.1:%d/" % CLOSED, {}),
         print(name, "NO ERROR")
     except httpc.HTTPError as e:
         print(name, e.kind, str(e)) if name == "malformed" else print(name, e.kind)
+# another host (localhost, same port): the credentials stay behind
+with httpc.request("GET", BASE + "/to/%d/localhost" % PORT, secret=("X-Session",),
+                   headers={"Authorization": "Bearer s", "X-Session": "x", "X-Ok": "1"}) as r:
+    print("redirect", r.status, len(r.read()))
 heapmon.report()
 print("DONE")

@@ -35,8 +35,10 @@
 # Redirects: 301/302/303 are followed with GET and no body (HEAD stays
 # HEAD); 307/308 keep the method and body (a callable body is called
 # again). At most max_redirects hops, then HTTPError "too many redirects";
-# max_redirects=0 returns the 3xx response. On a redirect to another host,
-# credential headers (Authorization, Cookie, *key*, *token*) are dropped.
+# max_redirects=0 returns the 3xx response. A redirect to another origin
+# (scheme, host or port) drops the credential headers (Authorization,
+# Cookie, *auth*, *key*, *token*, and those named in secret=); one from https
+# to plain http is refused.
 #
 # TLS: always verified, always with server_hostname (roots: httpc/ca.py).
 #
@@ -237,9 +239,20 @@ def _join(scheme, host, port, path, loc):
     return base + path[:path.rfind("/") + 1] + loc
 
 
-def _secret(name):
-    n = name.lower()
-    return ("auth" in n or "cookie" in n or "key" in n or "token" in n)
+def _credential(name, secret):
+    """True for a (lowercase) header name that carries credentials:
+    Authorization, Cookie, x-api-key, x-goog-api-key and their kin (any
+    name with auth, cookie, key or token in it), or one the caller named
+    in secret."""
+    if ("auth" in name or "cookie" in name or "key" in name
+            or "token" in name):
+        return True
+    if isinstance(secret, str):
+        return name == secret.lower()
+    for s in secret:
+        if name == s.lower():
+            return True
+    return False
 
 
 # ---------------------------------------------------------------- connection
@@ -861,14 +874,16 @@ def _exchange(method, key, path, headers, body, keep_names, timeout, connect_tim
 
 
 def request(method, url, headers=None, body=None, keep=(), timeout=30,
-            connect_timeout=10, max_redirects=3, ca=None):
+            connect_timeout=10, max_redirects=3, ca=None, secret=()):
     """Send one request and return its Response (headers read, body not).
 
     body: None | bytes | bytearray | str | callable(write) (chunked) |
     (length, callable(write)) (Content-Length). keep: lowercase header
     names to store in Response.headers. timeout: seconds per socket read;
     connect_timeout: TCP connect + TLS handshake. ca: path of a DER or PEM
-    CA file (default CA_FILE; None: built-in / system roots)."""
+    CA file (default CA_FILE; None: built-in / system roots). secret:
+    names of more headers that carry credentials (dropped, like
+    Authorization, on a redirect to another origin)."""
     method = method.upper()
     if isinstance(keep, str):
         keep = (keep,)
@@ -897,24 +912,29 @@ def request(method, url, headers=None, body=None, keep=(), timeout=30,
         hops += 1
         try:
             url = _join(scheme, host, port, path, _dec(loc, "%s: Location" % host))
-            nhost = _split(url)[1]
+            to = _split(url)
         except ValueError:
             raise HTTPError("%s: bad redirect location" % host, "protocol", True)
+        if scheme == "https" and to[0] == "http":
+            raise HTTPError("%s: refused a redirect from https to plain http"
+                            % host, "protocol", True)
+        # another origin (scheme, host or port) never gets our credentials
+        moved = to[0] != scheme or to[1] != host or to[2] != port
         drop_type = False
         if r.status in (301, 302, 303) and method != "HEAD":
             method = "GET"
             body = None
             drop_type = True
-        if headers and (drop_type or nhost != host):
-            nh = {}
+        if headers and (drop_type or moved):
+            kept = {}
             for k in headers:
                 lk = k.lower()
-                if nhost != host and _secret(lk):
+                if moved and _credential(lk, secret):
                     continue
                 if drop_type and lk == "content-type":
                     continue
-                nh[k] = headers[k]
-            headers = nh
+                kept[k] = headers[k]
+            headers = kept
 
 
 def __getattr__(name):

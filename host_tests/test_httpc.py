@@ -1,5 +1,6 @@
 """httpc on CPython and under the MicroPython unix port, against loopback
 servers (host_tests/httpserver.py). Never leaves 127.0.0.1."""
+import contextlib
 import socket
 import ssl
 import threading
@@ -27,7 +28,8 @@ def delta(before):
 def echo(req, w):
     """GET /len/N -> N bytes (Content-Length); /chunked/N; /close/N
     (close-delimited); POST echoes the body; /head -> headers only;
-    /to/PORT/HOST redirects to http://HOST:PORT/len/3."""
+    /to/PORT/HOST redirects to http://HOST:PORT/len/3; /drip/N and
+    /driphead send the body or the headers a byte every 0.3 s."""
     parts = req.path.split("/")
     if req.method in ("POST", "PUT"):
         w.respond(200, req.body, headers={"X-Chunks": repr(req.chunks)})
@@ -36,6 +38,14 @@ def echo(req, w):
     body = bytes((i * 7) & 0xFF for i in range(n))
     if parts[1] == "to":            # /to/PORT/HOST: 302 to http://HOST:PORT/len/3
         w.respond(302, b"", headers={"Location": "http://%s:%s/len/3" % (parts[3], parts[2])})
+        return
+    if parts[1] == "drip":          # /drip/N: N bytes, one every 0.3 s
+        w.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % n)
+        drip(w, body, 0.3)
+        return
+    if parts[1] == "driphead":      # header bytes, one every 0.3 s
+        w.write(b"HTTP/1.1 200 OK\r\n")
+        drip(w, b"X-Slow: " + b"s" * 100, 0.3)
         return
     if parts[1] == "hang":
         time.sleep(2)
@@ -462,7 +472,9 @@ def test_refused_and_dns():
     assert time.time() - t < 10
 
 
-def test_connect_timeout_with_full_backlog():
+@contextlib.contextmanager
+def full_backlog():
+    """The port of a listener whose accept queue is full: a connect hangs."""
     ls = socket.socket()
     ls.bind(("127.0.0.1", 0))
     ls.listen(0)
@@ -478,16 +490,21 @@ def test_connect_timeout_with_full_backlog():
                 pass
             fillers.append(s)
         time.sleep(0.1)
+        yield port
+    finally:
+        for s in fillers:
+            s.close()
+        ls.close()
+
+
+def test_connect_timeout_with_full_backlog():
+    with full_backlog() as port:
         t = time.time()
         with pytest.raises(httpc.HTTPError) as ei:
             httpc.request("GET", "http://127.0.0.1:%d/" % port, connect_timeout=0.5)
         dt = time.time() - t
         assert str(ei.value) == "timed out connecting to 127.0.0.1:%d" % port
         assert ei.value.kind == "timeout" and 0.4 < dt < 3
-    finally:
-        for s in fillers:
-            s.close()
-        ls.close()
 
 
 def test_read_timeout():
@@ -519,6 +536,98 @@ def test_timeout_mid_body():
         ev.set()
         assert ei.value.kind == "timeout"
         r.close()
+
+
+# ---------------------------------------------------------------- deadline
+
+DEADLINE = 2      # seconds: short, so the slow servers below cost little time
+
+
+def drip(w, data, gap=0.5):
+    """Send data a byte at a time, gap seconds apart, for as long as the
+    client listens (a slow server the read timeout never catches)."""
+    for i in range(len(data)):
+        try:
+            w.write(data[i:i + 1])
+        except OSError:
+            return
+        time.sleep(gap)
+
+
+def ends_at_deadline(fn):
+    """Run fn() (it must raise the deadline's HTTPError): the error."""
+    t = time.monotonic()
+    with pytest.raises(httpc.HTTPError) as ei:
+        fn()
+    took = time.monotonic() - t
+    e = ei.value
+    assert e.kind == "deadline", str(e)
+    assert str(e) == "127.0.0.1 did not finish within the %d s deadline" % DEADLINE
+    assert "\n" not in str(e)
+    assert DEADLINE - 0.1 < took < DEADLINE + 1, took
+    return e
+
+
+def test_deadline_slow_headers():
+    def h(req, w):
+        w.write(b"HTTP/1.1 200 OK\r\n")
+        drip(w, b"X-Slow: " + b"s" * 100)
+    with Server(h) as srv:
+        e = ends_at_deadline(lambda: httpc.request("GET", srv.url + "/", timeout=30,
+                                                   deadline=DEADLINE))
+        assert e.sent is True
+
+
+def test_deadline_slow_body():
+    def h(req, w):
+        w.write(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n")
+        drip(w, b"b" * 100)
+    with Server(h) as srv:
+        r = httpc.request("GET", srv.url + "/", timeout=30, deadline=DEADLINE)
+
+        def read():
+            while r.readinto(bytearray(64)):
+                pass
+        ends_at_deadline(read)
+        r.close()
+
+
+def test_deadline_comment_only_sse():
+    def h(req, w):
+        w.start(200, {"Content-Type": "text/event-stream"})
+        for _ in range(100):
+            try:
+                w.chunk(b": ping\n\n")
+            except OSError:
+                return
+            time.sleep(0.5)
+    with Server(h) as srv:
+        r = httpc.request("GET", srv.url + "/", timeout=30, deadline=DEADLINE)
+        ends_at_deadline(httpc.SSE(r).next)
+        r.close()
+
+
+def test_deadline_while_connecting():
+    with full_backlog() as port:
+        e = ends_at_deadline(lambda: httpc.request(
+            "GET", "http://127.0.0.1:%d/" % port, connect_timeout=30, deadline=DEADLINE))
+        assert e.sent is False
+
+
+def test_deadline_spans_redirects():
+    def h(req, w):
+        if req.path == "/slow":
+            w.write(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n")
+            drip(w, b"0123456789", gap=0.3)
+        else:
+            w.respond(307, b"", headers={"Location": "/slow"})
+
+    def get(deadline):
+        with httpc.request("GET", srv.url + "/a", deadline=deadline) as r:
+            return r.read()
+    with Server(h) as srv:
+        assert get(5) == b"0123456789"      # 3 s of body: within 5 s
+        ends_at_deadline(lambda: get(DEADLINE))
 
 
 @pytest.mark.parametrize("raw,kind,text", [
@@ -665,6 +774,8 @@ def test_mpy_http_basic(mpy):
             "timeout timeout",
             "malformed protocol 127.0.0.1: malformed status line",
             "redirect 200 3",
+            "drip deadline 127.0.0.1 did not finish within the 1 s deadline True",
+            "driphead deadline 127.0.0.1 did not finish within the 1 s deadline True",
         ]
         assert out[:-1] == want, r
         moved = [q for q in srv.requests if q.headers["host"].startswith("localhost:")]

@@ -1,6 +1,7 @@
 # httpc under the MicroPython unix port against the loopback echo server of
 # host_tests/test_httpc.py. args: server port, a closed port.
 import sys
+import time
 import httpc
 import heapmon
 
@@ -70,5 +71,15 @@ for name, url, kw in (("refused", "http://127.0.0.1:%d/" % CLOSED, {}),
 with httpc.request("GET", BASE + "/to/%d/localhost" % PORT, secret=("X-Session",),
                    headers={"Authorization": "Bearer s", "X-Session": "x", "X-Ok": "1"}) as r:
     print("redirect", r.status, len(r.read()))
+# a server that sends a byte every 0.3 s: the 1 s deadline ends it (the
+# 30 s read timeout never would); "True": within the deadline + 1 s
+for name in ("drip", "driphead"):
+    t0 = time.ticks_ms()
+    try:
+        with httpc.request("GET", BASE + "/%s/100" % name, deadline=1) as r:
+            r.read()
+        print(name, "NO ERROR")
+    except httpc.HTTPError as e:
+        print(name, e.kind, str(e), time.ticks_diff(time.ticks_ms(), t0) < 2000)
 heapmon.report()
 print("DONE")

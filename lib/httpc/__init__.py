@@ -40,6 +40,12 @@
 # Cookie, *auth*, *key*, *token*, and those named in secret=); one from https
 # to plain http is refused.
 #
+# Time: `timeout` bounds each socket wait (connect: connect_timeout);
+# `deadline` (seconds, default none) bounds the whole request: connect, TLS
+# handshake, headers, redirects and every body or SSE byte read through
+# the Response. Each wait is clamped to the time left, each read checks it;
+# then HTTPError kind "deadline". Only the DNS lookup is not bounded.
+#
 # TLS: always verified, always with server_hostname (roots: httpc/ca.py).
 #
 # Sockets: CPython uses settimeout + recv_into/sendall. MicroPython's
@@ -51,7 +57,8 @@ import errno
 import socket
 import select
 
-from compat import MICROPYTHON, is_timeout, const, clock_ok, EPIPE, ENETUNREACH
+from compat import (MICROPYTHON, is_timeout, const, clock_ok, ticks_ms, ticks_diff,
+                    EPIPE, ENETUNREACH)
 
 CA_FILE = None
 USER_AGENT = "antos-ai/0.1"
@@ -84,8 +91,8 @@ _SSL_ERROR_EOF = const(8)    # CPython's ssl errno when the peer hangs up
 
 class HTTPError(OSError):
     """Every expected failure. str(e) is one line; .kind is one of connect,
-    dns, timeout, reset, protocol, tls, toolong; .sent is True once any
-    request byte was written."""
+    dns, timeout, deadline, reset, protocol, tls, toolong; .sent is True
+    once any request byte was written."""
 
     def __init__(self, msg, kind="protocol", sent=False):
         super().__init__(msg)
@@ -268,6 +275,8 @@ class _Conn:
         self.nread = 0        # response bytes received for this request
         self.sent = False     # any request byte handed to the socket
         self.timeout_ms = 30000
+        self.deadline = None  # (ticks_ms at the start, ms allowed) or None
+        self._armed = None    # CPython: the socket's timeout now (ms)
         self.ca = None        # CA bundle it was verified with (reuse only then)
         self.poll = select.poll()
         self.poll.register(sock, select.POLLIN)
@@ -289,8 +298,23 @@ class _Conn:
 
     def set_timeout(self, ms):
         self.timeout_ms = int(ms)
-        if not MICROPYTHON:
+
+    def due(self):
+        """ms left before the request's deadline (None: it has none)."""
+        return _due(self.deadline, self.host)
+
+    def _arm(self, due, block):
+        """CPython: set the socket's timeout for the next call: the read
+        timeout, the time left before the deadline when that is sooner, 0
+        for a read that must not block. True when it is the deadline's."""
+        ms = self.timeout_ms if block else 0
+        late = block and due is not None and due <= ms
+        if late:
+            ms = due
+        if ms != self._armed:
             self.sock.settimeout(ms / 1000)
+            self._armed = ms
+        return late
 
     def close(self):
         self.detach()
@@ -302,24 +326,44 @@ class _Conn:
             except Exception:
                 pass
 
-    def recv(self, mv):
-        """Read what is available (at least 1 byte) into mv; 0 at EOF."""
+    def recv(self, mv, block=True):
+        """Read what is available (at least 1 byte) into mv; 0 at EOF; None
+        when block is False and nothing has arrived."""
+        due = self.due()
         if MICROPYTHON:
             while True:
                 n = self.sock.readinto(mv)
                 if n is not None:
                     break
-                if not self.wait():
+                if not block:
+                    return None
+                if not self.wait(due):
                     raise OSError(errno.ETIMEDOUT)
         else:
-            n = self.sock.recv_into(mv)
+            late = self._arm(due, block)
+            try:
+                n = self.sock.recv_into(mv)
+            except OSError as e:
+                if not block and type(e).__name__ in ("BlockingIOError",
+                                                      "SSLWantReadError"):
+                    return None
+                if late and is_timeout(e):
+                    raise _late(self.deadline, self.host)
+                raise
         self.nread += n
         return n
 
     def send(self, data):
         self.sent = True
+        due = self.due()
         if not MICROPYTHON:
-            self.sock.sendall(data)
+            late = self._arm(due, True)
+            try:
+                self.sock.sendall(data)
+            except OSError as e:
+                if late and is_timeout(e):
+                    raise _late(self.deadline, self.host)
+                raise
             return
         mv = memoryview(data)
         off, n = 0, len(mv)
@@ -330,16 +374,21 @@ class _Conn:
                 continue
             self.poll.modify(self.sock, select.POLLOUT)
             try:
-                r = self.wait()
+                r = self.wait(self.due())
             finally:
                 self.poll.modify(self.sock, select.POLLIN)
             if not r:
                 raise OSError(errno.ETIMEDOUT)
 
-    def wait(self):
-        """Poll up to the read timeout; False when it passed. ON_WAIT runs
-        between 100 ms slices (it may raise, e.g. KeyboardInterrupt)."""
+    def wait(self, due):
+        """Poll up to the read timeout (False when it passed), or up to the
+        deadline `due` ms away when that is sooner (its HTTPError when it
+        passed). ON_WAIT runs between 100 ms slices (it may raise, e.g.
+        KeyboardInterrupt)."""
         left = self.timeout_ms
+        late = due is not None and due <= left
+        if late:
+            left = due
         while left > 0:
             step = left if ON_WAIT is None else min(left, 100)
             if self.poll.poll(step):
@@ -347,6 +396,8 @@ class _Conn:
             left -= step
             if ON_WAIT is not None:
                 ON_WAIT()
+        if late:
+            raise _late(self.deadline, self.host)
         return False
 
     def read_some(self, mv):
@@ -400,19 +451,30 @@ def _alive(c):
     try:
         if not c.poll.poll(0):
             return True
-        if MICROPYTHON:
-            return c.sock.readinto(bytearray(1)) is None   # TLS ticket only
-        c.sock.setblocking(False)
-        try:
-            c.sock.recv_into(bytearray(1))
-            return False
-        except OSError as e:
-            return type(e).__name__ in ("BlockingIOError", "SSLWantReadError")
+        return c.recv(bytearray(1), False) is None   # readable: a TLS ticket only
     except Exception:
         return False
 
 
-def _open(key, connect_timeout, ca):
+def _due(deadline, host):
+    """ms left before deadline, (ticks_ms at the start, ms allowed) or None
+    (then None); its HTTPError "deadline" once it has passed."""
+    if deadline is None:
+        return None
+    left = deadline[1] - ticks_diff(ticks_ms(), deadline[0])
+    if left <= 0:
+        raise _late(deadline, host)
+    return left
+
+
+def _late(deadline, host):
+    return HTTPError("%s did not finish within the %g s deadline" % (
+        host, deadline[1] / 1000), "deadline")
+
+
+def _open(key, connect_timeout, ca, deadline):
+    """A new connection: TCP connect and the TLS handshake, each within
+    connect_timeout and what is left of the deadline."""
     scheme, host, port = key
     where = "%s:%d" % (host, port)
     ctx = None
@@ -434,27 +496,41 @@ def _open(key, connect_timeout, ca):
         raise HTTPError("cannot resolve host %s" % host, "dns")
     s = socket.socket(fam, socket.SOCK_STREAM)
     try:
-        s.settimeout(connect_timeout)
+        late = _bound(s, connect_timeout, deadline, host)
         s.connect(addr)
     except OSError as e:
         s.close()
         if is_timeout(e):
+            if late:
+                raise _late(deadline, host)
             raise HTTPError("timed out connecting to %s" % where, "timeout")
         raise HTTPError("cannot connect to %s: %s" % (where, _reason(e)), "connect")
     _stats["opened"] += 1
     if ctx is not None:
         clock_ok()      # certificate dates need a set clock (NTP, retried)
         try:
+            late = _bound(s, connect_timeout, deadline, host)
             s = ctx.wrap_socket(s, server_hostname=host)
         except Exception as e:
             s.close()
             if not isinstance(e, (OSError, ValueError)):
                 raise
+            if late and is_timeout(e):
+                raise _late(deadline, host)
             from httpc.ca import handshake_error
             raise handshake_error(e, host, where)
     if MICROPYTHON:
         s.setblocking(False)
     return _Conn(key, host, s)
+
+
+def _bound(s, seconds, deadline, host):
+    """Give socket s a timeout of `seconds`, or what is left of the deadline
+    when that is sooner: True then."""
+    due = _due(deadline, host)
+    late = due is not None and due < seconds * 1000
+    s.settimeout(due / 1000 if late else seconds)
+    return late
 
 
 def _release(c):
@@ -828,13 +904,14 @@ class Response:
 
 
 def _exchange(method, key, path, headers, body, keep_names, timeout, connect_timeout,
-              ca, req_close):
+              ca, req_close, deadline):
     scheme, host, port = key
     retried = False
     while True:
         c = _pool.pop(key, None)
         reused = False
         if c is not None:
+            c.deadline = deadline
             if c.ca == ca and _alive(c):
                 reused = True
                 _stats["reused"] += 1
@@ -842,8 +919,9 @@ def _exchange(method, key, path, headers, body, keep_names, timeout, connect_tim
                 c.close()
                 c = None
         if c is None:
-            c = _open(key, connect_timeout, ca)
+            c = _open(key, connect_timeout, ca, deadline)
             c.ca = ca
+            c.deadline = deadline
         c.attach()
         c.nread = 0
         c.sent = False
@@ -874,7 +952,7 @@ def _exchange(method, key, path, headers, body, keep_names, timeout, connect_tim
 
 
 def request(method, url, headers=None, body=None, keep=(), timeout=30,
-            connect_timeout=10, max_redirects=3, ca=None, secret=()):
+            connect_timeout=10, max_redirects=3, ca=None, secret=(), deadline=None):
     """Send one request and return its Response (headers read, body not).
 
     body: None | bytes | bytearray | str | callable(write) (chunked) |
@@ -883,7 +961,10 @@ def request(method, url, headers=None, body=None, keep=(), timeout=30,
     connect_timeout: TCP connect + TLS handshake. ca: path of a DER or PEM
     CA file (default CA_FILE; None: built-in / system roots). secret:
     names of more headers that carry credentials (dropped, like
-    Authorization, on a redirect to another origin)."""
+    Authorization, on a redirect to another origin). deadline: seconds for
+    the whole request (None: no bound), from connect through redirects to
+    the last byte read through the Response; every socket wait ends at it
+    with HTTPError kind "deadline"."""
     method = method.upper()
     if isinstance(keep, str):
         keep = (keep,)
@@ -892,6 +973,8 @@ def request(method, url, headers=None, body=None, keep=(), timeout=30,
         keep_names[k.lower().encode()] = 1
     if ca is None:
         ca = CA_FILE
+    if deadline is not None:
+        deadline = (ticks_ms(), int(deadline * 1000))
     hops = 0
     while True:
         scheme, host, port, path = _split(url)
@@ -901,7 +984,7 @@ def request(method, url, headers=None, body=None, keep=(), timeout=30,
                 if k.lower() == "connection" and "close" in str(headers[k]).lower():
                     req_close = True
         r = _exchange(method, (scheme, host, port), path, headers, body, keep_names,
-                      timeout, connect_timeout, ca, req_close)
+                      timeout, connect_timeout, ca, req_close, deadline)
         loc = r._loc
         if r.status not in (301, 302, 303, 307, 308) or loc is None or max_redirects <= 0:
             return r

@@ -18,6 +18,7 @@ including broken ones. Reusable by any test (AI styles, MCP, httpc).
         # or: w.respond(200, b"...", chunked=True, close=True)
         # or streaming: w.start(200, {"Content-Type": "text/event-stream"})
         #               w.chunk(b"data: 1\n\n"); w.end()
+        # or slowly: w.drip(b"...", gap=0.5) (a byte every gap seconds)
         # or raw bytes: w.write(b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nhal")
         # then optionally w.close() (FIN) or w.reset() (RST).
         # Returning without closing keeps the connection for the next request
@@ -89,6 +90,16 @@ class Writer:
 
     def end(self):
         self.write(b"0\r\n\r\n")
+
+    def drip(self, data, gap=0.5):
+        """Send data a byte at a time, gap seconds apart, for as long as the
+        client listens: a slow server no read timeout catches."""
+        for i in range(len(data)):
+            try:
+                self.write(data[i:i + 1])
+            except OSError:
+                return
+            time.sleep(gap)
 
     def respond(self, status, body=b"", headers=None, chunked=False, reason=None,
                 close=False):

@@ -41,11 +41,11 @@ def echo(req, w):
         return
     if parts[1] == "drip":          # /drip/N: N bytes, one every 0.3 s
         w.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % n)
-        drip(w, body, 0.3)
+        w.drip(body, 0.3)
         return
     if parts[1] == "driphead":      # header bytes, one every 0.3 s
         w.write(b"HTTP/1.1 200 OK\r\n")
-        drip(w, b"X-Slow: " + b"s" * 100, 0.3)
+        w.drip(b"X-Slow: " + b"s" * 100, 0.3)
         return
     if parts[1] == "hang":
         time.sleep(2)
@@ -543,17 +543,6 @@ def test_timeout_mid_body():
 DEADLINE = 2      # seconds: short, so the slow servers below cost little time
 
 
-def drip(w, data, gap=0.5):
-    """Send data a byte at a time, gap seconds apart, for as long as the
-    client listens (a slow server the read timeout never catches)."""
-    for i in range(len(data)):
-        try:
-            w.write(data[i:i + 1])
-        except OSError:
-            return
-        time.sleep(gap)
-
-
 def ends_at_deadline(fn):
     """Run fn() (it must raise the deadline's HTTPError): the error."""
     t = time.monotonic()
@@ -571,7 +560,7 @@ def ends_at_deadline(fn):
 def test_deadline_slow_headers():
     def h(req, w):
         w.write(b"HTTP/1.1 200 OK\r\n")
-        drip(w, b"X-Slow: " + b"s" * 100)
+        w.drip(b"X-Slow: " + b"s" * 100)
     with Server(h) as srv:
         e = ends_at_deadline(lambda: httpc.request("GET", srv.url + "/", timeout=30,
                                                    deadline=DEADLINE))
@@ -581,7 +570,7 @@ def test_deadline_slow_headers():
 def test_deadline_slow_body():
     def h(req, w):
         w.write(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n")
-        drip(w, b"b" * 100)
+        w.drip(b"b" * 100)
     with Server(h) as srv:
         r = httpc.request("GET", srv.url + "/", timeout=30, deadline=DEADLINE)
 
@@ -618,7 +607,7 @@ def test_deadline_spans_redirects():
     def h(req, w):
         if req.path == "/slow":
             w.write(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n")
-            drip(w, b"0123456789", gap=0.3)
+            w.drip(b"0123456789", gap=0.3)
         else:
             w.respond(307, b"", headers={"Location": "/slow"})
 

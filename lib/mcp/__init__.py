@@ -4,7 +4,7 @@
 # on first use so `import mcp` costs little heap.
 #
 #   conn, err = mcp.connect(url, token=None, name=None, elicit=None,
-#                           sample=None, listen=False, timeout=30)
+#                           sample=None, listen=False, timeout=30, deadline=None)
 #   conn, err = mcp.connect_named(name)
 #   tools, err = mcp.tools(conn)          # [{name, description, parameters}]
 #   text, err = mcp.call(conn, name, args)  # args: dict or JSON text
@@ -16,14 +16,16 @@
 
 
 def connect(url, token=None, name=None, elicit=None, sample=None, listen=False,
-            timeout=30):
+            timeout=30, deadline=None):
     """Open a session: initialize + notifications/initialized.
     elicit(message, schema) -> dict or None answers elicitation requests
     (default: accept with the schema's defaults); sample(request) -> text or
     None enables sampling; listen=True also holds the standalone GET stream
-    for server requests not tied to a call."""
+    for server requests not tied to a call. timeout: seconds per socket
+    wait; deadline: seconds for each operation (connect, tools, call) in
+    all (default: the setting mcp.deadline, else 300)."""
     from mcp import client
-    return client.connect(url, token, name, elicit, sample, listen, timeout)
+    return client.connect(url, token, name, elicit, sample, listen, timeout, deadline)
 
 
 def connect_named(name, **kw):

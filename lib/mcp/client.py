@@ -25,6 +25,10 @@
 # gone: initialize again once and resend. DELETE ends the session.
 # tools/call carries _meta.progressToken so long tools send progress events
 # (skipped) that keep the socket read timeout from firing.
+# Time: `timeout` bounds each socket wait; `deadline` (connect(); default
+# the setting mcp.deadline, else 300 s) bounds each operation (connect,
+# one tools/list page walk, one call) across all its requests: POSTs,
+# answers to server requests, resumed GETs.
 #
 # Rarely used paths (error bodies and status wording, 404 re-initialize,
 # resuming a stream with Last-Event-ID, base64 sizes) live in
@@ -36,7 +40,7 @@
 # base64 stream without holding it.
 import jsonstream
 import httpc
-from compat import collect, const
+from compat import collect, const, ticks_ms, ticks_diff
 
 # the versions we speak, the newest (the one we ask for) first
 PROTOCOLS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
@@ -51,6 +55,7 @@ _MAX_VALUE = const(16384)      # any materialized JSON value (schemas, params)
 _MAX_EVENTS = const(10000)     # SSE events read while waiting for one response
 _MAX_ERROR = const(300)        # error message text kept from a server (chars)
 SSE_LINE = 256         # SSE id/event/retry line bound (ids are UUIDs): a smaller buffer
+DEADLINE = 300         # seconds for one operation when neither connect() nor mcp.deadline says
 ACCEPT = "application/json, text/event-stream"
 
 
@@ -65,7 +70,7 @@ class Conn:
     last call's result had isError)."""
 
     def __init__(self, url, token=None, name=None, elicit=None, sample=None,
-                 listen=False, timeout=30):
+                 listen=False, timeout=30, deadline=DEADLINE):
         self.url = url
         self.token = token
         self.reg_name = name
@@ -82,6 +87,8 @@ class Conn:
         self.sample = sample
         self.listen = listen
         self.timeout = timeout
+        self.deadline = deadline   # seconds per operation
+        self.t0 = None         # ticks_ms when the running operation started
         self.session = None
         self.version = None
         self.server = None
@@ -430,12 +437,28 @@ def _headers(conn, accept, version=True):
     return h
 
 
+def left(conn):
+    """Seconds left before the running operation's deadline (None: none
+    runs, e.g. the standalone GET stream); 0 once it has passed."""
+    if conn.t0 is None:
+        return None
+    return max(conn.deadline - ticks_diff(ticks_ms(), conn.t0) / 1000, 0)
+
+
+def failed(conn, e, tail=""):
+    """The message for an httpc.HTTPError."""
+    if e.kind == "deadline":
+        return "%s: no complete reply within %d s (raise mcp.deadline)" % (
+            conn.name, conn.deadline)
+    return "%s: %s%s" % (conn.name, e, tail)
+
+
 def _send(conn, method, headers, body=None):
     try:
         return httpc.request(method, conn.url, headers=headers, body=body, keep=("content-type", "mcp-session-id"),
-                             timeout=conn.timeout)
+                             timeout=conn.timeout, deadline=left(conn))
     except httpc.HTTPError as e:
-        raise McpError("%s: %s" % (conn.name, e))
+        raise McpError(failed(conn, e))
 
 
 def post(conn, msg):
@@ -545,7 +568,7 @@ def _read_stream(conn, resp, rid, m, method):
                     continue  # not ours (stale or foreign): skip
                 return
         except httpc.HTTPError as e:
-            raise McpError("%s: %s while waiting for the reply to %s" % (conn.name, e, method))
+            raise McpError(failed(conn, e, " while waiting for the reply to " + method))
         finally:
             _close(resp)
         # The stream ended before our response: resume it if the server let us.
@@ -599,13 +622,15 @@ def stop_listening(conn):
 # ------------------------------------------------------------ public API
 
 def _guard(conn, fn, *args):
-    """Run fn(*args) -> (value, None), mapping expected failures to (None, err)."""
+    """Run fn(*args) -> (value, None) within the deadline, mapping expected
+    failures to (None, err)."""
+    conn.t0 = ticks_ms()
     try:
         return fn(*args), None
     except McpError as e:
         return None, str(e)
     except httpc.HTTPError as e:
-        return None, "%s: %s" % (conn.name, e)
+        return None, failed(conn, e)
     except jsonstream.JSONError as e:
         return None, "%s: bad JSON from the server (%s)" % (conn.name, e)
     except OSError as e:
@@ -613,12 +638,22 @@ def _guard(conn, fn, *args):
     except MemoryError:
         collect()
         return None, "%s: out of memory reading the reply" % conn.name
+    finally:
+        conn.t0 = None
 
 
-def connect(url, token=None, name=None, elicit=None, sample=None, listen=False, timeout=30):
+def connect(url, token=None, name=None, elicit=None, sample=None, listen=False, timeout=30,
+            deadline=None):
     if not isinstance(url, str) or not (url.startswith("http://") or url.startswith("https://")):
         return None, "%s: URL must start with http:// or https://" % (name or url)
-    conn = Conn(url, token, name, elicit, sample, listen, timeout)
+    if deadline is None:
+        import store
+        deadline = store.get("mcp.deadline") or DEADLINE
+        try:
+            deadline = int(deadline)
+        except (TypeError, ValueError):
+            return None, "mcp.deadline must be a number of seconds, not %r" % (deadline,)
+    conn = Conn(url, token, name, elicit, sample, listen, timeout, deadline)
     _, err = _guard(conn, _initialize, conn)
     if err:
         stop_listening(conn)
@@ -682,7 +717,7 @@ def close(conn):
     if conn.session:
         try:
             resp = httpc.request("DELETE", conn.url, headers=_headers(conn, ACCEPT),
-                                 timeout=min(conn.timeout, 5))
+                                 timeout=min(conn.timeout, 5), deadline=5)
             resp.close()
         except Exception:
             pass

@@ -109,7 +109,11 @@ def _sample(conn, m):
 
 def listen(conn):
     """Open the standalone GET stream (servers without one answer 405)."""
-    resp = client_more.get_stream(conn)
+    t0, conn.t0 = conn.t0, None   # it outlives the running operation: no deadline
+    try:
+        resp = client_more.get_stream(conn)
+    finally:
+        conn.t0 = t0
     if resp.status == 200 and client_more.is_sse(resp):
         conn.listening = (resp, httpc.SSE(resp, client.SSE_LINE))
     else:

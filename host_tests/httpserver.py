@@ -18,7 +18,8 @@ including broken ones. Reusable by any test (AI styles, MCP, httpc).
         # or: w.respond(200, b"...", chunked=True, close=True)
         # or streaming: w.start(200, {"Content-Type": "text/event-stream"})
         #               w.chunk(b"data: 1\n\n"); w.end()
-        # or slowly: w.drip(b"...", gap=0.5) (a byte every gap seconds)
+        # or slowly: w.drip(b"...", gap=0.5) (a byte every gap seconds),
+        #            w.sse_forever(b": ping\n\n", gap=0.3)
         # or raw bytes: w.write(b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nhal")
         # then optionally w.close() (FIN) or w.reset() (RST).
         # Returning without closing keeps the connection for the next request
@@ -90,6 +91,18 @@ class Writer:
 
     def end(self):
         self.write(b"0\r\n\r\n")
+
+    def sse_forever(self, event, gap=0.3):
+        """200 text/event-stream (chunked), then `event` every gap seconds
+        for as long as the client listens (keep-alive comments, empty
+        deltas: a stream that never ends and never goes quiet)."""
+        self.start(200, {"Content-Type": "text/event-stream"})
+        while True:
+            try:
+                self.chunk(event)
+            except OSError:
+                return
+            time.sleep(gap)
 
     def drip(self, data, gap=0.5):
         """Send data a byte at a time, gap seconds apart, for as long as the

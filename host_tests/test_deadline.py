@@ -15,6 +15,7 @@ import mcp
 import store
 from ai.config import ConfigError, resolve
 from httpserver import Server
+from mcpstub import Stub
 
 DEADLINE = 2      # seconds, set through the settings a person would change
 
@@ -26,18 +27,8 @@ def _fresh_pool():
     httpc.close_all()
 
 
-def stream_forever(event, gap=0.3):
-    """A handler: 200 text/event-stream, then `event` every gap seconds for
-    as long as the client reads."""
-    def h(req, w):
-        w.start(200, {"Content-Type": "text/event-stream"})
-        for _ in range(200):
-            try:
-                w.chunk(event)
-            except OSError:
-                return
-            time.sleep(gap)
-    return h
+def stream_forever(event):
+    return lambda req, w: w.sse_forever(event)
 
 
 def trickle(head, body):
@@ -122,37 +113,12 @@ def test_deadline_setting_resolves_like_the_others(flash):
 
 # ---------------------------------------------------------------- mcp
 
-def mcp_server(slow):
-    """A minimal Streamable HTTP MCP server whose reply to `slow` (a method)
-    never completes: SSE keep-alive comments for ever."""
-    ping = stream_forever(b": keep-alive\n\n")
-
-    def h(req, w):
-        if req.method == "DELETE":
-            w.respond(200, b"")
-            return
-        msg = json.loads(req.body)
-        method = msg.get("method")
-        if method == slow:
-            ping(req, w)
-        elif method == "initialize":
-            w.respond(200, json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {
-                "protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
-                "serverInfo": {"name": "slow"}}}),
-                headers={"Content-Type": "application/json"})
-        elif "id" not in msg:
-            w.respond(202, b"")
-        else:
-            w.respond(200, json.dumps({"jsonrpc": "2.0", "id": msg["id"],
-                                       "result": {"tools": []}}),
-                      headers={"Content-Type": "application/json"})
-    return h
-
-
 def test_mcp_call_keep_alive_comments_only(flash):
+    """A configured server: connect_named takes the setting mcp.deadline."""
     store.update({"mcp.deadline": DEADLINE})
-    with Server(mcp_server("tools/call")) as srv:
-        conn, err = mcp.connect(srv.url + "/mcp", name="slow")
+    with Server(Stub(slow="tools/call")) as srv:
+        assert mcp.add("slow", srv.url + "/mcp") is None
+        conn, err = mcp.connect_named("slow")
         assert err is None and conn.deadline == DEADLINE
         assert mcp.tools(conn) == ([], None)
         (text, err), took = timed(lambda: mcp.call(conn, "wait", {}))
@@ -162,7 +128,7 @@ def test_mcp_call_keep_alive_comments_only(flash):
 
 
 def test_mcp_connect_slow_initialize(flash):
-    with Server(mcp_server("initialize")) as srv:
+    with Server(Stub(slow="initialize")) as srv:
         (conn, err), took = timed(lambda: mcp.connect(srv.url + "/mcp", name="slow",
                                                       deadline=DEADLINE))
     assert conn is None
@@ -170,10 +136,17 @@ def test_mcp_connect_slow_initialize(flash):
 
 
 def test_mcp_deadline_default_and_bad_setting(flash):
-    with Server(mcp_server(None)) as srv:
+    with Server(Stub()) as srv:
         conn, err = mcp.connect(srv.url + "/mcp")
         assert err is None and conn.deadline == 300
         mcp.close(conn)
+        assert mcp.add("stub", srv.url + "/mcp") is None
+        conn, err = mcp.connect_named("stub")
+        assert err is None and conn.deadline == 300
+        mcp.close(conn)
         store.update({"mcp.deadline": "1h"})
-        assert mcp.connect(srv.url + "/mcp") == (
+        assert mcp.connect_named("stub") == (
             None, "mcp.deadline must be a number of seconds, not '1h'")
+        conn, err = mcp.connect_named("stub", deadline=9)
+        assert err is None and conn.deadline == 9
+        mcp.close(conn)

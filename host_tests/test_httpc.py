@@ -582,15 +582,7 @@ def test_deadline_slow_body():
 
 
 def test_deadline_comment_only_sse():
-    def h(req, w):
-        w.start(200, {"Content-Type": "text/event-stream"})
-        for _ in range(100):
-            try:
-                w.chunk(b": ping\n\n")
-            except OSError:
-                return
-            time.sleep(0.5)
-    with Server(h) as srv:
+    with Server(lambda req, w: w.sse_forever(b": ping\n\n", 0.5)) as srv:
         r = httpc.request("GET", srv.url + "/", timeout=30, deadline=DEADLINE)
         ends_at_deadline(httpc.SSE(r).next)
         r.close()

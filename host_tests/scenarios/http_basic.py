@@ -4,6 +4,7 @@ import sys
 import time
 import httpc
 import heapmon
+from bytesum import drain
 
 PORT = int(sys.argv[1])
 CLOSED = int(sys.argv[2])
@@ -12,20 +13,9 @@ buf = bytearray(512)
 heapmon.start()
 
 
-def drain(r):
-    total = s = 0
-    while True:
-        n = r.readinto(buf)
-        if not n:
-            return total, s
-        total += n
-        for i in range(n):
-            s += buf[i]
-
-
 for mode in ("len", "chunked", "close"):
     with httpc.request("GET", BASE + "/%s/5000" % mode, keep=("x-mode",)) as r:
-        n, s = drain(r)
+        n, s = drain(r, buf)
         print(mode, r.status, r.headers["x-mode"], n, s)
 
 

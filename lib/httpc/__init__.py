@@ -80,6 +80,11 @@ _LENGTH = const(1)           # Content-Length bytes
 _CHUNKED = const(2)          # Transfer-Encoding: chunked
 _TO_EOF = const(3)           # until the server closes the connection
 
+# the chunk framing due next (Response._chunk)
+_SIZE_LINE = const(0)        # "<hex size>[;ext]" CRLF
+_DATA_END = const(1)         # the CRLF that ends a chunk's data
+_TRAILERS = const(2)         # trailer lines up to a blank line (after size 0)
+
 
 _pool = {}
 # the buffer of the next connection (that of an idle connection is kept);
@@ -400,8 +405,9 @@ class _Conn:
             raise _late(self.deadline, self.host)
         return False
 
-    def read_some(self, mv):
-        """Buffered bytes first, then straight from the socket into mv."""
+    def read_some(self, mv, block=True):
+        """Buffered bytes first, then straight from the socket into mv
+        (None: block is False and nothing has arrived)."""
         k = self.end - self.pos
         if k:
             if k > len(mv):
@@ -410,10 +416,12 @@ class _Conn:
             self.pos += k
             return k
         self.pos = self.end = 0
-        return self.recv(mv)
+        return self.recv(mv, block)
 
-    def line(self, phase, what):
-        """Next line (LF or CRLF): its (start, end) in rbuf, bounded."""
+    def line(self, phase, what, block=True):
+        """Next line (LF or CRLF): its (start, end) in rbuf, bounded. None
+        when block is False and the line has not arrived whole (its start
+        stays buffered)."""
         buf = self.rbuf
         while True:
             i = buf.find(b"\n", self.pos, self.end)
@@ -433,7 +441,9 @@ class _Conn:
             elif self.pos:
                 buf[0:k] = bytes(self.rmv[self.pos:self.end])
                 self.pos, self.end = 0, k
-            n = self.recv(self.rmv[self.end:])
+            n = self.recv(self.rmv[self.end:], block)
+            if n is None:
+                return None
             if not n:
                 raise HTTPError("connection closed by %s %s" % (
                     self.host, phase if self.nread else "before the response"),
@@ -789,7 +799,7 @@ class Response:
         self._left = left     # bytes left in the body / current chunk
         self._keep = keep
         self._loc = location
-        self._first = True
+        self._chunk = _SIZE_LINE   # chunked: the framing due next
         self._done = mode == _NO_BODY or (mode == _LENGTH and left == 0)
 
     def __enter__(self):
@@ -798,8 +808,10 @@ class Response:
     def __exit__(self, *exc):
         self.close(exc[0] is None)
 
-    def readinto(self, buf):
-        """Read body bytes into buf; returns the count, 0 at the end."""
+    def readinto(self, buf, block=True):
+        """Read body bytes into buf; returns the count, 0 at the end. With
+        block=False: None when nothing has arrived (a part of a chunk-size
+        line is kept for the next call)."""
         c = self._c
         if self._done or c is None:
             return 0
@@ -807,7 +819,7 @@ class Response:
         if not len(mv):
             return 0
         try:
-            return self._readinto(c, mv)
+            return self._readinto(c, mv, block)
         except HTTPError as e:
             self._keep = False
             e.sent = True
@@ -818,36 +830,22 @@ class Response:
             err.sent = True
             raise err
 
-    def _readinto(self, c, mv):
+    def _readinto(self, c, mv, block=True):
         m = self._mode
-        if m == _CHUNKED:
-            if not self._left:
-                if not self._first:
-                    a, b = c.line("while reading the body", "chunk line")
-                    if a != b:
-                        raise HTTPError("%s: bad chunk size" % c.host, "protocol")
-                self._first = False
-                a, b = c.line("while reading the body", "chunk line")
-                size = _hex(c.rbuf, a, b)
-                if size < 0:
-                    raise HTTPError("%s: bad chunk size" % c.host, "protocol")
-                if not size:
-                    for _ in range(_MAX_HEADERS + 1):     # trailers, ignored
-                        a, b = c.line("while reading the body", "trailer line")
-                        if a == b:
-                            self._done = True
-                            return 0
-                    raise HTTPError("%s: more than %d trailer lines" % (
-                        c.host, _MAX_HEADERS), "toolong")
-                self._left = size
+        if m == _CHUNKED and not self._left:
+            more = self._next_chunk(c, block)
+            if not more:
+                return more         # None (nothing yet) or False (the end)
         if m == _TO_EOF:
-            n = c.read_some(mv)
-            if not n:
+            n = c.read_some(mv, block)
+            if n == 0:
                 self._done = True
             return n
         if len(mv) > self._left:
             mv = mv[:self._left]
-        n = c.read_some(mv)
+        n = c.read_some(mv, block)
+        if n is None:
+            return None
         if not n:
             raise HTTPError("connection closed by %s while reading the body"
                             % c.host, "reset")
@@ -855,6 +853,40 @@ class Response:
         if m == _LENGTH and not self._left:
             self._done = True
         return n
+
+    def _next_chunk(self, c, block):
+        """Read chunk framing up to the next chunk's data: True; False at the
+        end of the body (trailers skipped); None when block is False and a
+        line has not arrived whole (the state stays for the next call)."""
+        while True:
+            st = self._chunk
+            ab = c.line("while reading the body", "trailer line" if st == _TRAILERS
+                        else "chunk line", block)
+            if ab is None:
+                return None
+            a, b = ab
+            if st == _DATA_END:             # the CRLF after a chunk's data
+                if a != b:
+                    raise HTTPError("%s: bad chunk size" % c.host, "protocol")
+                self._chunk = _SIZE_LINE
+            elif st == _SIZE_LINE:
+                size = _hex(c.rbuf, a, b)
+                if size < 0:
+                    raise HTTPError("%s: bad chunk size" % c.host, "protocol")
+                if size:
+                    self._left = size
+                    self._chunk = _DATA_END
+                    return True
+                self._chunk = _TRAILERS
+                self._trailers = 0
+            elif a == b:                    # the blank line after the trailers
+                self._done = True
+                return False
+            else:
+                self._trailers += 1         # trailer lines, counted and ignored
+                if self._trailers > _MAX_HEADERS:
+                    raise HTTPError("%s: more than %d trailer lines" % (
+                        c.host, _MAX_HEADERS), "toolong")
 
     def read(self, n=-1, limit=None):
         """read(n): up to n bytes (fewer only at the end). read(): the whole

@@ -11,6 +11,12 @@
 # Memory: one buffer of max_line + 16 bytes per stream. Field lines other
 # than data are bounded by max_line; data streams through the caller's
 # buffer (Event.readinto) and is never held whole.
+#
+# Polling: next(block=False) reads only what has arrived (the source must
+# take readinto(buf, False) and return None when nothing has: a Response
+# does) and returns None until an event's data starts; comments, blank
+# lines and chunk framing are consumed, a partial line is kept for the next
+# call. Once an event is returned, reading it may block to its end.
 from compat import const
 from httpc import HTTPError, LINE_MAX, _dec, _read_all
 
@@ -23,6 +29,7 @@ _EVENT_END = const(2)         # the event's data has ended
 _END = const(0)               # the end of the stream
 _BLANK = const(1)             # a blank line: the event ends
 _AT_DATA = const(2)           # the value of a data line starts here
+_LATER = const(3)             # not blocking: no complete line has arrived
 
 _LF = const(10)
 _CR = const(13)
@@ -68,7 +75,9 @@ class SSE:
     """Server-Sent Events reader over anything with readinto() (a Response).
 
     next() returns the next Event that has a data field (possibly empty:
-    check .empty), or None at the end of the stream. Events without any
+    check .empty), or None at the end of the stream (.ended is True then).
+    next(False) does not wait: None while no event has started (see the
+    module comment). Events without any
     data line (e.g. retry-only) are NOT returned, as in the WHATWG spec;
     their id/retry still update .last_id/.retry. The Event is returned as
     soon as its first data line starts; unread data is skipped by the next
@@ -85,7 +94,10 @@ class SSE:
         self._eof = False
         self._lf = False      # the last line ended with CR: drop one LF
         self._bom = True
-        self._cur = None
+        self._skip = False    # inside a comment line
+        self._cur = None      # the event being read (or its fields, not yet given)
+        self._given = False   # _cur was returned by next()
+        self.ended = False
         self._st = _EVENT_END
         self._nl = False      # "\n" owed between two data lines
         self.last_id = None
@@ -102,9 +114,12 @@ class SSE:
 
     def close(self):
         self._cur = None
+        self._given = False
         self._src.close()
 
-    def _fill(self):
+    def _fill(self, block=True):
+        """More bytes into the buffer: True; False at the end of the stream;
+        None when block is False and nothing has arrived."""
         if self._eof:
             return False
         if self.pos == self.end:
@@ -113,7 +128,12 @@ class SSE:
             k = self.end - self.pos
             self._b[0:k] = bytes(self._mv[self.pos:self.end])
             self.pos, self.end = 0, k
-        n = self._src.readinto(self._mv[self.end:])
+        if block:
+            n = self._src.readinto(self._mv[self.end:])
+        else:
+            n = self._src.readinto(self._mv[self.end:], False)
+            if n is None:
+                return None
         if not n:
             self._eof = True
             return False
@@ -141,22 +161,38 @@ class SSE:
         return HTTPError("SSE field line longer than %d bytes" % self._max_line,
                          "toolong", True)
 
-    def _field(self):
+    def _field(self, block=True):
         """Consume lines up to the next data value or blank line: _AT_DATA,
-        _BLANK, or _END at the end of the stream."""
+        _BLANK, _END at the end of the stream, or (block False) _LATER when
+        no complete line has arrived; a partial line stays buffered."""
         b = self._b
         while True:
-            if self.pos == self.end and not self._fill():
-                return _END
+            if self.pos == self.end:
+                got = self._fill(block)
+                if not got:
+                    return _END if got is False else _LATER
             if self._lf:
                 self._lf = False
                 if b[self.pos] == _LF:
                     self.pos += 1
                     continue
+            if self._skip:                 # the rest of a comment line
+                i = self._eol(self.pos)
+                if i < 0:
+                    self.pos = self.end
+                    continue
+                self.pos = i + 1
+                self._lf = b[i] == _CR
+                self._skip = False
+                continue
             if self._bom:
+                while self.end - self.pos < 3:
+                    got = self._fill(block)
+                    if got is None:
+                        return _LATER
+                    if not got:
+                        break
                 self._bom = False
-                while self.end - self.pos < 3 and self._fill():
-                    pass
                 if b.find(b"\xef\xbb\xbf", self.pos, self.pos + 3) == self.pos:
                     self.pos += 3
                 continue
@@ -165,9 +201,8 @@ class SSE:
                 self.pos += 1
                 self._lf = c == _CR
                 return _BLANK
-            if c == _COLON:                # a comment
-                if not self._skip_line():
-                    return _END
+            if c == _COLON:                # a comment: skipped, unbounded
+                self._skip = True
                 continue
             while True:                    # the name ends at ":" or the EOL
                 k = self._eol(self.pos)
@@ -176,25 +211,31 @@ class SSE:
                     break
                 if self.end - self.pos >= self._max_line:
                     raise self._toolong()
-                if not self._fill():
-                    return _END
+                got = self._fill(block)
+                if not got:
+                    return _END if got is False else _LATER
             a = self.pos
             end = col if col >= 0 else k
             if end - a == 4 and b.find(b"data", a, end) == a:
                 if col < 0:
                     self.pos = k            # "data" alone: empty value
                     return _AT_DATA
+                if col + 1 == self.end and not self._eof:
+                    # is the next byte the space to drop? Read on, then
+                    # parse the line again (the buffer may have moved)
+                    if self._fill(block) is None:
+                        return _LATER
+                    continue
                 self.pos = col + 1
-                if self.pos == self.end:
-                    self._fill()
                 if self.pos < self.end and b[self.pos] == _SPACE:
                     self.pos += 1
                 return _AT_DATA
             while k < 0:                   # other fields: the whole line
                 if self.end - self.pos >= self._max_line:
                     raise self._toolong()
-                if not self._fill():
-                    return _END
+                got = self._fill(block)
+                if not got:
+                    return _END if got is False else _LATER
                 k = self._eol(self.pos)
             if k - self.pos > self._max_line:
                 raise self._toolong()
@@ -310,22 +351,29 @@ class SSE:
             else:
                 return
 
-    def next(self):
-        """The next event with data, or None at the end of the stream."""
-        if self._cur is not None:
+    def next(self, block=True):
+        """The next event with data, or None at the end of the stream; with
+        block=False also None while no event's data has started."""
+        if self._given:
             self._finish()
             self._cur = None
-        ev = Event(self)
-        self._cur = ev
+            self._given = False
+        ev = self._cur
+        if ev is None:
+            ev = self._cur = Event(self)
         while True:
-            r = self._field()
+            r = self._field(block)
             if r == _AT_DATA:
                 self._st = _IN_DATA
                 self._nl = False
+                self._given = True
                 return ev
             if r == _END:
                 self._cur = None
                 self._st = _EVENT_END
+                self.ended = True
+                return None
+            if r == _LATER:
                 return None
             ev.event = "message"         # blank line without data: discarded
             ev.id = self.last_id

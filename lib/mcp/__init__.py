@@ -23,7 +23,7 @@ def connect(url, token=None, name=None, elicit=None, sample=None, listen=False,
     None enables sampling; listen=True also holds the standalone GET stream
     for server requests not tied to a call. timeout: seconds per socket
     wait; deadline: seconds for each operation (connect, tools, call) in
-    all (default: the setting mcp.deadline, else 300)."""
+    all (default 300; connect_named: the setting mcp.deadline)."""
     from mcp import client
     return client.connect(url, token, name, elicit, sample, listen, timeout, deadline)
 
@@ -37,6 +37,9 @@ def connect_named(name, **kw):
             return None, err
         return None, "no MCP server named %s; add it with: mcp add %s <url> [token]" % (
             name, name)
+    if "deadline" not in kw:
+        import store
+        kw["deadline"] = store.get("mcp.deadline")
     return connect(s["url"], token=s["token"], name=name, **kw)
 
 

@@ -26,9 +26,9 @@
 # tools/call carries _meta.progressToken so long tools send progress events
 # (skipped) that keep the socket read timeout from firing.
 # Time: `timeout` bounds each socket wait; `deadline` (connect(); default
-# the setting mcp.deadline, else 300 s) bounds each operation (connect,
-# one tools/list page walk, one call) across all its requests: POSTs,
-# answers to server requests, resumed GETs.
+# 300 s, for configured servers the setting mcp.deadline) bounds each
+# operation (connect, one tools/list page walk, one call) across all its
+# requests: POSTs, answers to server requests, resumed GETs.
 #
 # Rarely used paths (error bodies and status wording, 404 re-initialize,
 # resuming a stream with Last-Event-ID, base64 sizes) live in
@@ -55,7 +55,7 @@ _MAX_VALUE = const(16384)      # any materialized JSON value (schemas, params)
 _MAX_EVENTS = const(10000)     # SSE events read while waiting for one response
 _MAX_ERROR = const(300)        # error message text kept from a server (chars)
 SSE_LINE = 256         # SSE id/event/retry line bound (ids are UUIDs): a smaller buffer
-DEADLINE = 300         # seconds for one operation when neither connect() nor mcp.deadline says
+DEADLINE = 300         # seconds for one operation unless connect() says
 ACCEPT = "application/json, text/event-stream"
 
 
@@ -445,11 +445,15 @@ def left(conn):
     return max(conn.deadline - ticks_diff(ticks_ms(), conn.t0) / 1000, 0)
 
 
+def late(conn):
+    return "%s: no complete reply within %d s (raise mcp.deadline)" % (
+        conn.name, conn.deadline)
+
+
 def failed(conn, e, tail=""):
     """The message for an httpc.HTTPError."""
     if e.kind == "deadline":
-        return "%s: no complete reply within %d s (raise mcp.deadline)" % (
-            conn.name, conn.deadline)
+        return late(conn)
     return "%s: %s%s" % (conn.name, e, tail)
 
 
@@ -646,13 +650,10 @@ def connect(url, token=None, name=None, elicit=None, sample=None, listen=False, 
             deadline=None):
     if not isinstance(url, str) or not (url.startswith("http://") or url.startswith("https://")):
         return None, "%s: URL must start with http:// or https://" % (name or url)
-    if deadline is None:
-        import store
-        deadline = store.get("mcp.deadline") or DEADLINE
-        try:
-            deadline = int(deadline)
-        except (TypeError, ValueError):
-            return None, "mcp.deadline must be a number of seconds, not %r" % (deadline,)
+    try:
+        deadline = int(deadline or DEADLINE)   # (connect_named: from the setting)
+    except (TypeError, ValueError):
+        return None, "mcp.deadline must be a number of seconds, not %r" % (deadline,)
     conn = Conn(url, token, name, elicit, sample, listen, timeout, deadline)
     _, err = _guard(conn, _initialize, conn)
     if err:

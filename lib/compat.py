@@ -6,10 +6,11 @@ import errno
 
 MICROPYTHON = sys.implementation.name == "micropython"
 
-# errno names MicroPython's errno module lacks, with each platform's number
-# (the ESP32 uses newlib's, the unix port and CPython Linux's)
+# errno names MicroPython's errno module lacks: Linux's numbers (the unix
+# port; the ESP32's newlib has the same EPIPE, and lwIP never reports
+# ENETUNREACH)
 EPIPE = getattr(errno, "EPIPE", 32)
-ENETUNREACH = getattr(errno, "ENETUNREACH", 114 if sys.platform == "esp32" else 101)
+ENETUNREACH = getattr(errno, "ENETUNREACH", 101)
 
 try:
     from micropython import const

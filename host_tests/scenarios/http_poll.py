@@ -18,10 +18,10 @@ polling = [False]
 real_wait = c.wait
 
 
-def counting_wait(due):
+def counting_wait(ms, late):
     if polling[0]:
         waits[0] += 1
-    return real_wait(due)
+    return real_wait(ms, late)
 
 
 c.wait = counting_wait

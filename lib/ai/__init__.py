@@ -86,11 +86,6 @@ def _left(cfg, t0):
     return max(cfg["deadline"] - ticks_diff(ticks_ms(), t0) / 1000, 0)
 
 
-def _late(cfg):
-    return "%s: no complete reply within %d s (raise %s)" % (
-        cfg["provider"], cfg["deadline"], source(cfg, "deadline"))
-
-
 def _exchange(cfg, style, history, tools, sink):
     """One model request with retries, all within the deadline. Returns a
     Reply or raises AIError."""
@@ -138,7 +133,8 @@ def _exchange(cfg, style, history, tools, sink):
 
 def _network_error(cfg, e):
     if e.kind == "deadline":
-        return _late(cfg)
+        return "%s: no complete reply within %d s (raise %s)" % (
+            cfg["provider"], cfg["deadline"], source(cfg, "deadline"))
     msg = "%s: %s" % (cfg["provider"], _scrub(cfg, str(e)))
     if e.kind == "timeout":
         return "%s (raise %s)" % (msg, source(cfg, "timeout"))

@@ -72,7 +72,10 @@ _MAX_HEADERS = const(64)     # header lines per response
 _DRAIN_MAX = const(4096)     # unread body close() will skip to keep a connection
 _READ_LIMIT = const(16384)   # default bound of read() / Event.read()
 _PIECE = const(1024)         # largest piece read() collects a body in
-_WCHUNK = const(512)        # write coalescing buffer (and chunk size)
+_WCHUNK = const(512)         # write coalescing buffer (and chunk size)
+# CPython's ssl errnos when the peer hangs up (SSLZeroReturnError, SSLEOFError)
+_SSL_ERROR_ZERO_RETURN = const(6)
+_SSL_ERROR_EOF = const(8)
 
 # how a response body is framed (Response._mode)
 _NO_BODY = const(0)          # HEAD, 1xx, 204, 304
@@ -91,7 +94,8 @@ _pool = {}
 # the first is made now, while the heap is still in one piece
 _spare = [bytearray(LINE_MAX + 8)]
 _stats = {"opened": 0, "reused": 0}
-_SSL_ERROR_EOF = const(8)    # CPython's ssl errno when the peer hangs up
+# the errors that mean the peer dropped the connection
+_RESETS = (errno.ECONNRESET, EPIPE, errno.ECONNABORTED)
 
 
 class HTTPError(OSError):
@@ -100,18 +104,14 @@ class HTTPError(OSError):
     once any request byte was written."""
 
     def __init__(self, msg, kind="protocol", sent=False):
-        super().__init__(msg)
-        self.msg = msg
+        super().__init__(msg)       # str(e) is msg
         self.kind = kind
         self.sent = sent
-
-    def __str__(self):
-        return self.msg
 
 
 def pool_stats():
     """{"opened": TCP connections opened so far, "reused": pooled reuses}."""
-    return {"opened": _stats["opened"], "reused": _stats["reused"]}
+    return dict(_stats)
 
 
 def close_all():
@@ -159,9 +159,8 @@ def _io_err(e, host, phase):
     if is_timeout(e):
         return HTTPError("timed out waiting for %s" % host, "timeout")
     code = _errno(e)
-    if code in (errno.ECONNRESET, EPIPE, errno.ECONNABORTED, errno.ENOTCONN,
-                errno.EBADF, _SSL_ERROR_EOF) or type(e).__name__ in (
-                    "SSLEOFError", "SSLZeroReturnError"):
+    if code in _RESETS or code in (errno.ENOTCONN, errno.EBADF, _SSL_ERROR_ZERO_RETURN,
+                                   _SSL_ERROR_EOF):
         return HTTPError("connection reset by %s %s" % (host, phase), "reset")
     return HTTPError("connection to %s failed %s: %s" % (host, phase, _short(e)),
                      "reset")
@@ -179,14 +178,14 @@ def _hex(buf, a, b):
     e = buf.find(b";", a, b)
     if e < 0:
         e = b
-    while e > a and buf[e - 1] in (32, 9):
+    while e > a and buf[e - 1] in (32, 9):     # space, tab
         e -= 1
     if e == a or e - a > 8:
         return -1
     v = 0
     for i in range(a, e):
         c = buf[i]
-        if 48 <= c <= 57:
+        if 48 <= c <= 57:           # ASCII 0-9, a-f, A-F
             c -= 48
         elif 97 <= c <= 102:
             c -= 87
@@ -259,8 +258,6 @@ def _credential(name, secret):
     if ("auth" in name or "cookie" in name or "key" in name
             or "token" in name):
         return True
-    if isinstance(secret, str):
-        return name == secret.lower()
     for s in secret:
         if name == s.lower():
             return True
@@ -281,7 +278,6 @@ class _Conn:
         self.sent = False     # any request byte handed to the socket
         self.timeout_ms = 30000
         self.deadline = None  # (ticks_ms at the start, ms allowed) or None
-        self._armed = None    # CPython: the socket's timeout now (ms)
         self.ca = None        # CA bundle it was verified with (reuse only then)
         self.poll = select.poll()
         self.poll.register(sock, select.POLLIN)
@@ -304,22 +300,25 @@ class _Conn:
     def set_timeout(self, ms):
         self.timeout_ms = int(ms)
 
-    def due(self):
-        """ms left before the request's deadline (None: it has none)."""
-        return _due(self.deadline, self.host)
-
-    def _arm(self, due, block):
-        """CPython: set the socket's timeout for the next call: the read
-        timeout, the time left before the deadline when that is sooner, 0
-        for a read that must not block. True when it is the deadline's."""
+    def _limit(self, block):
+        """Before every socket call: the deadline's check, and how long the
+        call may wait, (ms, late): the read timeout, what is left of the
+        deadline when that is sooner (late True), 0 when block is False.
+        CPython: the socket's timeout is set to it."""
         ms = self.timeout_ms if block else 0
+        due = _due(self.deadline, self.host)
         late = block and due is not None and due <= ms
         if late:
             ms = due
-        if ms != self._armed:
+        if not MICROPYTHON:
             self.sock.settimeout(ms / 1000)
-            self._armed = ms
-        return late
+        return ms, late
+
+    def _timed_out(self, e, late):
+        """CPython: the error to raise for OSError e of a socket call."""
+        if late and is_timeout(e):
+            return _late(self.deadline, self.host)
+        return e
 
     def close(self):
         self.detach()
@@ -334,7 +333,7 @@ class _Conn:
     def recv(self, mv, block=True):
         """Read what is available (at least 1 byte) into mv; 0 at EOF; None
         when block is False and nothing has arrived."""
-        due = self.due()
+        ms, late = self._limit(block)
         if MICROPYTHON:
             while True:
                 n = self.sock.readinto(mv)
@@ -342,33 +341,27 @@ class _Conn:
                     break
                 if not block:
                     return None
-                if not self.wait(due):
-                    raise OSError(errno.ETIMEDOUT)
+                self.wait(ms, late)
+                ms, late = self._limit(True)   # readable, but no whole TLS record
         else:
-            late = self._arm(due, block)
             try:
                 n = self.sock.recv_into(mv)
             except OSError as e:
                 if not block and type(e).__name__ in ("BlockingIOError",
                                                       "SSLWantReadError"):
                     return None
-                if late and is_timeout(e):
-                    raise _late(self.deadline, self.host)
-                raise
+                raise self._timed_out(e, late)
         self.nread += n
         return n
 
     def send(self, data):
         self.sent = True
-        due = self.due()
+        ms, late = self._limit(True)
         if not MICROPYTHON:
-            late = self._arm(due, True)
             try:
                 self.sock.sendall(data)
             except OSError as e:
-                if late and is_timeout(e):
-                    raise _late(self.deadline, self.host)
-                raise
+                raise self._timed_out(e, late)
             return
         mv = memoryview(data)
         off, n = 0, len(mv)
@@ -379,31 +372,25 @@ class _Conn:
                 continue
             self.poll.modify(self.sock, select.POLLOUT)
             try:
-                r = self.wait(self.due())
+                self.wait(ms, late)
             finally:
                 self.poll.modify(self.sock, select.POLLIN)
-            if not r:
-                raise OSError(errno.ETIMEDOUT)
+            ms, late = self._limit(True)
 
-    def wait(self, due):
-        """Poll up to the read timeout (False when it passed), or up to the
-        deadline `due` ms away when that is sooner (its HTTPError when it
-        passed). ON_WAIT runs between 100 ms slices (it may raise, e.g.
-        KeyboardInterrupt)."""
-        left = self.timeout_ms
-        late = due is not None and due <= left
-        if late:
-            left = due
-        while left > 0:
-            step = left if ON_WAIT is None else min(left, 100)
+    def wait(self, ms, late):
+        """MicroPython: poll up to ms; when they pass, the deadline's
+        HTTPError if late, else OSError ETIMEDOUT. ON_WAIT runs between 100 ms
+        slices (it may raise, e.g. KeyboardInterrupt)."""
+        while ms > 0:
+            step = ms if ON_WAIT is None else min(ms, 100)
             if self.poll.poll(step):
-                return True
-            left -= step
+                return
+            ms -= step
             if ON_WAIT is not None:
                 ON_WAIT()
         if late:
             raise _late(self.deadline, self.host)
-        return False
+        raise OSError(errno.ETIMEDOUT)
 
     def read_some(self, mv, block=True):
         """Buffered bytes first, then straight from the socket into mv
@@ -504,9 +491,13 @@ def _open(key, connect_timeout, ca, deadline):
         fam, addr = ai[0][0], ai[0][-1]
     if addr is None:
         raise HTTPError("cannot resolve host %s" % host, "dns")
+    due = _due(deadline, host)
+    late = due is not None and due < connect_timeout * 1000
     s = socket.socket(fam, socket.SOCK_STREAM)
     try:
-        late = _bound(s, connect_timeout, deadline, host)
+        # each step (connect, TLS handshake) within connect_timeout, or
+        # what is left of the deadline when that is sooner
+        s.settimeout(due / 1000 if late else connect_timeout)
         s.connect(addr)
     except OSError as e:
         s.close()
@@ -519,7 +510,6 @@ def _open(key, connect_timeout, ca, deadline):
     if ctx is not None:
         clock_ok()      # certificate dates need a set clock (NTP, retried)
         try:
-            late = _bound(s, connect_timeout, deadline, host)
             s = ctx.wrap_socket(s, server_hostname=host)
         except Exception as e:
             s.close()
@@ -534,20 +524,12 @@ def _open(key, connect_timeout, ca, deadline):
     return _Conn(key, host, s)
 
 
-def _bound(s, seconds, deadline, host):
-    """Give socket s a timeout of `seconds`, or what is left of the deadline
-    when that is sooner: True then."""
-    due = _due(deadline, host)
-    late = due is not None and due < seconds * 1000
-    s.settimeout(due / 1000 if late else seconds)
-    return late
-
-
 def _release(c):
     old = _pool.get(c.key)
     if old is not None and old is not c:
         old.close()
     c.detach()
+    c.deadline = None
     _pool[c.key] = c
 
 
@@ -566,12 +548,12 @@ def _fill(src, mv):
     return n
 
 
-def _read_all(src, limit, what, first=256):
+def _read_all(src, limit, what, first=_PIECE):
     """All that src.readinto() gives until it returns 0, as bytes; an
     HTTPError "toolong" past limit bytes (None: 16 KB). Collected in pieces
-    (the first of `first` bytes, then doubling up to 1 KB) joined once: no
-    buffer that doubles and copies, so N bytes need N in small pieces plus
-    the N of the result, its only large block."""
+    of `first` bytes (at most 1 KB) joined once: no buffer that doubles and
+    copies, so N bytes need N in small pieces plus the N of the result,
+    its only large block."""
     if limit is None:
         limit = _READ_LIMIT
     size = min(max(first, 1), _PIECE, limit + 1)
@@ -588,9 +570,6 @@ def _read_all(src, limit, what, first=256):
             parts.append(piece if n == size else bytes(mv[:n]))
         if n < size:
             break
-        size = min(size * 2, _PIECE)
-    if len(parts) == 1:
-        return bytes(parts[0])
     return b"".join(parts)
 
 
@@ -860,8 +839,7 @@ class Response:
         line has not arrived whole (the state stays for the next call)."""
         while True:
             st = self._chunk
-            ab = c.line("while reading the body", "trailer line" if st == _TRAILERS
-                        else "chunk line", block)
+            ab = c.line("while reading the body", "chunk line", block)
             if ab is None:
                 return None
             a, b = ab
@@ -943,7 +921,6 @@ def _exchange(method, key, path, headers, body, keep_names, timeout, connect_tim
         c = _pool.pop(key, None)
         reused = False
         if c is not None:
-            c.deadline = deadline
             if c.ca == ca and _alive(c):
                 reused = True
                 _stats["reused"] += 1
@@ -953,7 +930,7 @@ def _exchange(method, key, path, headers, body, keep_names, timeout, connect_tim
         if c is None:
             c = _open(key, connect_timeout, ca, deadline)
             c.ca = ca
-            c.deadline = deadline
+        c.deadline = deadline
         c.attach()
         c.nread = 0
         c.sent = False
@@ -1031,10 +1008,10 @@ def request(method, url, headers=None, body=None, keep=(), timeout=30,
         except ValueError:
             raise HTTPError("%s: bad redirect location" % host, "protocol", True)
         if scheme == "https" and to[0] == "http":
-            raise HTTPError("%s: refused a redirect from https to plain http"
-                            % host, "protocol", True)
+            raise HTTPError("%s: redirect to plain http refused" % host,
+                            "protocol", True)
         # another origin (scheme, host or port) never gets our credentials
-        moved = to[0] != scheme or to[1] != host or to[2] != port
+        moved = to[:3] != (scheme, host, port)
         drop_type = False
         if r.status in (301, 302, 303) and method != "HEAD":
             method = "GET"
@@ -1056,10 +1033,7 @@ def __getattr__(name):
     # httpc.SSE / httpc.Event: the SSE reader is imported on first use.
     # Inside the package import submodules as "from httpc.x import y":
     # MicroPython asks this function first for "from httpc import x".
-    if name == "SSE":
-        from httpc.sse import SSE
-        return SSE
-    if name == "Event":
-        from httpc.sse import Event
-        return Event
+    if name == "SSE" or name == "Event":
+        import httpc.sse
+        return getattr(httpc.sse, name)
     raise AttributeError(name)

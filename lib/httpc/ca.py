@@ -10,10 +10,8 @@
 # 0x30 + length) or a PEM bundle. On MicroPython each certificate goes to
 # mbedTLS on its own (it takes DER only and accumulates them). The context
 # is kept for the next request with the same CA file.
-import errno
-
-from compat import MICROPYTHON, is_timeout, const, EPIPE
-from httpc import HTTPError, _short, _errno
+from compat import MICROPYTHON, is_timeout, const
+from httpc import HTTPError, _short, _errno, _RESETS
 
 _MAX_CERT = const(16384)        # longest DER certificate in a bundle
 _MAX_PEM_LINES = const(400)     # base64 lines of one PEM certificate
@@ -147,13 +145,13 @@ def handshake_error(e, host, where):
     vc = getattr(e, "verify_code", None)
     code = _errno(e)
     low = str(e).lower()
-    # X.509: 2, 18-21 no trusted issuer / self-signed; 62, 64 host or IP
-    # mismatch; 9, 10 not yet valid / expired
-    if vc in (2, 18, 19, 20, 21) or "not correctly signed" in low or (
-            "unknown ca" in low or "issuer" in low or "self-signed" in low
-            or "self signed" in low or "not trusted" in low):
+    # CPython's X.509 codes: 2, 18-21 no trusted issuer / self-signed; 62,
+    # 64 host or IP mismatch; 9, 10 not yet valid / expired. MicroPython:
+    # mbedTLS's verify texts (an unknown or self-signed issuer reads "not
+    # correctly signed by the trusted CA")
+    if vc in (2, 18, 19, 20, 21) or "not correctly signed" in low:
         msg = "TLS: certificate not trusted for %s (unknown CA)" % host
-    elif vc in (62, 64) or "mismatch" in low or "does not match" in low:
+    elif vc in (62, 64) or "does not match" in low:
         msg = "TLS: certificate does not match host %s" % host
     elif vc in (9, 10) or "expired" in low or "future" in low:
         msg = ("TLS: certificate for %s is expired or not yet valid "
@@ -162,7 +160,7 @@ def handshake_error(e, host, where):
         msg = "TLS: no CA certificates loaded (set httpc.CA_FILE)"
     elif code == _MBEDTLS_CERT_VERIFY_FAILED or "verify failed" in low:
         msg = "TLS: certificate verification failed for %s" % host
-    elif code in (errno.ECONNRESET, EPIPE, errno.ECONNABORTED):
+    elif code in _RESETS:
         msg = "TLS handshake with %s failed: connection reset" % where
     else:
         msg = "TLS handshake with %s failed: %s" % (where, _short(e))

@@ -128,12 +128,10 @@ class SSE:
             k = self.end - self.pos
             self._b[0:k] = bytes(self._mv[self.pos:self.end])
             self.pos, self.end = 0, k
-        if block:
-            n = self._src.readinto(self._mv[self.end:])
-        else:
-            n = self._src.readinto(self._mv[self.end:], False)
-            if n is None:
-                return None
+        mv = self._mv[self.end:]
+        n = self._src.readinto(mv) if block else self._src.readinto(mv, False)
+        if n is None:
+            return None
         if not n:
             self._eof = True
             return False

@@ -55,7 +55,7 @@ _MAX_VALUE = const(16384)      # any materialized JSON value (schemas, params)
 _MAX_EVENTS = const(10000)     # SSE events read while waiting for one response
 _MAX_ERROR = const(300)        # error message text kept from a server (chars)
 SSE_LINE = 256         # SSE id/event/retry line bound (ids are UUIDs): a smaller buffer
-DEADLINE = 300         # seconds for one operation unless connect() says
+_DEADLINE = const(300)         # seconds for one operation unless connect() says
 ACCEPT = "application/json, text/event-stream"
 
 
@@ -70,7 +70,7 @@ class Conn:
     last call's result had isError)."""
 
     def __init__(self, url, token=None, name=None, elicit=None, sample=None,
-                 listen=False, timeout=30, deadline=DEADLINE):
+                 listen=False, timeout=30, deadline=_DEADLINE):
         self.url = url
         self.token = token
         self.reg_name = name
@@ -437,30 +437,23 @@ def _headers(conn, accept, version=True):
     return h
 
 
-def left(conn):
-    """Seconds left before the running operation's deadline (None: none
-    runs, e.g. the standalone GET stream); 0 once it has passed."""
-    if conn.t0 is None:
-        return None
-    return max(conn.deadline - ticks_diff(ticks_ms(), conn.t0) / 1000, 0)
-
-
-def late(conn):
-    return "%s: no complete reply within %d s (raise mcp.deadline)" % (
-        conn.name, conn.deadline)
-
-
 def failed(conn, e, tail=""):
     """The message for an httpc.HTTPError."""
     if e.kind == "deadline":
-        return late(conn)
+        return "%s: no complete reply within %d s (raise mcp.deadline)" % (
+            conn.name, conn.deadline)
     return "%s: %s%s" % (conn.name, e, tail)
 
 
 def _send(conn, method, headers, body=None):
+    # within what is left of the running operation's deadline (none while
+    # none runs: the standalone GET stream)
+    left = None
+    if conn.t0 is not None:
+        left = max(conn.deadline - ticks_diff(ticks_ms(), conn.t0) / 1000, 0)
     try:
         return httpc.request(method, conn.url, headers=headers, body=body, keep=("content-type", "mcp-session-id"),
-                             timeout=conn.timeout, deadline=left(conn))
+                             timeout=conn.timeout, deadline=left)
     except httpc.HTTPError as e:
         raise McpError(failed(conn, e))
 
@@ -651,9 +644,9 @@ def connect(url, token=None, name=None, elicit=None, sample=None, listen=False, 
     if not isinstance(url, str) or not (url.startswith("http://") or url.startswith("https://")):
         return None, "%s: URL must start with http:// or https://" % (name or url)
     try:
-        deadline = int(deadline or DEADLINE)   # (connect_named: from the setting)
+        deadline = int(deadline or _DEADLINE)   # (connect_named: from the setting)
     except (TypeError, ValueError):
-        return None, "mcp.deadline must be a number of seconds, not %r" % (deadline,)
+        return None, "mcp.deadline must be a number, not %r" % (deadline,)
     conn = Conn(url, token, name, elicit, sample, listen, timeout, deadline)
     _, err = _guard(conn, _initialize, conn)
     if err:

@@ -125,8 +125,8 @@ def next_event(conn, sse):
     arrive on the standalone GET stream meanwhile. Both streams are read
     without blocking (comments, keep-alive bytes, chunk framing and partial
     lines are consumed or kept) until an event starts on the reply stream;
-    between rounds both sockets are polled. Bounded by the timeout and by
-    the running operation's deadline."""
+    between rounds both sockets are polled. Bounded by the timeout; every
+    read of the reply also by the running operation's deadline (httpc)."""
     t0 = ticks_ms()
     while True:
         g = conn.listening
@@ -140,11 +140,6 @@ def next_event(conn, sse):
         left = conn.timeout * 1000 - ticks_diff(ticks_ms(), t0)
         if left <= 0:
             raise client.McpError("%s: timed out waiting for the server" % conn.name)
-        due = client.left(conn)
-        if due is not None:
-            if due <= 0:
-                raise client.McpError(client.late(conn))
-            left = min(left, int(due * 1000) + 1)
         p = select.poll()
         p.register(sse._src._c.sock, select.POLLIN)   # (httpc internals: the sockets)
         p.register(g[0]._c.sock, select.POLLIN)

@@ -10,7 +10,6 @@ import time
 import pytest
 
 import ai
-import httpc
 import mcp
 import store
 from ai.config import ConfigError, resolve
@@ -18,13 +17,6 @@ from httpserver import Server
 from mcpstub import Stub
 
 DEADLINE = 2      # seconds, set through the settings a person would change
-
-
-@pytest.fixture(autouse=True)
-def _fresh_pool():
-    httpc.close_all()
-    yield
-    httpc.close_all()
 
 
 def stream_forever(event):

@@ -10,7 +10,7 @@ import pytest
 import trustme
 
 import httpc
-from httpserver import Server, wait_for
+from httpserver import Server
 
 
 @pytest.fixture(autouse=True)

@@ -12,11 +12,14 @@ including broken ones. Reusable by any test (AI styles, MCP, httpc).
         # [(name, value)] as sent, req.body (bytes, de-chunked),
         # req.chunks (list of chunk sizes as received, or None),
         # req.conn (1-based TCP connection number), req.index (1-based
-        # request number on that connection), req.raw_head (bytes)
+        # request number on that connection), req.raw_head (bytes),
+        # req.tls (True when it came over TLS)
         w.respond(200, b"hello", headers={"Content-Type": "text/plain"})
         # or: w.respond(200, b"...", chunked=True, close=True)
         # or streaming: w.start(200, {"Content-Type": "text/event-stream"})
         #               w.chunk(b"data: 1\n\n"); w.end()
+        # or slowly: w.drip(b"...", gap=0.5) (a byte every gap seconds),
+        #            w.sse_forever(b": ping\n\n", gap=0.3)
         # or raw bytes: w.write(b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nhal")
         # then optionally w.close() (FIN) or w.reset() (RST).
         # Returning without closing keeps the connection for the next request
@@ -30,7 +33,10 @@ including broken ones. Reusable by any test (AI styles, MCP, httpc).
         srv.errors     # handler exceptions / TLS handshake failures (str)
 
 Options: idle_close=seconds closes a kept-alive connection silently after
-that idle time (to test stale keep-alive handling); backlog for listen().
+that idle time (to test stale keep-alive handling); backlog for listen();
+with tls, plain_too=True also serves plain HTTP on the same port (a
+connection whose first byte is not a TLS handshake record stays plain), so
+one origin can differ from another by its scheme alone.
 wait_for(cond, timeout) polls a condition (server-side effects are async).
 """
 import socket
@@ -47,6 +53,7 @@ class Request:
         self.chunks = None
         self.conn = self.index = 0
         self.raw_head = b""
+        self.tls = False
 
     def __repr__(self):
         return "<Request %s %s conn=%d #%d>" % (self.method, self.path, self.conn,
@@ -84,6 +91,28 @@ class Writer:
 
     def end(self):
         self.write(b"0\r\n\r\n")
+
+    def sse_forever(self, event, gap=0.3):
+        """200 text/event-stream (chunked), then `event` every gap seconds
+        for as long as the client listens (keep-alive comments, empty
+        deltas: a stream that never ends and never goes quiet)."""
+        self.start(200, {"Content-Type": "text/event-stream"})
+        while True:
+            try:
+                self.chunk(event)
+            except OSError:
+                return
+            time.sleep(gap)
+
+    def drip(self, data, gap=0.5):
+        """Send data a byte at a time, gap seconds apart, for as long as the
+        client listens: a slow server no read timeout catches."""
+        for i in range(len(data)):
+            try:
+                self.write(data[i:i + 1])
+            except OSError:
+                return
+            time.sleep(gap)
 
     def respond(self, status, body=b"", headers=None, chunked=False, reason=None,
                 close=False):
@@ -155,10 +184,11 @@ class _Reader:
 
 
 class Server:
-    def __init__(self, handler, tls=None, idle_close=None, backlog=16):
+    def __init__(self, handler, tls=None, idle_close=None, backlog=16, plain_too=False):
         """handler(req, writer); tls: a server-side ssl.SSLContext or None."""
         self.handler = handler
         self.tls = tls
+        self.plain_too = plain_too
         self.idle_close = idle_close
         self.accepts = 0
         self.requests = []
@@ -213,7 +243,12 @@ class Server:
 
     def _serve(self, s, n):
         try:
-            if self.tls is not None:
+            secure = self.tls is not None
+            if secure and self.plain_too:
+                s.settimeout(10)
+                secure = s.recv(1, socket.MSG_PEEK) == b"\x16"   # TLS handshake
+                s.settimeout(None)
+            if secure:
                 s.settimeout(10)
                 try:
                     s = self.tls.wrap_socket(s, server_side=True)
@@ -236,7 +271,7 @@ class Server:
                 s.settimeout(None)
                 index += 1
                 req = self._parse(rd, head)
-                req.conn, req.index = n, index
+                req.conn, req.index, req.tls = n, index, secure
                 with self._lock:
                     self.requests.append(req)
                 try:

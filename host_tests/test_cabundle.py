@@ -26,8 +26,9 @@ def der_of(pem_bytes):
 
 def device_split(path):
     """The bundle as the device reads it: httpc's own DER splitter."""
+    from httpc.ca import each_cert
     out = []
-    httpc._each_cert(str(path), out.append)
+    each_cert(str(path), out.append)
     return out
 
 

@@ -1,5 +1,6 @@
 """httpc on CPython and under the MicroPython unix port, against loopback
 servers (host_tests/httpserver.py). Never leaves 127.0.0.1."""
+import contextlib
 import socket
 import ssl
 import threading
@@ -9,7 +10,7 @@ import pytest
 import trustme
 
 import httpc
-from httpserver import Server, wait_for
+from httpserver import Server
 
 
 @pytest.fixture(autouse=True)
@@ -26,13 +27,26 @@ def delta(before):
 
 def echo(req, w):
     """GET /len/N -> N bytes (Content-Length); /chunked/N; /close/N
-    (close-delimited); POST echoes the body; /head -> headers only."""
+    (close-delimited); POST echoes the body; /head -> headers only;
+    /to/PORT/HOST redirects to http://HOST:PORT/len/3; /drip/N and
+    /driphead send the body or the headers a byte every 0.3 s."""
     parts = req.path.split("/")
     if req.method in ("POST", "PUT"):
         w.respond(200, req.body, headers={"X-Chunks": repr(req.chunks)})
         return
     n = int(parts[2]) if len(parts) > 2 and parts[2].isdigit() else 5
     body = bytes((i * 7) & 0xFF for i in range(n))
+    if parts[1] == "to":            # /to/PORT/HOST: 302 to http://HOST:PORT/len/3
+        w.respond(302, b"", headers={"Location": "http://%s:%s/len/3" % (parts[3], parts[2])})
+        return
+    if parts[1] == "drip":          # /drip/N: N bytes, one every 0.3 s
+        w.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % n)
+        w.drip(body, 0.3)
+        return
+    if parts[1] == "driphead":      # header bytes, one every 0.3 s
+        w.write(b"HTTP/1.1 200 OK\r\n")
+        w.drip(b"X-Slow: " + b"s" * 100, 0.3)
+        return
     if parts[1] == "hang":
         time.sleep(2)
         return
@@ -96,6 +110,17 @@ def test_read_small_and_limit():
         r = httpc.request("GET", srv.url + "/len/20000")
         assert len(r.read(limit=30000)) == 20000
         r.close()
+        # whole bodies of every framing and size, around the 1 KB pieces
+        for mode in ("len", "chunked", "close"):
+            for n in (0, 1, 255, 256, 257, 1023, 1024, 1025, 3000, 16384):
+                with httpc.request("GET", srv.url + "/%s/%d" % (mode, n)) as r:
+                    got = r.read()
+                assert type(got) is bytes and got == body_of(n), (mode, n)
+            r = httpc.request("GET", srv.url + "/%s/16385" % mode)
+            with pytest.raises(httpc.HTTPError) as ei:
+                r.read()
+            assert ei.value.kind == "toolong", mode
+            r.close()
 
 
 def test_head_and_204_have_no_body():
@@ -341,20 +366,85 @@ def test_redirects():
         assert srv.accepts == 1
 
 
-def test_redirect_to_other_host_drops_credentials():
-    def target(req, w):
-        w.respond(200, b"t")
-    with Server(target) as t:
-        def h(req, w):
-            w.respond(302, b"", headers={"Location": "http://localhost:%d/x" % t.port})
-        with Server(h) as srv:
-            with httpc.request("GET", srv.url + "/", headers={
-                    "Authorization": "Bearer s", "X-Api-Key": "k", "X-Ok": "1"}) as r:
-                assert r.read() == b"t"
-            got = t.requests[-1].headers
-            assert "authorization" not in got and "x-api-key" not in got
-            assert got["x-ok"] == "1"
-            assert got["host"] == "localhost:%d" % t.port
+CREDENTIALS = {"Authorization": "Bearer s", "X-Api-Key": "k", "x-goog-api-key": "g",
+               "Cookie": "c=1", "X-Session": "mine"}
+CREDENTIAL_NAMES = ("authorization", "x-api-key", "x-goog-api-key", "cookie",
+                    "x-session")
+
+
+def redirect_to(location):
+    """A handler: /start redirects (302) to location(), the rest says "t"."""
+    def h(req, w):
+        if req.path == "/start":
+            w.respond(302, b"", headers={"Location": location()})
+        else:
+            w.respond(200, b"t")
+    return h
+
+
+def follow(url, **kw):
+    with httpc.request("GET", url, headers=dict(CREDENTIALS, **{"X-Ok": "1"}),
+                       secret=("X-Session",), **kw) as r:
+        assert r.read() == b"t"
+
+
+def arrived(srv):
+    """The headers of the request that followed the redirect."""
+    got = [q for q in srv.requests if q.path == "/next"]
+    assert len(got) == 1, srv.requests
+    return got[0]
+
+
+def test_redirect_to_same_origin_keeps_credentials():
+    with Server(redirect_to(lambda: "/next")) as srv:
+        follow(srv.url + "/start")
+        h = arrived(srv).headers
+    for name in CREDENTIAL_NAMES + ("x-ok",):
+        assert name in h, name
+
+
+def assert_no_credentials(req):
+    for name in CREDENTIAL_NAMES:
+        assert name not in req.headers, name
+    assert req.headers["x-ok"] == "1"
+
+
+def test_redirect_to_another_port_drops_credentials():
+    with Server(redirect_to(lambda: "/unused")) as target:
+        location = "http://127.0.0.1:%d/next" % target.port
+        with Server(redirect_to(lambda: location)) as first:
+            follow(first.url + "/start")
+        assert_no_credentials(arrived(target))
+
+
+def test_redirect_to_another_host_drops_credentials():
+    """127.0.0.1:P -> localhost:P: the same server, only the host differs."""
+    with Server(redirect_to(lambda: "http://localhost:%d/next" % srv.port)) as srv:
+        follow(srv.url + "/start")
+        req = arrived(srv)
+    assert_no_credentials(req)
+    assert req.headers["host"] == "localhost:%d" % srv.port
+
+
+def test_redirect_to_another_scheme_drops_credentials(pki):
+    """http://localhost:P -> https://localhost:P: one server speaks both."""
+    ctx, p = pki
+    with Server(redirect_to(lambda: "https://localhost:%d/next" % srv.port), tls=ctx,
+                plain_too=True) as srv:
+        follow("http://localhost:%d/start" % srv.port, ca=p["good"])
+        assert [q.tls for q in srv.requests] == [False, True]
+        assert_no_credentials(arrived(srv))
+
+
+def test_redirect_from_https_to_http_is_refused(pki):
+    ctx, p = pki
+    with Server(redirect_to(lambda: "http://localhost:%d/next" % srv.port), tls=ctx,
+                plain_too=True) as srv:
+        with pytest.raises(httpc.HTTPError) as ei:
+            follow("https://localhost:%d/start" % srv.port, ca=p["good"])
+        assert str(ei.value) == "localhost: redirect to plain http refused"
+        assert ei.value.kind == "protocol"
+        assert [q.path for q in srv.requests] == ["/start"]
 
 
 # ---------------------------------------------------------------- failures
@@ -382,7 +472,9 @@ def test_refused_and_dns():
     assert time.time() - t < 10
 
 
-def test_connect_timeout_with_full_backlog():
+@contextlib.contextmanager
+def full_backlog():
+    """The port of a listener whose accept queue is full: a connect hangs."""
     ls = socket.socket()
     ls.bind(("127.0.0.1", 0))
     ls.listen(0)
@@ -398,16 +490,21 @@ def test_connect_timeout_with_full_backlog():
                 pass
             fillers.append(s)
         time.sleep(0.1)
+        yield port
+    finally:
+        for s in fillers:
+            s.close()
+        ls.close()
+
+
+def test_connect_timeout_with_full_backlog():
+    with full_backlog() as port:
         t = time.time()
         with pytest.raises(httpc.HTTPError) as ei:
             httpc.request("GET", "http://127.0.0.1:%d/" % port, connect_timeout=0.5)
         dt = time.time() - t
         assert str(ei.value) == "timed out connecting to 127.0.0.1:%d" % port
         assert ei.value.kind == "timeout" and 0.4 < dt < 3
-    finally:
-        for s in fillers:
-            s.close()
-        ls.close()
 
 
 def test_read_timeout():
@@ -439,6 +536,79 @@ def test_timeout_mid_body():
         ev.set()
         assert ei.value.kind == "timeout"
         r.close()
+
+
+# ---------------------------------------------------------------- deadline
+
+DEADLINE = 2      # seconds: short, so the slow servers below cost little time
+
+
+def ends_at_deadline(fn):
+    """Run fn() (it must raise the deadline's HTTPError): the error."""
+    t = time.monotonic()
+    with pytest.raises(httpc.HTTPError) as ei:
+        fn()
+    took = time.monotonic() - t
+    e = ei.value
+    assert e.kind == "deadline", str(e)
+    assert str(e) == "127.0.0.1 did not finish within the %d s deadline" % DEADLINE
+    assert "\n" not in str(e)
+    assert DEADLINE - 0.1 < took < DEADLINE + 1, took
+    return e
+
+
+def test_deadline_slow_headers():
+    def h(req, w):
+        w.write(b"HTTP/1.1 200 OK\r\n")
+        w.drip(b"X-Slow: " + b"s" * 100)
+    with Server(h) as srv:
+        e = ends_at_deadline(lambda: httpc.request("GET", srv.url + "/", timeout=30,
+                                                   deadline=DEADLINE))
+        assert e.sent is True
+
+
+def test_deadline_slow_body():
+    def h(req, w):
+        w.write(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n")
+        w.drip(b"b" * 100)
+    with Server(h) as srv:
+        r = httpc.request("GET", srv.url + "/", timeout=30, deadline=DEADLINE)
+
+        def read():
+            while r.readinto(bytearray(64)):
+                pass
+        ends_at_deadline(read)
+        r.close()
+
+
+def test_deadline_comment_only_sse():
+    with Server(lambda req, w: w.sse_forever(b": ping\n\n", 0.5)) as srv:
+        r = httpc.request("GET", srv.url + "/", timeout=30, deadline=DEADLINE)
+        ends_at_deadline(httpc.SSE(r).next)
+        r.close()
+
+
+def test_deadline_while_connecting():
+    with full_backlog() as port:
+        e = ends_at_deadline(lambda: httpc.request(
+            "GET", "http://127.0.0.1:%d/" % port, connect_timeout=30, deadline=DEADLINE))
+        assert e.sent is False
+
+
+def test_deadline_spans_redirects():
+    def h(req, w):
+        if req.path == "/slow":
+            w.write(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n")
+            w.drip(b"0123456789", gap=0.3)
+        else:
+            w.respond(307, b"", headers={"Location": "/slow"})
+
+    def get(deadline):
+        with httpc.request("GET", srv.url + "/a", deadline=deadline) as r:
+            return r.read()
+    with Server(h) as srv:
+        assert get(5) == b"0123456789"      # 3 s of body: within 5 s
+        ends_at_deadline(lambda: get(DEADLINE))
 
 
 @pytest.mark.parametrize("raw,kind,text", [
@@ -584,12 +754,39 @@ def test_mpy_http_basic(mpy):
             "dns dns",
             "timeout timeout",
             "malformed protocol 127.0.0.1: malformed status line",
+            "redirect 200 3",
+            "drip deadline 127.0.0.1 did not finish within the 1 s deadline True",
+            "driphead deadline 127.0.0.1 did not finish within the 1 s deadline True",
         ]
         assert out[:-1] == want, r
+        moved = [q for q in srv.requests if q.headers["host"].startswith("localhost:")]
+        assert len(moved) == 1 and moved[0].path == "/len/3"
+        assert "authorization" not in moved[0].headers
+        assert "x-session" not in moved[0].headers
+        assert moved[0].headers["x-ok"] == "1"
         ka = [q.conn for q in srv.requests if q.path.endswith("/ka")]
         assert len(ka) == 10 and len(set(ka)) == 1
         print("http_basic working heap:", r.working)
         assert r.working < 12000, r.working
+
+
+# The heap a 16 KB read() needs is about twice the body (pieces, then the
+# result): 48K for each framing, where the doubling buffer it replaced
+# failed for chunked and close-delimited bodies even at 64K.
+READ_HEAP = "56K"
+
+
+def test_mpy_read_whole_bodies(mpy):
+    paths = ["/len/1000", "/chunked/1000", "/len/16000", "/chunked/16000",
+             "/close/16000"]
+    with Server(echo) as srv:
+        r = mpy.run("http_read", heap=READ_HEAP, args=[srv.port] + paths,
+                    timeout=60)
+    assert mp_lines(r) == ["%s %d %d" % (p, int(p.split("/")[2]),
+                                         sum(body_of(int(p.split("/")[2]))))
+                           for p in paths], r
+    print("read() of 16 KB bodies, working heap:", r.working)
+    assert r.working < 40000, r.working
 
 
 def test_mpy_http_tls(mpy, pki):

@@ -1,11 +1,19 @@
 """httpc.SSE: parsing from fake bodies split at every byte position, a real
-loopback chunked stream, and a 150 KB data line under the unix port."""
+loopback chunked stream, a 150 KB data line under the unix port, and
+polling without blocking (next(False)) through httpc's chunked Response at
+every byte of an MCP GET stream."""
+import json
 import random
+import select
+import socket
+import time
 
 import pytest
 
 import httpc
+import mcp
 from httpserver import Server
+from mcpstub import Stub
 
 
 class Fake:
@@ -233,3 +241,211 @@ def test_mpy_sse_150k_line_small_heap(mpy):
         ], r
         print("http_sse working heap at %s:" % HEAP, r.working, "baseline", r.baseline)
         assert r.working < 8000, r.working
+
+
+# ---------------------------------------------------------------- polling
+
+def chunked(*pieces):
+    return b"".join(b"%x\r\n" % len(p) + p + b"\r\n" for p in pieces) + b"0\r\n\r\n"
+
+
+BIG = b'{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"' + \
+    b"x" * 1500 + b'"}}'
+# what an MCP server's standalone GET stream looks like on the wire: keep-alive
+# comments, LF and CRLF events, one larger than httpc's 1 KB buffers (so the
+# CRLF closing its chunk comes on its own), an event split over two chunks,
+# a retry-only event (not returned)
+GET_STREAM = chunked(
+    b": ping\n\n",
+    b'id: 1\r\nevent: message\r\ndata: {"jsonrpc":"2.0","id":7,"method":"ping"}\r\n\r\n',
+    b": keep-alive\r\n\r\n",
+    b"event: message\ndata: " + BIG + b"\n\n",
+    b"retry: 3000\n\n: ping\n",
+    b"\nid: 2\ndata: spl",
+    b"it\ndata: tail\n\n",
+)
+GET_EVENTS = [
+    ("message", "1", b'{"jsonrpc":"2.0","id":7,"method":"ping"}'),
+    ("message", "1", BIG),
+    ("message", "2", b"split\ntail"),
+]
+HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+
+
+class Wire:
+    """The client end of a socket pair, for httpc's connection: the test
+    holds the other end and sends the stream's pieces one by one. A read
+    that would block with nothing to read is counted (in .blocked while
+    .polling) and answered by sending the next piece."""
+
+    def __init__(self, pieces):
+        self.sock, self.peer = socket.socketpair()
+        self.pieces = list(pieces)
+        self.polling = False
+        self.blocked = 0
+
+    def feed(self):
+        if not self.pieces:
+            return False
+        self.peer.sendall(self.pieces.pop(0))
+        return True
+
+    def settimeout(self, t):
+        self.timeout = t
+        self.sock.settimeout(t)
+
+    def recv_into(self, mv):
+        if self.timeout != 0 and not select.select([self.sock], [], [], 0)[0]:
+            if self.polling:
+                self.blocked += 1
+            self.feed()
+        return self.sock.recv_into(mv)
+
+    def fileno(self):
+        return self.sock.fileno()
+
+    def close(self):
+        self.sock.close()
+        self.peer.close()
+
+
+def poll_all(pieces):
+    """Read GET_STREAM sent in pieces, polling with next(False) and sending
+    the next piece only when a poll found nothing: (events, blocked polls)."""
+    wire = Wire(pieces)
+    wire.feed()
+    c = httpc._Conn(("http", "127.0.0.1", 80), "127.0.0.1", wire)
+    try:
+        c.set_timeout(5000)
+        r = httpc._read_head(c, "GET", {}, False)
+        sse = httpc.SSE(r, 256)
+        out = []
+        while True:
+            wire.polling = True
+            ev = sse.next(False)
+            wire.polling = False
+            if ev is not None:
+                out.append((ev.event, ev.id, ev.read()))
+            elif sse.ended:
+                return out, wire.blocked
+            else:
+                assert wire.feed(), "a poll found nothing with every byte sent"
+    finally:
+        c.close()
+
+
+def test_polling_never_blocks_at_any_split():
+    assert poll_all([HEAD + GET_STREAM]) == (GET_EVENTS, 0)
+    for cut in range(len(GET_STREAM)):
+        got = poll_all([HEAD + GET_STREAM[:cut], GET_STREAM[cut:]])
+        assert got == (GET_EVENTS, 0), cut
+    rnd = random.Random(12)
+    for _ in range(30):
+        cuts = sorted(rnd.sample(range(1, len(GET_STREAM)), 40))
+        pieces = [GET_STREAM[a:b] for a, b in zip([0] + cuts, cuts + [len(GET_STREAM)])]
+        pieces[0] = HEAD + pieces[0]
+        assert poll_all(pieces) == (GET_EVENTS, 0), cuts
+
+
+def test_polling_a_byte_at_a_time():
+    pieces = [GET_STREAM[i:i + 1] for i in range(len(GET_STREAM))]
+    pieces[0] = HEAD + pieces[0]
+    assert poll_all(pieces) == (GET_EVENTS, 0)
+
+
+def test_blocking_next_is_unchanged_over_the_same_stream():
+    """Control: next() (blocking) over the same pieces reads the same events
+    and does block (the Wire counts it), so the count above can fail."""
+    wire = Wire([HEAD + GET_STREAM[:10], GET_STREAM[10:]])
+    wire.feed()
+    c = httpc._Conn(("http", "127.0.0.1", 80), "127.0.0.1", wire)
+    try:
+        c.set_timeout(5000)
+        sse = httpc.SSE(httpc._read_head(c, "GET", {}, False), 256)
+        wire.polling = True
+        assert [(ev.event, ev.id, ev.read()) for ev in sse] == GET_EVENTS
+        assert wire.blocked == 1 and sse.ended
+    finally:
+        c.close()
+
+
+def test_mpy_polling_a_stream_in_pieces(mpy):
+    """Under the unix port: the GET stream arrives in pieces a moment apart
+    (cut inside a comment, a chunk-size line, the big event's data and the
+    CRLF after it); polls never wait on the socket."""
+    cuts = [3, len(GET_STREAM) // 3, GET_STREAM.index(b"xxxx") + 700,
+            GET_STREAM.index(b'"}}\n\n\r\n') + 6, len(GET_STREAM) - 20]
+
+    def h(req, w):
+        w.write(HEAD)
+        for a, b in zip([0] + cuts, cuts + [len(GET_STREAM)]):
+            w.write(GET_STREAM[a:b])
+            time.sleep(0.2)
+    with Server(h) as srv:
+        r = mpy.run("http_poll", heap=HEAP, args=[srv.port], timeout=60)
+    assert r.rc == 0, r
+    lines = [ln for ln in r.out.splitlines() if not ln.startswith("HEAPMON")]
+    assert lines == ["%s %s %d %d" % (e, i, len(d), sum(d)) for e, i, d in GET_EVENTS] + [
+        "waits while polling 0", "END"], r
+    assert r.working < 8000, r.working
+
+
+# ------------------------------------------------- the MCP GET stream (serve)
+
+def slow_call(stub, wait_for_answer=False):
+    """A tools/call handler: the SSE reply comes after a second (after the
+    answer to the GET stream's ping when asked), while the client watches
+    the GET stream."""
+    def call(req, w, msg):
+        w.start(200, {"Content-Type": "text/event-stream"})
+        t = time.monotonic() + 3
+        while wait_for_answer and not stub.answers and time.monotonic() < t:
+            time.sleep(0.02)
+        time.sleep(1)
+        w.chunk(b"event: message\ndata: " + json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {
+            "content": [{"type": "text", "text": "done"}]}}).encode() + b"\n\n")
+        w.end()
+    return call
+
+
+def call_while_listening(stub):
+    """mcp.call on a connection that listens on the GET stream: (result,
+    seconds). The timeout is 10 s: a stalled watch would wait all of it."""
+    with Server(stub) as srv:
+        conn, err = mcp.connect(srv.url + "/mcp", name="stub", listen=True, timeout=10)
+        assert err is None and conn.listening is not None
+        t = time.monotonic()
+        out = mcp.call(conn, "work", {})
+        took = time.monotonic() - t
+        mcp.close(conn)
+    return out, took
+
+
+def test_get_stream_keep_alive_comments_do_not_stall_a_call():
+    stub = Stub(get=lambda req, w: w.sse_forever(b": ping\n\n", 0.2))
+    stub.call = slow_call(stub)
+    (text, err), took = call_while_listening(stub)
+    assert (text, err) == ("done", None)
+    assert took < 5, took
+
+
+def test_get_stream_chunk_end_after_a_big_event_does_not_stall_a_call():
+    """A server request larger than httpc's 1 KB reads on the GET stream,
+    the CRLF that closes its chunk sent a moment later on its own."""
+    ping = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "ping",
+                       "params": {"_meta": {"pad": "p" * 1500}}}).encode()
+    event = b"event: message\ndata: " + ping + b"\n\n"
+
+    def get(req, w):
+        w.start(200, {"Content-Type": "text/event-stream"})
+        w.write(b"%x\r\n" % len(event) + event)
+        time.sleep(0.3)
+        w.write(b"\r\n")
+        time.sleep(5)
+    stub = Stub(get=get)
+    stub.call = slow_call(stub, wait_for_answer=True)
+    (text, err), took = call_while_listening(stub)
+    assert (text, err) == ("done", None)
+    assert stub.answers == [{"jsonrpc": "2.0", "id": 7, "result": {}}]
+    assert took < 5, took
+

@@ -2,8 +2,15 @@
 # Everything else in lib/ is written to the common subset of both.
 import sys
 import gc
+import errno
 
 MICROPYTHON = sys.implementation.name == "micropython"
+
+# errno names MicroPython's errno module lacks: Linux's numbers (the unix
+# port; the ESP32's newlib has the same EPIPE, and lwIP never reports
+# ENETUNREACH)
+EPIPE = getattr(errno, "EPIPE", 32)
+ENETUNREACH = getattr(errno, "ENETUNREACH", 101)
 
 try:
     from micropython import const
@@ -63,7 +70,7 @@ def is_timeout(exc):
     if type(exc).__name__ in ("timeout", "TimeoutError"):
         return True
     code = exc.args[0] if exc.args else None
-    return code in (11, 110, 116)  # EAGAIN, ETIMEDOUT (linux/lwip numbers)
+    return code == errno.EAGAIN or code == errno.ETIMEDOUT
 
 
 _ntp = [None]     # ticks_ms of the last NTP attempt

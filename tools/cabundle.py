@@ -103,7 +103,7 @@ LIT_WIDTH = 75
 # Above this the summary warns: the parsed roots alone take a large share of
 # the ESP32's ~40 KB IDF heap (parsed form is bigger than the DER).
 WARN_BYTES = 12 * 1024
-# lib/httpc.py reads a DER certificate with a 1- or 2-byte length, at most
+# lib/httpc/ca.py reads a DER certificate with a 1- or 2-byte length, at most
 # 16 KB: refuse anything it could not load on the device.
 CERT_MAX = 16384
 

@@ -1,8 +1,10 @@
 # httpc under the MicroPython unix port against the loopback echo server of
 # host_tests/test_httpc.py. args: server port, a closed port.
 import sys
+import time
 import httpc
 import heapmon
+from bytesum import drain
 
 PORT = int(sys.argv[1])
 CLOSED = int(sys.argv[2])
@@ -11,20 +13,9 @@ buf = bytearray(512)
 heapmon.start()
 
 
-def drain(r):
-    total = s = 0
-    while True:
-        n = r.readinto(buf)
-        if not n:
-            return total, s
-        total += n
-        for i in range(n):
-            s += buf[i]
-
-
 for mode in ("len", "chunked", "close"):
     with httpc.request("GET", BASE + "/%s/5000" % mode, keep=("x-mode",)) as r:
-        n, s = drain(r)
+        n, s = drain(r, buf)
         print(mode, r.status, r.headers["x-mode"], n, s)
 
 
@@ -66,5 +57,19 @@ for name, url, kw in (("refused", "http://127.0.0.1:%d/" % CLOSED, {}),
         print(name, "NO ERROR")
     except httpc.HTTPError as e:
         print(name, e.kind, str(e)) if name == "malformed" else print(name, e.kind)
+# another host (localhost, same port): the credentials stay behind
+with httpc.request("GET", BASE + "/to/%d/localhost" % PORT, secret=("X-Session",),
+                   headers={"Authorization": "Bearer s", "X-Session": "x", "X-Ok": "1"}) as r:
+    print("redirect", r.status, len(r.read()))
+# a server that sends a byte every 0.3 s: the 1 s deadline ends it (the
+# 30 s read timeout never would); "True": within the deadline + 1 s
+for name in ("drip", "driphead"):
+    t0 = time.ticks_ms()
+    try:
+        with httpc.request("GET", BASE + "/%s/100" % name, deadline=1) as r:
+            r.read()
+        print(name, "NO ERROR")
+    except httpc.HTTPError as e:
+        print(name, e.kind, str(e), time.ticks_diff(time.ticks_ms(), t0) < 2000)
 heapmon.report()
 print("DONE")

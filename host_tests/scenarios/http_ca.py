@@ -33,6 +33,7 @@ class FakeTls:
 
 sys.modules["tls"] = FakeTls
 import httpc  # noqa: E402
+import httpc.ca  # noqa: E402  (imported by the first https request; "kept" is the context's)
 
 PORT = int(sys.argv[1])
 TEST_CA = sys.argv[2]
@@ -68,6 +69,6 @@ for name in ("junk", "gone"):
         print(name, "NO ERROR")
     except httpc.HTTPError as e:
         print(name, e.kind, str(e), "cacerts" in sys.modules)
-    sys.path[:] = []
+    sys.path[:] = ["/nonexistent"]   # (empty would hide loaded modules too)
 sys.path[:] = saved
 print("DONE")

@@ -3,6 +3,7 @@
 import sys
 import httpc
 import heapmon
+from bytesum import drain
 
 PORT = int(sys.argv[1])
 buf = bytearray(256)
@@ -14,14 +15,7 @@ while True:
     if ev is None:
         break
     empty = ev.empty
-    n = total = 0
-    while True:
-        k = ev.readinto(buf)
-        if not k:
-            break
-        n += k
-        for i in range(k):
-            total += buf[i]
+    n, total = drain(ev, buf)
     if n:
         print("%s %s empty=%s n=%d sum=%d" % (ev.event, ev.id, empty, n, total))
     else:

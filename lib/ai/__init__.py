@@ -16,7 +16,7 @@ official SDKs retry, and words the errors. Styles only translate.
 """
 import httpc
 import jsonstream
-from compat import sleep_ms, collect, const
+from compat import sleep_ms, collect, const, ticks_ms, ticks_diff
 from ai import catalog
 from ai.config import ConfigError, resolve, source
 from ai.styles import StyleError, load
@@ -80,16 +80,25 @@ def _explain(cfg, status, msg, kind, wait):
     return head
 
 
+def _left(cfg, t0):
+    """Seconds left of cfg's deadline that started at ticks t0 (0 when it
+    has passed: httpc then fails at once with kind "deadline")."""
+    return max(cfg["deadline"] - ticks_diff(ticks_ms(), t0) / 1000, 0)
+
+
 def _exchange(cfg, style, history, tools, sink):
-    """One model request with retries. Returns a Reply or raises AIError."""
+    """One model request with retries, all within the deadline. Returns a
+    Reply or raises AIError."""
     streaming = sink is not None
+    t0 = ticks_ms()
     for attempt in range(_RETRIES + 1):
         url, headers, body = style.request(cfg, history, tools, streaming)
         size = jsonstream.encoded_len(body)
         try:
             resp = httpc.request("POST", url, headers,
                                  (size, lambda w: jsonstream.dump(body, w)),
-                                 keep=KEEP, timeout=cfg["timeout"])
+                                 keep=KEEP, timeout=cfg["timeout"],
+                                 deadline=_left(cfg, t0))
         except httpc.HTTPError as e:
             raise AIError(_network_error(cfg, e))
         done = False
@@ -115,13 +124,17 @@ def _exchange(cfg, style, history, tools, sink):
             # a reply abandoned half way (error, Ctrl-C) is not drained
             resp.close(done)
         msg = _scrub(cfg, msg)
-        if wait is None or attempt == _RETRIES or wait > _MAX_WAIT_S:
+        if (wait is None or attempt == _RETRIES or wait > _MAX_WAIT_S
+                or wait >= _left(cfg, t0)):
             raise AIError(_explain(cfg, resp.status, msg, kind, wait))
         collect()
         sleep_ms(int(wait * 1000))
 
 
 def _network_error(cfg, e):
+    if e.kind == "deadline":
+        return "%s: no complete reply within %d s (raise %s)" % (
+            cfg["provider"], cfg["deadline"], source(cfg, "deadline"))
     msg = "%s: %s" % (cfg["provider"], _scrub(cfg, str(e)))
     if e.kind == "timeout":
         return "%s (raise %s)" % (msg, source(cfg, "timeout"))
@@ -196,10 +209,12 @@ def fetch_models(provider=None, key=None, use=None, limit=MAX_MODELS):
             found.append(mid)
 
     token = None
+    t0 = ticks_ms()
     try:
         for _ in range(_MAX_PAGES):
             url, headers = style.models_request(cfg, token)
-            with httpc.request("GET", url, headers, keep=KEEP, timeout=cfg["timeout"]) as resp:
+            with httpc.request("GET", url, headers, keep=KEEP, timeout=cfg["timeout"],
+                               deadline=_left(cfg, t0)) as resp:
                 if resp.status != 200:
                     msg, _, kind = style.error_info(resp.status, resp, resp.headers)
                     return None, _explain(cfg, resp.status, _scrub(cfg, msg), kind, None)

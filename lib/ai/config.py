@@ -9,7 +9,8 @@ from compat import const
 
 THINKING = ("minimal", "low", "medium", "high", "max")
 BOUND = ("model", "key", "base_url", "tools")
-_DEFAULT_TIMEOUT = const(60)
+_DEFAULT_TIMEOUT = const(60)     # seconds per socket wait (first byte included)
+_DEFAULT_DEADLINE = const(300)   # seconds for a whole exchange, retries included
 _DEFAULT_MAX_REPLY = const(16000)
 
 
@@ -64,7 +65,7 @@ def resolve(overrides=None):
            "quirks": tuple(entry["quirks"].split())}
     sources = {}
     for field in ("model", "key", "base_url", "max_tokens", "temperature",
-                  "system", "timeout", "thinking", "tools"):
+                  "system", "timeout", "deadline", "thinking", "tools"):
         if o.get(field) is not None and not (field == "tools" and not isinstance(o[field], str)):
             v, src = o[field], "overrides"
         else:
@@ -85,6 +86,7 @@ def resolve(overrides=None):
     if cfg["temperature"] is not None:
         cfg["temperature"] = _number(cfg["temperature"], source(cfg, "temperature"), float)
     cfg["timeout"] = _number(cfg["timeout"] or _DEFAULT_TIMEOUT, source(cfg, "timeout"), int)
+    cfg["deadline"] = _number(cfg["deadline"] or _DEFAULT_DEADLINE, source(cfg, "deadline"), int)
     t = cfg["thinking"]
     if t in ("", "off", "none"):
         t = None

@@ -5,7 +5,7 @@
 #
 #   conn, err = mcp.connect(url, token=None, name=None, elicit=None,
 #                           sample=None, listen=False, timeout=30,
-#                           authorize=None)
+#                           authorize=None, deadline=None)
 #   conn, err = mcp.connect_named(name)   # OAuth token renewed near expiry
 #   info, err = mcp.login(name, authorize)   # OAuth login (mcp/oauth.py)
 #   tools, err = mcp.tools(conn)          # [{name, description, parameters}]
@@ -18,7 +18,7 @@
 
 
 def connect(url, token=None, name=None, elicit=None, sample=None, listen=False,
-            timeout=30, authorize=None):
+            timeout=30, authorize=None, deadline=None):
     """Open a session: initialize + notifications/initialized.
     elicit(message, schema) -> dict or None answers elicitation requests
     (default: accept with the schema's defaults); sample(request) -> text or
@@ -26,9 +26,12 @@ def connect(url, token=None, name=None, elicit=None, sample=None, listen=False,
     for server requests not tied to a call; authorize(url) -> the address
     the browser was sent to (or the code), None to cancel, lets an OAuth
     challenge log in with a person (without it: refresh token or unattended
-    grants only)."""
+    grants only). timeout: seconds per socket wait; deadline: seconds for
+    each operation (connect, tools, call) in all (default 300;
+    connect_named: the setting mcp.deadline)."""
     from mcp import client
-    return client.connect(url, token, name, elicit, sample, listen, timeout, authorize)
+    return client.connect(url, token, name, elicit, sample, listen, timeout, authorize,
+                          deadline)
 
 
 def connect_named(name, **kw):
@@ -46,6 +49,9 @@ def connect_named(name, **kw):
         if clock_ok() and epoch() > exp - 60:     # an OAuth token about to run out
             from mcp import oauth
             s["token"] = oauth.renew(name, s, kw.get("timeout", 30)) or s["token"]
+    if "deadline" not in kw:
+        import store
+        kw["deadline"] = store.get("mcp.deadline")
     return connect(s["url"], token=s["token"], name=name, **kw)
 
 

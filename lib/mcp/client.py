@@ -29,6 +29,10 @@
 # challenge (WWW-Authenticate): mcp/oauth.py, imported only then, gets a
 # token (refresh, login with the person through conn.authorize, or an
 # unattended grant) and the message is sent again, at most 3 times.
+# Time: `timeout` bounds each socket wait; `deadline` (connect(); default
+# 300 s, for configured servers the setting mcp.deadline) bounds each
+# operation (connect, one tools/list page walk, one call) across all its
+# requests: POSTs, answers to server requests, resumed GETs.
 #
 # Rarely used paths (error bodies and status wording, 404 re-initialize,
 # resuming a stream with Last-Event-ID, base64 sizes) live in
@@ -40,7 +44,7 @@
 # base64 stream without holding it.
 import jsonstream
 import httpc
-from compat import collect, const
+from compat import collect, const, ticks_ms, ticks_diff
 
 # the versions we speak, the newest (the one we ask for) first
 PROTOCOLS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
@@ -55,6 +59,7 @@ _MAX_VALUE = const(16384)      # any materialized JSON value (schemas, params)
 _MAX_EVENTS = const(10000)     # SSE events read while waiting for one response
 _MAX_ERROR = const(300)        # error message text kept from a server (chars)
 SSE_LINE = 256         # SSE id/event/retry line bound (ids are UUIDs): a smaller buffer
+_DEADLINE = const(300)         # seconds for one operation unless connect() says
 ACCEPT = "application/json, text/event-stream"
 
 
@@ -70,7 +75,7 @@ class Conn:
     browser was sent to, or the code: OAuth logins with a person)."""
 
     def __init__(self, url, token=None, name=None, elicit=None, sample=None,
-                 listen=False, timeout=30, authorize=None):
+                 listen=False, timeout=30, authorize=None, deadline=_DEADLINE):
         self.url = url
         self.token = token
         self.reg_name = name
@@ -88,6 +93,8 @@ class Conn:
         self.listen = listen
         self.timeout = timeout
         self.authorize = authorize
+        self.deadline = deadline   # seconds per operation
+        self.t0 = None         # ticks_ms when the running operation started
         self.session = None
         self.version = None
         self.server = None
@@ -436,12 +443,26 @@ def _headers(conn, accept, version=True):
     return h
 
 
+def failed(conn, e, tail=""):
+    """The message for an httpc.HTTPError."""
+    if e.kind == "deadline":
+        return "%s: no complete reply within %d s (raise mcp.deadline)" % (
+            conn.name, conn.deadline)
+    return "%s: %s%s" % (conn.name, e, tail)
+
+
 def _send(conn, method, headers, body=None):
+    # within what is left of the running operation's deadline (none while
+    # none runs: the standalone GET stream)
+    left = None
+    if conn.t0 is not None:
+        left = max(conn.deadline - ticks_diff(ticks_ms(), conn.t0) / 1000, 0)
     try:
         return httpc.request(method, conn.url, headers=headers, body=body, keep=(
-            "content-type", "mcp-session-id", "www-authenticate"), timeout=conn.timeout)
+            "content-type", "mcp-session-id", "www-authenticate"), timeout=conn.timeout,
+            deadline=left)
     except httpc.HTTPError as e:
-        raise McpError("%s: %s" % (conn.name, e))
+        raise McpError(failed(conn, e))
 
 
 def post(conn, msg):
@@ -559,7 +580,7 @@ def _read_stream(conn, resp, rid, m, method):
                     continue  # not ours (stale or foreign): skip
                 return
         except httpc.HTTPError as e:
-            raise McpError("%s: %s while waiting for the reply to %s" % (conn.name, e, method))
+            raise McpError(failed(conn, e, " while waiting for the reply to " + method))
         finally:
             _close(resp)
         # The stream ended before our response: resume it if the server let us.
@@ -613,13 +634,15 @@ def stop_listening(conn):
 # ------------------------------------------------------------ public API
 
 def _guard(conn, fn, *args):
-    """Run fn(*args) -> (value, None), mapping expected failures to (None, err)."""
+    """Run fn(*args) -> (value, None) within the deadline, mapping expected
+    failures to (None, err)."""
+    conn.t0 = ticks_ms()
     try:
         return fn(*args), None
     except McpError as e:
         return None, str(e)
     except httpc.HTTPError as e:
-        return None, "%s: %s" % (conn.name, e)
+        return None, failed(conn, e)
     except jsonstream.JSONError as e:
         return None, "%s: bad JSON from the server (%s)" % (conn.name, e)
     except OSError as e:
@@ -627,13 +650,19 @@ def _guard(conn, fn, *args):
     except MemoryError:
         collect()
         return None, "%s: out of memory reading the reply" % conn.name
+    finally:
+        conn.t0 = None
 
 
 def connect(url, token=None, name=None, elicit=None, sample=None, listen=False, timeout=30,
-            authorize=None):
+            authorize=None, deadline=None):
     if not isinstance(url, str) or not (url.startswith("http://") or url.startswith("https://")):
         return None, "%s: URL must start with http:// or https://" % (name or url)
-    conn = Conn(url, token, name, elicit, sample, listen, timeout, authorize)
+    try:
+        deadline = int(deadline or _DEADLINE)   # (connect_named: from the setting)
+    except (TypeError, ValueError):
+        return None, "mcp.deadline must be a number, not %r" % (deadline,)
+    conn = Conn(url, token, name, elicit, sample, listen, timeout, authorize, deadline)
     _, err = _guard(conn, _initialize, conn)
     if err:
         stop_listening(conn)
@@ -697,7 +726,7 @@ def close(conn):
     if conn.session:
         try:
             resp = httpc.request("DELETE", conn.url, headers=_headers(conn, ACCEPT),
-                                 timeout=min(conn.timeout, 5))
+                                 timeout=min(conn.timeout, 5), deadline=5)
             resp.close()
         except Exception:
             pass

@@ -20,7 +20,7 @@ import select
 
 import httpc
 import jsonstream
-from compat import MICROPYTHON, ticks_ms, ticks_diff
+from compat import ticks_ms, ticks_diff
 from mcp import client, client_more
 
 
@@ -109,79 +109,66 @@ def _sample(conn, m):
 
 def listen(conn):
     """Open the standalone GET stream (servers without one answer 405)."""
-    resp = client_more.get_stream(conn)
+    t0, conn.t0 = conn.t0, None   # it outlives the running operation: no deadline
+    try:
+        resp = client_more.get_stream(conn)
+    finally:
+        conn.t0 = t0
     if resp.status == 200 and client_more.is_sse(resp):
         conn.listening = (resp, httpc.SSE(resp, client.SSE_LINE))
     else:
         client._close(resp)
 
 
-def _has_data(buf, a, b):
-    # bytes other than line ends: the leftover of a finished event (its blank
-    # line) or chunk framing CRLF must not count as "an event is ready"
-    for i in range(a, b):
-        if buf[i] != 10 and buf[i] != 13:
-            return True
-    return False
-
-
-def _buffered(sse):
-    """True when sse has bytes buffered above its socket (poll() would not
-    see them). NOTE: looks into httpc internals (the SSE and connection read
-    buffers, the socket): httpc has no public "bytes ready" call yet."""
-    if _has_data(sse._b, sse.pos, sse.end):
-        return True
-    c = sse._src._c
-    if c is None or c.sock is None:
-        return True  # closed: next() ends at once
-    if _has_data(c.rbuf, c.pos, c.end):
-        return True
-    pending = getattr(c.sock, "pending", None)  # CPython TLS layer
-    return bool(pending is not None and pending())
-
-
 def next_event(conn, sse):
     """Next event of a reply stream, answering the server requests that
-    arrive on the standalone GET stream meanwhile (both sockets polled)."""
+    arrive on the standalone GET stream meanwhile. Both streams are read
+    without blocking (comments, keep-alive bytes, chunk framing and partial
+    lines are consumed or kept) until an event starts on the reply stream;
+    between rounds both sockets are polled. Bounded by the timeout; every
+    read of the reply also by the running operation's deadline (httpc)."""
     t0 = ticks_ms()
-    limit = conn.timeout * 1000
     while True:
         g = conn.listening
-        if g is None or _buffered(sse):
+        if g is None:
             return sse.next()
-        if _buffered(g[1]):
-            _serve_get(conn)
+        ev = sse.next(False)
+        if ev is not None or sse.ended:
+            return ev
+        if _serve_get(conn):
             continue
-        left = limit - ticks_diff(ticks_ms(), t0)
+        left = conn.timeout * 1000 - ticks_diff(ticks_ms(), t0)
         if left <= 0:
             raise client.McpError("%s: timed out waiting for the server" % conn.name)
-        mine = sse._src._c.sock
         p = select.poll()
-        p.register(mine, select.POLLIN)
+        p.register(sse._src._c.sock, select.POLLIN)   # (httpc internals: the sockets)
         p.register(g[0]._c.sock, select.POLLIN)
-        ready = p.poll(min(left, 1000))
-        for r in ready:
-            if r[0] is mine or (not MICROPYTHON and r[0] == mine.fileno()):
-                return sse.next()
-        if ready:
-            _serve_get(conn)
+        if httpc.ON_WAIT is None:
+            p.poll(min(left, 1000))
+        elif not p.poll(min(left, 100)):
+            httpc.ON_WAIT()     # the console's spinner and Ctrl-C, as in httpc
 
 
 def _serve_get(conn):
-    """Read one event of the standalone GET stream and answer it if it is a
-    server request; the stream is dropped when it ends or fails."""
+    """Read what the standalone GET stream has now and answer an event that
+    is a server request: True when an event (or the stream's end) was
+    handled, False when nothing complete has arrived. The stream is dropped
+    when it ends or fails."""
     g = conn.listening
     try:
-        ev = g[1].next()
+        ev = g[1].next(False)
         if ev is None:
+            if not g[1].ended:
+                return False
             client.stop_listening(conn)
-            return
+            return True
         if ev.empty or ev.event != "message":
-            return
+            return True
         m = client._Msg(None)
         client.parse(conn, m, ev, "a server request")
     except (httpc.HTTPError, jsonstream.JSONError, client.McpError):
         client.stop_listening(conn)
-        return
+        return True
     if m.method is not None and m.id is not None:
         answer(conn, m)
+    return True

@@ -717,6 +717,8 @@ def read_stream(cfg, events, sink):
             # already arrived is complete, anything else is cut off
             if r.finish is not None or r.block is not None:
                 break
+            if getattr(e, "kind", None) == "deadline":
+                raise       # the driver words it, naming the setting
             raise StyleError("stream ended early" + " (%s)" % e)
         r.flush()               # parts are numbered afresh in every event
         msg = r.error()

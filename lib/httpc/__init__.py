@@ -1,12 +1,14 @@
-# httpc: a small HTTP/1.1 client with keep-alive, TLS verification and a
-# Server-Sent Events reader, for MicroPython (ESP32, unix port) and CPython.
+# httpc: a small HTTP/1.1 client with keep-alive and verified TLS, for
+# MicroPython (ESP32, unix port) and CPython. A package so that its rarer
+# parts cost heap only when used: httpc.sse (the Server-Sent Events reader,
+# httpc.SSE / httpc.Event, imported on first use) and httpc.ca (CA roots and
+# TLS errors, imported by the first https request).
 #
 # Wire format (RFC 9112): request line, headers, CRLF, then the body as
 # Content-Length bytes or Transfer-Encoding: chunked ("<hex size>\r\n<data>
 # \r\n" ... "0\r\n\r\n"). Responses are read with Content-Length, chunked
 # (extensions and trailers ignored) or close-delimited bodies; HEAD, 1xx,
-# 204 and 304 have none. SSE (WHATWG "text/event-stream"): lines of
-# "field: value", events end at a blank line, "data" lines join with "\n".
+# 204 and 304 have none.
 #
 # Memory: each busy connection holds one 1 KB buffer: header and chunk-size
 # lines must fit in it, and its first 0.5 KB coalesce the request (a
@@ -33,27 +35,30 @@
 # Redirects: 301/302/303 are followed with GET and no body (HEAD stays
 # HEAD); 307/308 keep the method and body (a callable body is called
 # again). At most max_redirects hops, then HTTPError "too many redirects";
-# max_redirects=0 returns the 3xx response. On a redirect to another host,
-# credential headers (Authorization, Cookie, *key*, *token*) are dropped.
+# max_redirects=0 returns the 3xx response. A redirect to another origin
+# (scheme, host or port) drops the credential headers (Authorization,
+# Cookie, *auth*, *key*, *token*, and those named in secret=); one from https
+# to plain http is refused.
 #
-# TLS: always verified, always with server_hostname. Roots: with no ca=
-# and httpc.CA_FILE None (the default), MicroPython uses the module cacerts
-# (ROOTS: DER bytes constants, frozen in flash; made by tools/cabundle.py),
-# dropped from sys.modules once loaded; CPython uses the system roots. A CA
-# file (CA_FILE or ca=) replaces them: concatenated DER certificates (each
-# a self-delimiting ASN.1 SEQUENCE, 0x30 + length) or a PEM bundle. On
-# MicroPython each certificate goes to mbedTLS on its own (it takes DER
-# only and accumulates them). The parsed roots are kept for the next request.
+# Time: `timeout` bounds each socket wait (connect: connect_timeout);
+# `deadline` (seconds, default none) bounds the whole request: connect, TLS
+# handshake, headers, redirects and every body or SSE byte read through
+# the Response. Each wait is clamped to the time left, each read checks it;
+# then HTTPError kind "deadline". Only the DNS lookup is not bounded.
+#
+# TLS: always verified, always with server_hostname (roots: httpc/ca.py).
 #
 # Sockets: CPython uses settimeout + recv_into/sendall. MicroPython's
 # readinto() waits for the whole buffer, so after connect (and the TLS
 # handshake, done blocking with a timeout) the socket is non-blocking and
 # waits happen in select.poll with the read timeout. These socket/TLS
 # differences live here because httpc is the only module that uses sockets.
+import errno
 import socket
 import select
 
-from compat import MICROPYTHON, is_timeout, const, clock_ok
+from compat import (MICROPYTHON, is_timeout, const, clock_ok, ticks_ms, ticks_diff,
+                    EPIPE, ENETUNREACH)
 
 CA_FILE = None
 USER_AGENT = "antos-ai/0.1"
@@ -66,7 +71,22 @@ _VALUE_MAX = const(512)      # longest kept header value
 _MAX_HEADERS = const(64)     # header lines per response
 _DRAIN_MAX = const(4096)     # unread body close() will skip to keep a connection
 _READ_LIMIT = const(16384)   # default bound of read() / Event.read()
-_WCHUNK = const(512)        # write coalescing buffer (and chunk size)
+_PIECE = const(1024)         # largest piece read() collects a body in
+_WCHUNK = const(512)         # write coalescing buffer (and chunk size)
+# CPython's ssl errnos when the peer hangs up (SSLZeroReturnError, SSLEOFError)
+_SSL_ERROR_ZERO_RETURN = const(6)
+_SSL_ERROR_EOF = const(8)
+
+# how a response body is framed (Response._mode)
+_NO_BODY = const(0)          # HEAD, 1xx, 204, 304
+_LENGTH = const(1)           # Content-Length bytes
+_CHUNKED = const(2)          # Transfer-Encoding: chunked
+_TO_EOF = const(3)           # until the server closes the connection
+
+# the chunk framing due next (Response._chunk)
+_SIZE_LINE = const(0)        # "<hex size>[;ext]" CRLF
+_DATA_END = const(1)         # the CRLF that ends a chunk's data
+_TRAILERS = const(2)         # trailer lines up to a blank line (after size 0)
 
 
 _pool = {}
@@ -74,27 +94,24 @@ _pool = {}
 # the first is made now, while the heap is still in one piece
 _spare = [bytearray(LINE_MAX + 8)]
 _stats = {"opened": 0, "reused": 0}
-_ctx = [None, None]   # [ca path, SSL context]: parsed roots are kept for reuse
+# the errors that mean the peer dropped the connection
+_RESETS = (errno.ECONNRESET, EPIPE, errno.ECONNABORTED)
 
 
 class HTTPError(OSError):
     """Every expected failure. str(e) is one line; .kind is one of connect,
-    dns, timeout, reset, protocol, tls, toolong; .sent is True once any
-    request byte was written."""
+    dns, timeout, deadline, reset, protocol, tls, toolong; .sent is True
+    once any request byte was written."""
 
     def __init__(self, msg, kind="protocol", sent=False):
-        super().__init__(msg)
-        self.msg = msg
+        super().__init__(msg)       # str(e) is msg
         self.kind = kind
         self.sent = sent
-
-    def __str__(self):
-        return self.msg
 
 
 def pool_stats():
     """{"opened": TCP connections opened so far, "reused": pooled reuses}."""
-    return {"opened": _stats["opened"], "reused": _stats["reused"]}
+    return dict(_stats)
 
 
 def close_all():
@@ -114,15 +131,15 @@ def _errno(e):
 
 def _reason(e):
     code = _errno(e)
-    if code == 111:
+    if code == errno.ECONNREFUSED:
         return "connection refused"
-    if code == 113:
+    if code == errno.EHOSTUNREACH:
         return "no route to host"
-    if code == 101:
+    if code == ENETUNREACH:
         return "network unreachable"
-    if code in (104, 32):
+    if code == errno.ECONNRESET or code == EPIPE:
         return "connection reset"
-    if code == 103:
+    if code == errno.ECONNABORTED:
         return "connection aborted"
     return _short(e)
 
@@ -142,8 +159,8 @@ def _io_err(e, host, phase):
     if is_timeout(e):
         return HTTPError("timed out waiting for %s" % host, "timeout")
     code = _errno(e)
-    if code in (104, 32, 103, 107, 9, 8) or type(e).__name__ in (
-            "SSLEOFError", "SSLZeroReturnError"):
+    if code in _RESETS or code in (errno.ENOTCONN, errno.EBADF, _SSL_ERROR_ZERO_RETURN,
+                                   _SSL_ERROR_EOF):
         return HTTPError("connection reset by %s %s" % (host, phase), "reset")
     return HTTPError("connection to %s failed %s: %s" % (host, phase, _short(e)),
                      "reset")
@@ -161,14 +178,14 @@ def _hex(buf, a, b):
     e = buf.find(b";", a, b)
     if e < 0:
         e = b
-    while e > a and buf[e - 1] in (32, 9):
+    while e > a and buf[e - 1] in (32, 9):     # space, tab
         e -= 1
     if e == a or e - a > 8:
         return -1
     v = 0
     for i in range(a, e):
         c = buf[i]
-        if 48 <= c <= 57:
+        if 48 <= c <= 57:           # ASCII 0-9, a-f, A-F
             c -= 48
         elif 97 <= c <= 102:
             c -= 87
@@ -233,151 +250,18 @@ def _join(scheme, host, port, path, loc):
     return base + path[:path.rfind("/") + 1] + loc
 
 
-def _secret(name):
-    n = name.lower()
-    return ("auth" in n or "cookie" in n or "key" in n or "token" in n)
-
-
-# ---------------------------------------------------------------- TLS
-
-def _each_cert(path, fn):
-    """Call fn(der_bytes) for every certificate in a DER or PEM bundle."""
-    try:
-        f = open(path, "rb")
-    except OSError:
-        raise HTTPError("TLS: cannot read CA file %s (fix the path, or set "
-                        "httpc.CA_FILE = None for the default roots)" % path, "tls")
-    bad = HTTPError("TLS: CA file %s is not a DER or PEM certificate bundle"
-                    % path, "tls")
-    n = 0
-    try:
-        first = f.read(1)
-        f.seek(0)
-        if first == b"\x30":
-            pos = 0
-            while True:
-                hdr = f.read(4)
-                if not hdr:
-                    break
-                if len(hdr) < 4 or hdr[0] != 0x30:
-                    raise bad
-                ln = hdr[1]
-                if ln < 0x80:
-                    total = 2 + ln
-                elif ln in (0x81, 0x82):
-                    k = ln & 0x7F
-                    v = hdr[2] if k == 1 else hdr[2] * 256 + hdr[3]
-                    total = 2 + k + v
-                else:
-                    raise bad
-                if total > 16384:
-                    raise bad
-                f.seek(pos)
-                der = f.read(total)
-                if len(der) != total:
-                    raise bad
-                fn(der)
-                n += 1
-                pos += total
-        else:
-            import binascii
-            parts = None
-            while True:
-                line = f.readline()
-                if not line:
-                    break
-                line = line.strip()
-                if line.startswith(b"-----BEGIN CERTIFICATE"):
-                    parts = []
-                elif line.startswith(b"-----END CERTIFICATE"):
-                    if parts:
-                        fn(binascii.a2b_base64(b"".join(parts)))
-                        n += 1
-                    parts = None
-                elif parts is not None:
-                    parts.append(line)
-                    if len(parts) > 400:
-                        raise bad
-    finally:
-        f.close()
-    if not n:
-        raise bad
-    return n
-
-
-def _context(ca):
-    if ca is None:
-        ca = CA_FILE
-    if _ctx[1] is not None and _ctx[0] == ca:
-        return _ctx[1]
-    _ctx[0] = _ctx[1] = None
-    if MICROPYTHON:
-        import tls
-        ctx = tls.SSLContext(tls.PROTOCOL_TLS_CLIENT)
-        ctx.verify_mode = tls.CERT_REQUIRED
-
-        def add(der):
-            try:
-                ctx.load_verify_locations(der)
-            except (ValueError, OSError):
-                raise HTTPError("TLS: bad certificate in %s" % (ca or "cacerts"),
-                                "tls")
-        if ca is None:
-            import sys
-            try:
-                import cacerts
-            except ImportError:
-                raise HTTPError("TLS: no CA certificates (no cacerts module in "
-                                "the firmware; set httpc.CA_FILE)", "tls")
-            try:
-                for der in cacerts.ROOTS:
-                    add(der)
-            finally:
-                # a copy loaded from a .mpy file would keep ~6 KB of heap
-                sys.modules.pop("cacerts", None)
-        else:
-            _each_cert(ca, add)
-    else:
-        import ssl
-        if ca is None:
-            ctx = ssl.create_default_context()
-        else:
-            ders = []
-            _each_cert(ca, ders.append)
-            try:
-                ctx = ssl.create_default_context(cadata=b"".join(ders))
-            except ssl.SSLError:
-                raise HTTPError("TLS: bad certificate in CA file %s" % ca, "tls")
-        ctx.check_hostname = True
-    _ctx[0] = ca
-    _ctx[1] = ctx
-    return ctx
-
-
-def _tls_err(e, host, where):
-    if is_timeout(e):
-        return HTTPError("timed out connecting to %s" % where, "timeout")
-    vc = getattr(e, "verify_code", None)
-    code = _errno(e)
-    low = str(e).lower()
-    if vc in (2, 18, 19, 20, 21) or "not correctly signed" in low or (
-            "unknown ca" in low or "issuer" in low or "self-signed" in low
-            or "self signed" in low or "not trusted" in low):
-        msg = "TLS: certificate not trusted for %s (unknown CA)" % host
-    elif vc in (62, 64) or "mismatch" in low or "does not match" in low:
-        msg = "TLS: certificate does not match host %s" % host
-    elif vc in (9, 10) or "expired" in low or "future" in low:
-        msg = ("TLS: certificate for %s is expired or not yet valid "
-               "(is the clock set?)" % host)
-    elif code == -30336 or "ca_chain_required" in low:
-        msg = "TLS: no CA certificates loaded (set httpc.CA_FILE)"
-    elif code == -9984 or "verify failed" in low:
-        msg = "TLS: certificate verification failed for %s" % host
-    elif code in (104, 32, 103):
-        msg = "TLS handshake with %s failed: connection reset" % where
-    else:
-        msg = "TLS handshake with %s failed: %s" % (where, _short(e))
-    return HTTPError(msg, "tls")
+def _credential(name, secret):
+    """True for a (lowercase) header name that carries credentials:
+    Authorization, Cookie, x-api-key, x-goog-api-key and their kin (any
+    name with auth, cookie, key or token in it), or one the caller named
+    in secret."""
+    if ("auth" in name or "cookie" in name or "key" in name
+            or "token" in name):
+        return True
+    for s in secret:
+        if name == s.lower():
+            return True
+    return False
 
 
 # ---------------------------------------------------------------- connection
@@ -392,7 +276,8 @@ class _Conn:
         self.pos = self.end = 0
         self.nread = 0        # response bytes received for this request
         self.sent = False     # any request byte handed to the socket
-        self.tmo = 30000
+        self.timeout_ms = 30000
+        self.deadline = None  # (ticks_ms at the start, ms allowed) or None
         self.ca = None        # CA bundle it was verified with (reuse only then)
         self.poll = select.poll()
         self.poll.register(sock, select.POLLIN)
@@ -413,9 +298,27 @@ class _Conn:
             self.rbuf = self.rmv = self.wmv = None
 
     def set_timeout(self, ms):
-        self.tmo = int(ms)
+        self.timeout_ms = int(ms)
+
+    def _limit(self, block):
+        """Before every socket call: the deadline's check, and how long the
+        call may wait, (ms, late): the read timeout, what is left of the
+        deadline when that is sooner (late True), 0 when block is False.
+        CPython: the socket's timeout is set to it."""
+        ms = self.timeout_ms if block else 0
+        due = _due(self.deadline, self.host)
+        late = block and due is not None and due <= ms
+        if late:
+            ms = due
         if not MICROPYTHON:
             self.sock.settimeout(ms / 1000)
+        return ms, late
+
+    def _timed_out(self, e, late):
+        """CPython: the error to raise for OSError e of a socket call."""
+        if late and is_timeout(e):
+            return _late(self.deadline, self.host)
+        return e
 
     def close(self):
         self.detach()
@@ -427,24 +330,38 @@ class _Conn:
             except Exception:
                 pass
 
-    def recv(self, mv):
-        """Read what is available (at least 1 byte) into mv; 0 at EOF."""
+    def recv(self, mv, block=True):
+        """Read what is available (at least 1 byte) into mv; 0 at EOF; None
+        when block is False and nothing has arrived."""
+        ms, late = self._limit(block)
         if MICROPYTHON:
             while True:
                 n = self.sock.readinto(mv)
                 if n is not None:
                     break
-                if not self.wait():
-                    raise OSError(110)
+                if not block:
+                    return None
+                self.wait(ms, late)
+                ms, late = self._limit(True)   # readable, but no whole TLS record
         else:
-            n = self.sock.recv_into(mv)
+            try:
+                n = self.sock.recv_into(mv)
+            except OSError as e:
+                if not block and type(e).__name__ in ("BlockingIOError",
+                                                      "SSLWantReadError"):
+                    return None
+                raise self._timed_out(e, late)
         self.nread += n
         return n
 
     def send(self, data):
         self.sent = True
+        ms, late = self._limit(True)
         if not MICROPYTHON:
-            self.sock.sendall(data)
+            try:
+                self.sock.sendall(data)
+            except OSError as e:
+                raise self._timed_out(e, late)
             return
         mv = memoryview(data)
         off, n = 0, len(mv)
@@ -455,27 +372,29 @@ class _Conn:
                 continue
             self.poll.modify(self.sock, select.POLLOUT)
             try:
-                r = self.wait()
+                self.wait(ms, late)
             finally:
                 self.poll.modify(self.sock, select.POLLIN)
-            if not r:
-                raise OSError(110)
+            ms, late = self._limit(True)
 
-    def wait(self):
-        """Poll up to the read timeout; False when it passed. ON_WAIT runs
-        between 100 ms slices (it may raise, e.g. KeyboardInterrupt)."""
-        left = self.tmo
-        while left > 0:
-            step = left if ON_WAIT is None else min(left, 100)
+    def wait(self, ms, late):
+        """MicroPython: poll up to ms; when they pass, the deadline's
+        HTTPError if late, else OSError ETIMEDOUT. ON_WAIT runs between 100 ms
+        slices (it may raise, e.g. KeyboardInterrupt)."""
+        while ms > 0:
+            step = ms if ON_WAIT is None else min(ms, 100)
             if self.poll.poll(step):
-                return True
-            left -= step
+                return
+            ms -= step
             if ON_WAIT is not None:
                 ON_WAIT()
-        return False
+        if late:
+            raise _late(self.deadline, self.host)
+        raise OSError(errno.ETIMEDOUT)
 
-    def read_some(self, mv):
-        """Buffered bytes first, then straight from the socket into mv."""
+    def read_some(self, mv, block=True):
+        """Buffered bytes first, then straight from the socket into mv
+        (None: block is False and nothing has arrived)."""
         k = self.end - self.pos
         if k:
             if k > len(mv):
@@ -484,10 +403,12 @@ class _Conn:
             self.pos += k
             return k
         self.pos = self.end = 0
-        return self.recv(mv)
+        return self.recv(mv, block)
 
-    def line(self, phase, what):
-        """Next line (LF or CRLF): its (start, end) in rbuf, bounded."""
+    def line(self, phase, what, block=True):
+        """Next line (LF or CRLF): its (start, end) in rbuf, bounded. None
+        when block is False and the line has not arrived whole (its start
+        stays buffered)."""
         buf = self.rbuf
         while True:
             i = buf.find(b"\n", self.pos, self.end)
@@ -507,7 +428,9 @@ class _Conn:
             elif self.pos:
                 buf[0:k] = bytes(self.rmv[self.pos:self.end])
                 self.pos, self.end = 0, k
-            n = self.recv(self.rmv[self.end:])
+            n = self.recv(self.rmv[self.end:], block)
+            if n is None:
+                return None
             if not n:
                 raise HTTPError("connection closed by %s %s" % (
                     self.host, phase if self.nread else "before the response"),
@@ -525,22 +448,36 @@ def _alive(c):
     try:
         if not c.poll.poll(0):
             return True
-        if MICROPYTHON:
-            return c.sock.readinto(bytearray(1)) is None   # TLS ticket only
-        c.sock.setblocking(False)
-        try:
-            c.sock.recv_into(bytearray(1))
-            return False
-        except OSError as e:
-            return type(e).__name__ in ("BlockingIOError", "SSLWantReadError")
+        return c.recv(bytearray(1), False) is None   # readable: a TLS ticket only
     except Exception:
         return False
 
 
-def _open(key, connect_timeout, ca):
+def _due(deadline, host):
+    """ms left before deadline, (ticks_ms at the start, ms allowed) or None
+    (then None); its HTTPError "deadline" once it has passed."""
+    if deadline is None:
+        return None
+    left = deadline[1] - ticks_diff(ticks_ms(), deadline[0])
+    if left <= 0:
+        raise _late(deadline, host)
+    return left
+
+
+def _late(deadline, host):
+    return HTTPError("%s did not finish within the %g s deadline" % (
+        host, deadline[1] / 1000), "deadline")
+
+
+def _open(key, connect_timeout, ca, deadline):
+    """A new connection: TCP connect and the TLS handshake, each within
+    connect_timeout and what is left of the deadline."""
     scheme, host, port = key
     where = "%s:%d" % (host, port)
-    ctx = _context(ca) if scheme == "https" else None
+    ctx = None
+    if scheme == "https":
+        from httpc.ca import context
+        ctx = context(ca)
     try:
         ai = socket.getaddrinfo(host, port)
     except Exception:
@@ -554,13 +491,19 @@ def _open(key, connect_timeout, ca):
         fam, addr = ai[0][0], ai[0][-1]
     if addr is None:
         raise HTTPError("cannot resolve host %s" % host, "dns")
+    due = _due(deadline, host)
+    late = due is not None and due < connect_timeout * 1000
     s = socket.socket(fam, socket.SOCK_STREAM)
     try:
-        s.settimeout(connect_timeout)
+        # each step (connect, TLS handshake) within connect_timeout, or
+        # what is left of the deadline when that is sooner
+        s.settimeout(due / 1000 if late else connect_timeout)
         s.connect(addr)
     except OSError as e:
         s.close()
         if is_timeout(e):
+            if late:
+                raise _late(deadline, host)
             raise HTTPError("timed out connecting to %s" % where, "timeout")
         raise HTTPError("cannot connect to %s: %s" % (where, _reason(e)), "connect")
     _stats["opened"] += 1
@@ -572,7 +515,10 @@ def _open(key, connect_timeout, ca):
             s.close()
             if not isinstance(e, (OSError, ValueError)):
                 raise
-            raise _tls_err(e, host, where)
+            if late and is_timeout(e):
+                raise _late(deadline, host)
+            from httpc.ca import handshake_error
+            raise handshake_error(e, host, where)
     if MICROPYTHON:
         s.setblocking(False)
     return _Conn(key, host, s)
@@ -583,7 +529,48 @@ def _release(c):
     if old is not None and old is not c:
         old.close()
     c.detach()
+    c.deadline = None
     _pool[c.key] = c
+
+
+def _too_long(what, limit):
+    return HTTPError("%s larger than %d bytes" % (what, limit), "toolong", True)
+
+
+def _fill(src, mv):
+    """Read from src into mv until it is full or src ends: the count."""
+    n = 0
+    while n < len(mv):
+        k = src.readinto(mv[n:])
+        if not k:
+            break
+        n += k
+    return n
+
+
+def _read_all(src, limit, what, first=_PIECE):
+    """All that src.readinto() gives until it returns 0, as bytes; an
+    HTTPError "toolong" past limit bytes (None: 16 KB). Collected in pieces
+    of `first` bytes (at most 1 KB) joined once: no buffer that doubles and
+    copies, so N bytes need N in small pieces plus the N of the result,
+    its only large block."""
+    if limit is None:
+        limit = _READ_LIMIT
+    size = min(max(first, 1), _PIECE, limit + 1)
+    parts = []
+    got = 0
+    while True:
+        piece = bytearray(size)
+        mv = memoryview(piece)
+        n = _fill(src, mv)
+        got += n
+        if got > limit:
+            raise _too_long(what, limit)
+        if n:
+            parts.append(piece if n == size else bytes(mv[:n]))
+        if n < size:
+            break
+    return b"".join(parts)
 
 
 # ---------------------------------------------------------------- request
@@ -705,7 +692,7 @@ def _send(c, method, host, port, path, headers, body):
         out.flush()
 
 
-def _read_head(c, method, keepb, req_close):
+def _read_head(c, method, keep_names, req_close):
     host = c.host
     interim = 0
     while True:
@@ -719,7 +706,8 @@ def _read_head(c, method, keepb, req_close):
             reason = ln[13:].decode()
         except UnicodeError:
             reason = ""
-        close = ln[7] != 49 or req_close      # HTTP/1.0 is never pooled
+        # HTTP/1.0 is never pooled
+        close = req_close or not ln.startswith(b"HTTP/1.1")
         length = location = None
         chunked = False
         headers = {}
@@ -737,7 +725,7 @@ def _read_head(c, method, keepb, req_close):
                 raise HTTPError("%s: malformed header line" % host, "protocol", True)
             name = bytes(c.rmv[a:k]).strip().lower()
             if name not in (b"content-length", b"transfer-encoding", b"connection",
-                            b"location") and name not in keepb:
+                            b"location") and name not in keep_names:
                 continue
             val = bytes(c.rmv[k + 1:b]).strip()
             if name == b"content-length":
@@ -751,7 +739,7 @@ def _read_head(c, method, keepb, req_close):
                     close = True
             elif name == b"location":
                 location = val
-            if name in keepb:
+            if name in keep_names:
                 sname = name.decode()
                 if len(val) > _VALUE_MAX:
                     raise HTTPError("%s: header %s longer than %d bytes" % (
@@ -765,15 +753,15 @@ def _read_head(c, method, keepb, req_close):
             continue
         break
     if method == "HEAD" or status in (204, 304) or 100 <= status < 200:
-        mode, left = 0, 0
+        mode, left = _NO_BODY, 0
     elif chunked:
-        mode, left = 2, 0
+        mode, left = _CHUNKED, 0
         if length is not None:
             close = True      # both framings: do not trust the connection
     elif length is not None:
-        mode, left = 1, length
+        mode, left = _LENGTH, length
     else:
-        mode, left, close = 3, 0, True
+        mode, left, close = _TO_EOF, 0, True
     return Response(c, status, reason, headers, mode, left, not close, location)
 
 
@@ -786,12 +774,12 @@ class Response:
         self.reason = reason
         self.headers = headers
         self._c = c
-        self._mode = mode     # 0 none, 1 Content-Length, 2 chunked, 3 until EOF
+        self._mode = mode     # how the body is framed: _NO_BODY ... _TO_EOF
         self._left = left     # bytes left in the body / current chunk
         self._keep = keep
         self._loc = location
-        self._first = True
-        self._done = mode == 0 or (mode == 1 and left == 0)
+        self._chunk = _SIZE_LINE   # chunked: the framing due next
+        self._done = mode == _NO_BODY or (mode == _LENGTH and left == 0)
 
     def __enter__(self):
         return self
@@ -799,8 +787,10 @@ class Response:
     def __exit__(self, *exc):
         self.close(exc[0] is None)
 
-    def readinto(self, buf):
-        """Read body bytes into buf; returns the count, 0 at the end."""
+    def readinto(self, buf, block=True):
+        """Read body bytes into buf; returns the count, 0 at the end. With
+        block=False: None when nothing has arrived (a part of a chunk-size
+        line is kept for the next call)."""
         c = self._c
         if self._done or c is None:
             return 0
@@ -808,7 +798,7 @@ class Response:
         if not len(mv):
             return 0
         try:
-            return self._readinto(c, mv)
+            return self._readinto(c, mv, block)
         except HTTPError as e:
             self._keep = False
             e.sent = True
@@ -819,81 +809,79 @@ class Response:
             err.sent = True
             raise err
 
-    def _readinto(self, c, mv):
+    def _readinto(self, c, mv, block=True):
         m = self._mode
-        if m == 2:
-            if not self._left:
-                if not self._first:
-                    a, b = c.line("while reading the body", "chunk line")
-                    if a != b:
-                        raise HTTPError("%s: bad chunk size" % c.host, "protocol")
-                self._first = False
-                a, b = c.line("while reading the body", "chunk line")
-                size = _hex(c.rbuf, a, b)
-                if size < 0:
-                    raise HTTPError("%s: bad chunk size" % c.host, "protocol")
-                if not size:
-                    for _ in range(_MAX_HEADERS + 1):     # trailers, ignored
-                        a, b = c.line("while reading the body", "trailer line")
-                        if a == b:
-                            self._done = True
-                            return 0
-                    raise HTTPError("%s: more than %d trailer lines" % (
-                        c.host, _MAX_HEADERS), "toolong")
-                self._left = size
-        if m == 3:
-            n = c.read_some(mv)
-            if not n:
+        if m == _CHUNKED and not self._left:
+            more = self._next_chunk(c, block)
+            if not more:
+                return more         # None (nothing yet) or False (the end)
+        if m == _TO_EOF:
+            n = c.read_some(mv, block)
+            if n == 0:
                 self._done = True
             return n
         if len(mv) > self._left:
             mv = mv[:self._left]
-        n = c.read_some(mv)
+        n = c.read_some(mv, block)
+        if n is None:
+            return None
         if not n:
             raise HTTPError("connection closed by %s while reading the body"
                             % c.host, "reset")
         self._left -= n
-        if m == 1 and not self._left:
+        if m == _LENGTH and not self._left:
             self._done = True
         return n
 
-    def read(self, n=-1, limit=_READ_LIMIT):
-        """read(n): up to n bytes (fewer only at the end). read(): the whole
-        (small) body, HTTPError "toolong" when larger than limit."""
-        if n is not None and n >= 0:
-            buf = bytearray(n)
-            mv = memoryview(buf)
-            got = 0
-            while got < n:
-                k = self.readinto(mv[got:])
-                if not k:
-                    break
-                got += k
-            return bytes(mv[:got])
-        host = self._c.host if self._c else "server"
-        too = HTTPError("%s: response body larger than %d bytes" % (host, limit),
-                        "toolong", True)
-        size = 256
-        if self._mode == 1:
-            if self._left > limit:
-                raise too
-            size = self._left + 1
-        buf = bytearray(size)
-        got = 0
+    def _next_chunk(self, c, block):
+        """Read chunk framing up to the next chunk's data: True; False at the
+        end of the body (trailers skipped); None when block is False and a
+        line has not arrived whole (the state stays for the next call)."""
         while True:
-            if got == len(buf):
-                if got > limit:
-                    raise too
-                nb = bytearray(min(got * 2, limit + 1))
-                nb[:got] = buf
-                buf = nb
-            k = self.readinto(memoryview(buf)[got:])
-            if not k:
-                break
-            got += k
-            if got > limit:
-                raise too
-        return bytes(memoryview(buf)[:got])
+            st = self._chunk
+            ab = c.line("while reading the body", "chunk line", block)
+            if ab is None:
+                return None
+            a, b = ab
+            if st == _DATA_END:             # the CRLF after a chunk's data
+                if a != b:
+                    raise HTTPError("%s: bad chunk size" % c.host, "protocol")
+                self._chunk = _SIZE_LINE
+            elif st == _SIZE_LINE:
+                size = _hex(c.rbuf, a, b)
+                if size < 0:
+                    raise HTTPError("%s: bad chunk size" % c.host, "protocol")
+                if size:
+                    self._left = size
+                    self._chunk = _DATA_END
+                    return True
+                self._chunk = _TRAILERS
+                self._trailers = 0
+            elif a == b:                    # the blank line after the trailers
+                self._done = True
+                return False
+            else:
+                self._trailers += 1         # trailer lines, counted and ignored
+                if self._trailers > _MAX_HEADERS:
+                    raise HTTPError("%s: more than %d trailer lines" % (
+                        c.host, _MAX_HEADERS), "toolong")
+
+    def read(self, n=-1, limit=None):
+        """read(n): up to n bytes (fewer only at the end). read(): the whole
+        (small) body, HTTPError "toolong" when larger than limit (default
+        16 KB); it costs the body twice at the end (pieces, then the bytes)."""
+        if n is not None and n >= 0:
+            mv = memoryview(bytearray(n))
+            return bytes(mv[:_fill(self, mv)])
+        if limit is None:
+            limit = _READ_LIMIT
+        what = "%s: response body" % (self._c.host if self._c else "server")
+        first = _PIECE
+        if self._mode == _LENGTH:
+            if self._left > limit:
+                raise _too_long(what, limit)
+            first = self._left + 1      # all in one piece when small
+        return _read_all(self, limit, what, first)
 
     def close(self, drain=True):
         """Return the connection to the pool if the body was read to its end
@@ -912,9 +900,9 @@ class Response:
             c.close()
 
     def _drain(self, c):
-        if self._mode == 1 and self._left > _DRAIN_MAX:
+        if self._mode == _LENGTH and self._left > _DRAIN_MAX:
             return False
-        c.set_timeout(min(c.tmo, 1000))
+        c.set_timeout(min(c.timeout_ms, 1000))
         total = 0
         try:
             while total <= _DRAIN_MAX and not self._done:
@@ -925,8 +913,8 @@ class Response:
         return self._done
 
 
-def _exchange(method, key, path, headers, body, keepb, timeout, connect_timeout,
-              ca, req_close):
+def _exchange(method, key, path, headers, body, keep_names, timeout, connect_timeout,
+              ca, req_close, deadline):
     scheme, host, port = key
     retried = False
     while True:
@@ -940,8 +928,9 @@ def _exchange(method, key, path, headers, body, keepb, timeout, connect_timeout,
                 c.close()
                 c = None
         if c is None:
-            c = _open(key, connect_timeout, ca)
+            c = _open(key, connect_timeout, ca, deadline)
             c.ca = ca
+        c.deadline = deadline
         c.attach()
         c.nread = 0
         c.sent = False
@@ -952,7 +941,7 @@ def _exchange(method, key, path, headers, body, keepb, timeout, connect_timeout,
                 phase = "while sending the request"
                 _send(c, method, host, port, path, headers, body)
                 phase = "while reading the response headers"
-                return _read_head(c, method, keepb, req_close)
+                return _read_head(c, method, keep_names, req_close)
             except HTTPError:
                 raise
             except OSError as e:
@@ -972,22 +961,29 @@ def _exchange(method, key, path, headers, body, keepb, timeout, connect_timeout,
 
 
 def request(method, url, headers=None, body=None, keep=(), timeout=30,
-            connect_timeout=10, max_redirects=3, ca=None):
+            connect_timeout=10, max_redirects=3, ca=None, secret=(), deadline=None):
     """Send one request and return its Response (headers read, body not).
 
     body: None | bytes | bytearray | str | callable(write) (chunked) |
     (length, callable(write)) (Content-Length). keep: lowercase header
     names to store in Response.headers. timeout: seconds per socket read;
     connect_timeout: TCP connect + TLS handshake. ca: path of a DER or PEM
-    CA file (default CA_FILE; None: built-in / system roots)."""
+    CA file (default CA_FILE; None: built-in / system roots). secret:
+    names of more headers that carry credentials (dropped, like
+    Authorization, on a redirect to another origin). deadline: seconds for
+    the whole request (None: no bound), from connect through redirects to
+    the last byte read through the Response; every socket wait ends at it
+    with HTTPError kind "deadline"."""
     method = method.upper()
     if isinstance(keep, str):
         keep = (keep,)
-    keepb = {}
+    keep_names = {}
     for k in keep:
-        keepb[k.lower().encode()] = 1
+        keep_names[k.lower().encode()] = 1
     if ca is None:
         ca = CA_FILE
+    if deadline is not None:
+        deadline = (ticks_ms(), int(deadline * 1000))
     hops = 0
     while True:
         scheme, host, port, path = _split(url)
@@ -996,8 +992,8 @@ def request(method, url, headers=None, body=None, keep=(), timeout=30,
             for k in headers:
                 if k.lower() == "connection" and "close" in str(headers[k]).lower():
                     req_close = True
-        r = _exchange(method, (scheme, host, port), path, headers, body, keepb,
-                      timeout, connect_timeout, ca, req_close)
+        r = _exchange(method, (scheme, host, port), path, headers, body, keep_names,
+                      timeout, connect_timeout, ca, req_close, deadline)
         loc = r._loc
         if r.status not in (301, 302, 303, 307, 308) or loc is None or max_redirects <= 0:
             return r
@@ -1008,336 +1004,36 @@ def request(method, url, headers=None, body=None, keep=(), timeout=30,
         hops += 1
         try:
             url = _join(scheme, host, port, path, _dec(loc, "%s: Location" % host))
-            nhost = _split(url)[1]
+            to = _split(url)
         except ValueError:
             raise HTTPError("%s: bad redirect location" % host, "protocol", True)
+        if scheme == "https" and to[0] == "http":
+            raise HTTPError("%s: redirect to plain http refused" % host,
+                            "protocol", True)
+        # another origin (scheme, host or port) never gets our credentials
+        moved = to[:3] != (scheme, host, port)
         drop_type = False
         if r.status in (301, 302, 303) and method != "HEAD":
             method = "GET"
             body = None
             drop_type = True
-        if headers and (drop_type or nhost != host):
-            nh = {}
+        if headers and (drop_type or moved):
+            kept = {}
             for k in headers:
                 lk = k.lower()
-                if nhost != host and _secret(lk):
+                if moved and _credential(lk, secret):
                     continue
                 if drop_type and lk == "content-type":
                     continue
-                nh[k] = headers[k]
-            headers = nh
+                kept[k] = headers[k]
+            headers = kept
 
 
-# ---------------------------------------------------------------- SSE
-
-class Event:
-    """One SSE event. .event/.id/.retry are final once the data has been
-    read to its end (fields after the data lines are rare but legal). The
-    data is a byte stream: readinto(buf) / read(limit)."""
-
-    def __init__(self, sse):
-        self._src = sse
-        self._n = 0
-        self.event = "message"
-        self.id = sse.last_id
-        self.retry = sse.retry
-
-    def readinto(self, buf):
-        s = self._src
-        if s is None or s._cur is not self:
-            return 0
-        return s._data(memoryview(buf), self)
-
-    def read(self, limit=_READ_LIMIT):
-        buf = bytearray(64)
-        got = 0
-        while True:
-            if got == len(buf):
-                if got > limit:
-                    break
-                nb = bytearray(min(got * 2, limit + 1))
-                nb[:got] = buf
-                buf = nb
-            k = self.readinto(memoryview(buf)[got:])
-            if not k:
-                return bytes(memoryview(buf)[:got])
-            got += k
-            if got > limit:
-                break
-        raise HTTPError("SSE event data larger than %d bytes" % limit,
-                        "toolong", True)
-
-    @property
-    def empty(self):
-        """True when the event's data is empty (e.g. a priming `data:`)."""
-        if self._n:
-            return False
-        s = self._src
-        if s is None or s._cur is not self:
-            return True
-        return s._peek_empty()
-
-
-class SSE:
-    """Server-Sent Events reader over anything with readinto() (a Response).
-
-    next() returns the next Event that has a data field (possibly empty:
-    check .empty), or None at the end of the stream. Events without any
-    data line (e.g. retry-only) are NOT returned, as in the WHATWG spec;
-    their id/retry still update .last_id/.retry. The Event is returned as
-    soon as its first data line starts; unread data is skipped by the next
-    next(). An event cut off by the end of the stream ends its data early.
-    Field lines other than data (event, id, retry, unknown) are bounded by
-    max_line; data lines are streamed and unbounded."""
-
-    def __init__(self, resp, max_line=LINE_MAX):
-        self._src = resp
-        self._maxv = max_line
-        self._b = bytearray(max_line + 16)
-        self._mv = memoryview(self._b)
-        self.pos = self.end = 0
-        self._eof = False
-        self._lf = False      # the last line ended with CR: drop one LF
-        self._bom = True
-        self._cur = None
-        self._st = 2          # 0 in a data value, 1 at a line start, 2 event end
-        self._nl = False      # "\n" owed between two data lines
-        self.last_id = None
-        self.retry = None
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        ev = self.next()
-        if ev is None:
-            raise StopIteration
-        return ev
-
-    def close(self):
-        self._cur = None
-        self._src.close()
-
-    def _fill(self):
-        if self._eof:
-            return False
-        if self.pos == self.end:
-            self.pos = self.end = 0
-        elif self.end == len(self._b):
-            k = self.end - self.pos
-            self._b[0:k] = bytes(self._mv[self.pos:self.end])
-            self.pos, self.end = 0, k
-        n = self._src.readinto(self._mv[self.end:])
-        if not n:
-            self._eof = True
-            return False
-        self.end += n
-        return True
-
-    def _eol(self, a):
-        b = self._b
-        i = b.find(b"\n", a, self.end)
-        j = b.find(b"\r", a, self.end if i < 0 else i)
-        return j if j >= 0 else i
-
-    def _skip_line(self):
-        while True:
-            i = self._eol(self.pos)
-            if i >= 0:
-                self.pos = i + 1
-                self._lf = self._b[i] == 13
-                return True
-            self.pos = self.end
-            if not self._fill():
-                return False
-
-    def _toolong(self):
-        return HTTPError("SSE field line longer than %d bytes" % self._maxv,
-                         "toolong", True)
-
-    def _field(self):
-        """Consume lines up to the next data value or blank line.
-        Returns 2 at a data value, 1 after a blank line, 0 at end of stream."""
-        b = self._b
-        while True:
-            if self.pos == self.end and not self._fill():
-                return 0
-            if self._lf:
-                self._lf = False
-                if b[self.pos] == 10:
-                    self.pos += 1
-                    continue
-            if self._bom:
-                self._bom = False
-                while self.end - self.pos < 3 and self._fill():
-                    pass
-                if b.find(b"\xef\xbb\xbf", self.pos, self.pos + 3) == self.pos:
-                    self.pos += 3
-                continue
-            c = b[self.pos]
-            if c == 10 or c == 13:
-                self.pos += 1
-                self._lf = c == 13
-                return 1
-            if c == 58:                    # ":" comment
-                if not self._skip_line():
-                    return 0
-                continue
-            while True:                    # the name ends at ":" or the EOL
-                k = self._eol(self.pos)
-                col = b.find(b":", self.pos, self.end if k < 0 else k)
-                if col >= 0 or k >= 0:
-                    break
-                if self.end - self.pos >= self._maxv:
-                    raise self._toolong()
-                if not self._fill():
-                    return 0
-            a = self.pos
-            end = col if col >= 0 else k
-            if end - a == 4 and b.find(b"data", a, end) == a:
-                if col < 0:
-                    self.pos = k            # "data" alone: empty value
-                    return 2
-                self.pos = col + 1
-                if self.pos == self.end:
-                    self._fill()
-                if self.pos < self.end and b[self.pos] == 32:
-                    self.pos += 1
-                return 2
-            while k < 0:                   # other fields: the whole line
-                if self.end - self.pos >= self._maxv:
-                    raise self._toolong()
-                if not self._fill():
-                    return 0
-                k = self._eol(self.pos)
-            if k - self.pos > self._maxv:
-                raise self._toolong()
-            self._apply(self.pos, k)
-            self.pos = k + 1
-            self._lf = b[k] == 13
-
-    def _apply(self, a, k):
-        b = self._b
-        col = b.find(b":", a, k)
-        if col < 0:
-            name, val = bytes(self._mv[a:k]), b""
-        else:
-            name = bytes(self._mv[a:col])
-            v = col + 1
-            if v < k and b[v] == 32:
-                v += 1
-            val = bytes(self._mv[v:k])
-        ev = self._cur
-        if name == b"event":
-            ev.event = _dec(val, "SSE event name") if val else "message"
-        elif name == b"id":
-            if b"\x00" not in val:
-                self.last_id = _dec(val, "SSE id")
-                ev.id = self.last_id
-        elif name == b"retry":
-            if val and val.isdigit():
-                self.retry = int(val)
-                ev.retry = self.retry
-
-    def _data(self, mv, ev):
-        n = len(mv)
-        got = 0
-        b = self._b
-        while got < n:
-            if self._nl:
-                mv[got] = 10
-                got += 1
-                self._nl = False
-                continue
-            st = self._st
-            if st == 0:
-                if self.pos == self.end:
-                    if got:
-                        break
-                    if not self._fill():
-                        self._st = 2
-                        break
-                i = self._eol(self.pos)
-                e = self.end if i < 0 else i
-                k = e - self.pos
-                if k > n - got:
-                    k = n - got
-                if k:
-                    mv[got:got + k] = self._mv[self.pos:self.pos + k]
-                    self.pos += k
-                    got += k
-                if i >= 0 and self.pos == i:
-                    self.pos = i + 1
-                    self._lf = b[i] == 13
-                    self._st = 1
-            elif st == 1:
-                if got and self.pos == self.end:
-                    break          # hand over what we have before blocking
-                if self._field() == 2:
-                    self._nl = True
-                    self._st = 0
-                else:
-                    self._st = 2
-            else:
-                break
-        ev._n += got
-        return got
-
-    def _peek_empty(self):
-        b = self._b
-        while True:
-            if self._nl:
-                return False
-            st = self._st
-            if st == 0:
-                if self.pos == self.end and not self._fill():
-                    self._st = 2
-                    return True
-                c = b[self.pos]
-                if c != 10 and c != 13:
-                    return False
-                self.pos += 1
-                self._lf = c == 13
-                self._st = 1
-            elif st == 1:
-                if self._field() == 2:
-                    self._nl = True
-                    self._st = 0
-                else:
-                    self._st = 2
-            else:
-                return True
-
-    def _finish(self):
-        while True:
-            st = self._st
-            self._nl = False
-            if st == 0:
-                if not self._skip_line():
-                    self._st = 2
-                    return
-                self._st = 1
-            elif st == 1:
-                self._st = 0 if self._field() == 2 else 2
-            else:
-                return
-
-    def next(self):
-        """The next event with data, or None at the end of the stream."""
-        if self._cur is not None:
-            self._finish()
-            self._cur = None
-        ev = Event(self)
-        self._cur = ev
-        while True:
-            r = self._field()
-            if r == 2:
-                self._st = 0
-                self._nl = False
-                return ev
-            if r == 0:
-                self._cur = None
-                self._st = 2
-                return None
-            ev.event = "message"         # blank line without data: discarded
-            ev.id = self.last_id
+def __getattr__(name):
+    # httpc.SSE / httpc.Event: the SSE reader is imported on first use.
+    # Inside the package import submodules as "from httpc.x import y":
+    # MicroPython asks this function first for "from httpc import x".
+    if name == "SSE" or name == "Event":
+        import httpc.sse
+        return getattr(httpc.sse, name)
+    raise AttributeError(name)

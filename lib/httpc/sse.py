@@ -1,0 +1,377 @@
+# httpc.sse: the Server-Sent Events reader, imported on first use of
+# httpc.SSE / httpc.Event.
+#
+# Wire format (WHATWG "text/event-stream"): lines of "field: value" ending
+# in LF, CR or CRLF; one space after the colon is dropped; a line starting
+# with ":" is a comment; a blank line ends the event. "data" lines join
+# with "\n"; "event" names the event, "id" (without NUL) sets the last
+# event id, "retry" (digits) the reconnection time; a leading UTF-8 BOM is
+# dropped.
+#
+# Memory: one buffer of max_line + 16 bytes per stream. Field lines other
+# than data are bounded by max_line; data streams through the caller's
+# buffer (Event.readinto) and is never held whole.
+#
+# Polling: next(block=False) reads only what has arrived (the source must
+# take readinto(buf, False) and return None when nothing has: a Response
+# does) and returns None until an event's data starts; comments, blank
+# lines and chunk framing are consumed, a partial line is kept for the next
+# call. Once an event is returned, reading it may block to its end.
+from compat import const
+from httpc import HTTPError, LINE_MAX, _dec, _read_all
+
+# where the reader is (SSE._st)
+_IN_DATA = const(0)           # inside a data value
+_LINE_START = const(1)        # at the start of a line of the event
+_EVENT_END = const(2)         # the event's data has ended
+
+# what SSE._field() found
+_END = const(0)               # the end of the stream
+_BLANK = const(1)             # a blank line: the event ends
+_AT_DATA = const(2)           # the value of a data line starts here
+_LATER = const(3)             # not blocking: no complete line has arrived
+
+_LF = const(10)
+_CR = const(13)
+_SPACE = const(32)
+_COLON = const(58)
+
+
+class Event:
+    """One SSE event. .event/.id/.retry are final once the data has been
+    read to its end (fields after the data lines are rare but legal). The
+    data is a byte stream: readinto(buf) / read(limit)."""
+
+    def __init__(self, sse):
+        self._src = sse
+        self._n = 0
+        self.event = "message"
+        self.id = sse.last_id
+        self.retry = sse.retry
+
+    def readinto(self, buf):
+        s = self._src
+        if s is None or s._cur is not self:
+            return 0
+        return s._data(memoryview(buf), self)
+
+    def read(self, limit=None):
+        """The whole (small) data as bytes; HTTPError "toolong" when it is
+        larger than limit (default 16 KB)."""
+        return _read_all(self, limit, "SSE event data")
+
+    @property
+    def empty(self):
+        """True when the event's data is empty (e.g. a priming `data:`)."""
+        if self._n:
+            return False
+        s = self._src
+        if s is None or s._cur is not self:
+            return True
+        return s._peek_empty()
+
+
+class SSE:
+    """Server-Sent Events reader over anything with readinto() (a Response).
+
+    next() returns the next Event that has a data field (possibly empty:
+    check .empty), or None at the end of the stream (.ended is True then).
+    next(False) does not wait: None while no event has started (see the
+    module comment). Events without any
+    data line (e.g. retry-only) are NOT returned, as in the WHATWG spec;
+    their id/retry still update .last_id/.retry. The Event is returned as
+    soon as its first data line starts; unread data is skipped by the next
+    next(). An event cut off by the end of the stream ends its data early.
+    Field lines other than data (event, id, retry, unknown) are bounded by
+    max_line; data lines are streamed and unbounded."""
+
+    def __init__(self, resp, max_line=LINE_MAX):
+        self._src = resp
+        self._max_line = max_line
+        self._b = bytearray(max_line + 16)
+        self._mv = memoryview(self._b)
+        self.pos = self.end = 0
+        self._eof = False
+        self._lf = False      # the last line ended with CR: drop one LF
+        self._bom = True
+        self._skip = False    # inside a comment line
+        self._cur = None      # the event being read (or its fields, not yet given)
+        self._given = False   # _cur was returned by next()
+        self.ended = False
+        self._st = _EVENT_END
+        self._nl = False      # "\n" owed between two data lines
+        self.last_id = None
+        self.retry = None
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        ev = self.next()
+        if ev is None:
+            raise StopIteration
+        return ev
+
+    def close(self):
+        self._cur = None
+        self._given = False
+        self._src.close()
+
+    def _fill(self, block=True):
+        """More bytes into the buffer: True; False at the end of the stream;
+        None when block is False and nothing has arrived."""
+        if self._eof:
+            return False
+        if self.pos == self.end:
+            self.pos = self.end = 0
+        elif self.end == len(self._b):
+            k = self.end - self.pos
+            self._b[0:k] = bytes(self._mv[self.pos:self.end])
+            self.pos, self.end = 0, k
+        mv = self._mv[self.end:]
+        n = self._src.readinto(mv) if block else self._src.readinto(mv, False)
+        if n is None:
+            return None
+        if not n:
+            self._eof = True
+            return False
+        self.end += n
+        return True
+
+    def _eol(self, a):
+        b = self._b
+        i = b.find(b"\n", a, self.end)
+        j = b.find(b"\r", a, self.end if i < 0 else i)
+        return j if j >= 0 else i
+
+    def _skip_line(self):
+        while True:
+            i = self._eol(self.pos)
+            if i >= 0:
+                self.pos = i + 1
+                self._lf = self._b[i] == _CR
+                return True
+            self.pos = self.end
+            if not self._fill():
+                return False
+
+    def _toolong(self):
+        return HTTPError("SSE field line longer than %d bytes" % self._max_line,
+                         "toolong", True)
+
+    def _field(self, block=True):
+        """Consume lines up to the next data value or blank line: _AT_DATA,
+        _BLANK, _END at the end of the stream, or (block False) _LATER when
+        no complete line has arrived; a partial line stays buffered."""
+        b = self._b
+        while True:
+            if self.pos == self.end:
+                got = self._fill(block)
+                if not got:
+                    return _END if got is False else _LATER
+            if self._lf:
+                self._lf = False
+                if b[self.pos] == _LF:
+                    self.pos += 1
+                    continue
+            if self._skip:                 # the rest of a comment line
+                i = self._eol(self.pos)
+                if i < 0:
+                    self.pos = self.end
+                    continue
+                self.pos = i + 1
+                self._lf = b[i] == _CR
+                self._skip = False
+                continue
+            if self._bom:
+                while self.end - self.pos < 3:
+                    got = self._fill(block)
+                    if got is None:
+                        return _LATER
+                    if not got:
+                        break
+                self._bom = False
+                if b.find(b"\xef\xbb\xbf", self.pos, self.pos + 3) == self.pos:
+                    self.pos += 3
+                continue
+            c = b[self.pos]
+            if c == _LF or c == _CR:
+                self.pos += 1
+                self._lf = c == _CR
+                return _BLANK
+            if c == _COLON:                # a comment: skipped, unbounded
+                self._skip = True
+                continue
+            while True:                    # the name ends at ":" or the EOL
+                k = self._eol(self.pos)
+                col = b.find(b":", self.pos, self.end if k < 0 else k)
+                if col >= 0 or k >= 0:
+                    break
+                if self.end - self.pos >= self._max_line:
+                    raise self._toolong()
+                got = self._fill(block)
+                if not got:
+                    return _END if got is False else _LATER
+            a = self.pos
+            end = col if col >= 0 else k
+            if end - a == 4 and b.find(b"data", a, end) == a:
+                if col < 0:
+                    self.pos = k            # "data" alone: empty value
+                    return _AT_DATA
+                if col + 1 == self.end and not self._eof:
+                    # is the next byte the space to drop? Read on, then
+                    # parse the line again (the buffer may have moved)
+                    if self._fill(block) is None:
+                        return _LATER
+                    continue
+                self.pos = col + 1
+                if self.pos < self.end and b[self.pos] == _SPACE:
+                    self.pos += 1
+                return _AT_DATA
+            while k < 0:                   # other fields: the whole line
+                if self.end - self.pos >= self._max_line:
+                    raise self._toolong()
+                got = self._fill(block)
+                if not got:
+                    return _END if got is False else _LATER
+                k = self._eol(self.pos)
+            if k - self.pos > self._max_line:
+                raise self._toolong()
+            self._apply(self.pos, k)
+            self.pos = k + 1
+            self._lf = b[k] == _CR
+
+    def _apply(self, a, k):
+        b = self._b
+        col = b.find(b":", a, k)
+        if col < 0:
+            name, val = bytes(self._mv[a:k]), b""
+        else:
+            name = bytes(self._mv[a:col])
+            v = col + 1
+            if v < k and b[v] == _SPACE:
+                v += 1
+            val = bytes(self._mv[v:k])
+        ev = self._cur
+        if name == b"event":
+            ev.event = _dec(val, "SSE event name") if val else "message"
+        elif name == b"id":
+            if b"\x00" not in val:
+                self.last_id = _dec(val, "SSE id")
+                ev.id = self.last_id
+        elif name == b"retry":
+            if val and val.isdigit():
+                self.retry = int(val)
+                ev.retry = self.retry
+
+    def _data(self, mv, ev):
+        n = len(mv)
+        got = 0
+        b = self._b
+        while got < n:
+            if self._nl:
+                mv[got] = _LF
+                got += 1
+                self._nl = False
+                continue
+            st = self._st
+            if st == _IN_DATA:
+                if self.pos == self.end:
+                    if got:
+                        break
+                    if not self._fill():
+                        self._st = _EVENT_END
+                        break
+                i = self._eol(self.pos)
+                e = self.end if i < 0 else i
+                k = e - self.pos
+                if k > n - got:
+                    k = n - got
+                if k:
+                    mv[got:got + k] = self._mv[self.pos:self.pos + k]
+                    self.pos += k
+                    got += k
+                if i >= 0 and self.pos == i:
+                    self.pos = i + 1
+                    self._lf = b[i] == _CR
+                    self._st = _LINE_START
+            elif st == _LINE_START:
+                if got and self.pos == self.end:
+                    break          # hand over what we have before blocking
+                self._next_line()
+            else:
+                break
+        ev._n += got
+        return got
+
+    def _next_line(self):
+        """At a line start inside an event: into the next data value, or
+        to the event's end."""
+        if self._field() == _AT_DATA:
+            self._nl = True
+            self._st = _IN_DATA
+        else:
+            self._st = _EVENT_END
+
+    def _peek_empty(self):
+        b = self._b
+        while True:
+            if self._nl:
+                return False
+            st = self._st
+            if st == _IN_DATA:
+                if self.pos == self.end and not self._fill():
+                    self._st = _EVENT_END
+                    return True
+                c = b[self.pos]
+                if c != _LF and c != _CR:
+                    return False
+                self.pos += 1
+                self._lf = c == _CR
+                self._st = _LINE_START
+            elif st == _LINE_START:
+                self._next_line()
+            else:
+                return True
+
+    def _finish(self):
+        """Skip what is left of the current event's data."""
+        while True:
+            st = self._st
+            self._nl = False
+            if st == _IN_DATA:
+                if not self._skip_line():
+                    self._st = _EVENT_END
+                    return
+                self._st = _LINE_START
+            elif st == _LINE_START:
+                self._next_line()
+            else:
+                return
+
+    def next(self, block=True):
+        """The next event with data, or None at the end of the stream; with
+        block=False also None while no event's data has started."""
+        if self._given:
+            self._finish()
+            self._cur = None
+            self._given = False
+        ev = self._cur
+        if ev is None:
+            ev = self._cur = Event(self)
+        while True:
+            r = self._field(block)
+            if r == _AT_DATA:
+                self._st = _IN_DATA
+                self._nl = False
+                self._given = True
+                return ev
+            if r == _END:
+                self._cur = None
+                self._st = _EVENT_END
+                self.ended = True
+                return None
+            if r == _LATER:
+                return None
+            ev.event = "message"         # blank line without data: discarded
+            ev.id = self.last_id

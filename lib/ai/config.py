@@ -2,13 +2,28 @@
 overrides, then ai.<use>.<field>, then ai.general.<field>, then the provider's
 default from the catalogue. Fields tied to one provider (model, key,
 base_url, tools) are taken from ai.general only while ai.general names the
-same provider (or none), so a chat on Gemini never borrows Groq's key."""
+same provider (or none), so a chat on Gemini never borrows Groq's key.
+
+Model tokens: wherever a model is named (the model override, ai.<use>.model,
+`ai -m TOKEN`, the wizard) the value may be
+    <preset>[,thinking=minimal|low|medium|high|max][,model=<raw id>]
+A preset (ai/catalog.py PRESETS) names a provider and a model id and
+selects that provider; model= keeps the preset's provider and thinking map
+with another id; thinking= sits between the thinking override and the
+thinking settings. A value without a comma that is no preset is a plain
+model id for the provider the settings name. Unknown presets, options and
+thinking words are errors that list the valid ones.
+
+Style: ai.<use>.style (or the style override) switches a provider of the
+openai or responses style to the other (OpenAI-compatible services that
+serve both /chat/completions and /responses)."""
 import store
 from ai import catalog
 from compat import const
 
 THINKING = ("minimal", "low", "medium", "high", "max")
-BOUND = ("model", "key", "base_url", "tools")
+BOUND = ("model", "key", "base_url", "tools", "style")
+SWITCHABLE = ("openai", "responses")        # styles a provider may swap
 _DEFAULT_TIMEOUT = const(60)
 _DEFAULT_MAX_REPLY = const(16000)
 
@@ -45,6 +60,35 @@ def source(cfg, field):
     return cfg["sources"].get(field) or "ai.%s.%s" % (cfg["use"], field)
 
 
+def parse_model(token):
+    """(preset tuple or None, model id, thinking word or None) of a model
+    token (see the module docstring); ConfigError names the valid words."""
+    from ai import catalog
+    parts = token.split(",")
+    p = catalog.preset(parts[0].strip())
+    if p is None:
+        if len(parts) == 1:
+            return None, token, None        # a plain model id
+        raise ConfigError("unknown preset '%s' in model '%s' (presets: %s)" % (
+            parts[0].strip(), token, ", ".join(q[0] for q in catalog.presets())))
+    model, think = p[2], None
+    for opt in parts[1:]:
+        kv = opt.split("=", 1)
+        k = kv[0].strip()
+        v = kv[1].strip() if len(kv) > 1 else ""
+        if k == "thinking" and v in THINKING:
+            think = v
+        elif k == "thinking":
+            raise ConfigError("thinking must be one of %s, not %r (in model '%s')" % (
+                "|".join(THINKING), v, token))
+        elif k == "model" and v:
+            model = v
+        else:
+            raise ConfigError("unknown option '%s' in model '%s' (options: "
+                              "thinking=%s, model=<id>)" % (opt.strip(), token, "|".join(THINKING)))
+    return p, model, think
+
+
 def resolve(overrides=None):
     """The full configuration for one request, or ConfigError with the
     setting to make."""
@@ -53,6 +97,14 @@ def resolve(overrides=None):
     pid = o.get("provider")
     if not pid:
         pid, _ = _setting(use, "provider", None)
+    # a preset in the model token names the provider
+    token = o.get("model") or _setting(use, "model", pid)[0]
+    preset, model, think = parse_model(token) if isinstance(token, str) else (None, None, None)
+    if preset:
+        if o.get("provider") and o["provider"] != preset[1]:
+            raise ConfigError("model '%s' is a %s preset, not for provider %s" % (
+                token, preset[1], o["provider"]))
+        pid = preset[1]
     if not pid:
         raise ConfigError("no AI provider set for '%s' (set ai.%s.provider or "
                           "ai.general.provider, or run: ai config %s)" % (use, use, use))
@@ -64,7 +116,7 @@ def resolve(overrides=None):
            "quirks": tuple(entry["quirks"].split())}
     sources = {}
     for field in ("model", "key", "base_url", "max_tokens", "temperature",
-                  "system", "timeout", "thinking", "tools"):
+                  "system", "timeout", "thinking", "tools", "style"):
         if o.get(field) is not None and not (field == "tools" and not isinstance(o[field], str)):
             v, src = o[field], "overrides"
         else:
@@ -73,6 +125,18 @@ def resolve(overrides=None):
         if src:
             sources[field] = src
     cfg["sources"] = sources    # only what was set: see source()
+    cfg["thinking_map"] = None
+    if preset:
+        cfg["model"] = model
+        cfg["thinking_map"] = preset[3]
+        if think and o.get("thinking") is None:
+            cfg["thinking"] = think
+            sources["thinking"] = sources.get("model")
+    style = cfg["style"] or entry["style"]
+    if style != entry["style"] and (style not in SWITCHABLE or entry["style"] not in SWITCHABLE):
+        raise ConfigError("%s: %s speaks only the %s style, not %r" % (
+            source(cfg, "style"), pid, entry["style"], style))
+    cfg["style"] = style
     cfg["model"] = cfg["model"] or entry["model"]
     cfg["base_url"] = (cfg["base_url"] or entry["base_url"]).rstrip("/")
     cfg["tools_level"] = cfg.pop("tools") or entry["tools"]

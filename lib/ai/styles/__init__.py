@@ -1,12 +1,14 @@
-"""API styles: one module per wire format (openai, anthropic, gemini) plus
+"""API styles: one module per wire format (openai, responses, anthropic,
+gemini) plus
 the text fallback (text.py, which wraps any of them). This package holds
 what they share; a new style is a module here that follows the contract
 below, plus one line in load() and its catalogue entries (ai/catalog.py).
 
 THE STYLE CONTRACT. The driver (ai/__init__.py) resolves the settings into
 cfg (ai/config.py: provider, name, style, use, model, key, base_url,
-max_tokens, temperature, system, timeout, thinking, tools_level,
-max_reply, quirks, sources), sends, retries and words the errors; a style
+max_tokens, temperature, system, timeout, thinking, thinking_map,
+tools_level, max_reply, quirks, headers (extra request headers, e.g.
+Copilot's), sources), sends, retries and words the errors; a style
 only translates. A style module opens with its wire format and exposes:
 
   request(cfg, history, tools, stream) -> (url, headers, body)
@@ -110,6 +112,32 @@ class TextBuffer:
         return self.chunks[0] if self.chunks else ""
 
 
+def effort(cfg):
+    """The reasoning effort word for cfg["thinking"] (chat completions'
+    reasoning_effort, Responses' reasoning.effort), or None to send none.
+    A preset's thinking map decides first ("effort": send, "none": not);
+    else the quirks (ai/catalog.py): no_effort sends nothing,
+    effort_by_model only to models that have the knob; effort_full passes
+    the whole vocabulary, other services know low|medium|high."""
+    word = cfg.get("thinking")
+    tmap = cfg.get("thinking_map")
+    if not word or tmap == "none":
+        return None
+    quirks = cfg.get("quirks") or ()
+    if tmap != "effort":
+        if "no_effort" in quirks:
+            return None
+        if "effort_by_model" in quirks:
+            model = cfg.get("model") or ""
+            if "qwen3" in model:                 # Groq: none | default
+                return "none" if word == "minimal" else "default"
+            if "gpt-oss" not in model:
+                return None
+    if "effort_full" in quirks:
+        return word
+    return "low" if word == "minimal" else "high" if word == "max" else word
+
+
 def quote(s):
     """Percent-encode s for a URL query (RFC 3986 unreserved bytes kept;
     walks bytes: MicroPython interns every one-character str)."""
@@ -130,6 +158,8 @@ def load(style):
         from ai.styles import anthropic as m
     elif style == "gemini":
         from ai.styles import gemini as m
+    elif style == "responses":
+        from ai.styles import responses as m
     else:
         raise ValueError("unknown API style %r" % style)
     return m

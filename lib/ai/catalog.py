@@ -72,7 +72,8 @@ kimi-turbo kimi kimi-k2-turbo-preview none
 gemini-flash gemini gemini-2.5-flash budget
 gemini-lite gemini gemini-2.5-flash-lite budget
 gemini3-flash gemini gemini-3-flash-preview level
-claude-haiku anthropic claude-haiku-4-5 budget"""
+claude-haiku anthropic claude-haiku-4-5 budget
+claude-sonnet anthropic claude-sonnet-4-6 adaptive"""
 
 
 def entry(p):

@@ -102,7 +102,7 @@ def resolve(overrides=None):
     preset, model, think = parse_model(token) if isinstance(token, str) else (None, None, None)
     if preset:
         if o.get("provider") and o["provider"] != preset[1]:
-            raise ConfigError("model '%s' is a %s preset, not for provider %s" % (
+            raise ConfigError("model '%s' is a preset of %s, not of provider %s" % (
                 token, preset[1], o["provider"]))
         pid = preset[1]
     if not pid:

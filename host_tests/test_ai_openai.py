@@ -119,6 +119,7 @@ def test_request_translates_history_lazily():
     ("groq", "llama-3.3-70b-versatile", "max_completion_tokens", {"high": None}),
     ("ollama", None, "max_tokens", {"low": "low", "max": "high"}),
     ("kimi", None, "max_tokens", {"high": None}),
+    ("copilot", None, "max_completion_tokens", {"high": None}),
 ])
 def test_request_tokens_and_thinking_per_provider(provider, model, field, effort):
     for word, want in effort.items():
@@ -133,6 +134,7 @@ def test_request_tokens_and_thinking_per_provider(provider, model, field, effort
         assert "tools" not in got
         assert headers["Accept"] == "application/json"
         assert ("Authorization" in headers) == (provider != "ollama")
+        assert headers.get("X-Initiator") == ("user" if provider == "copilot" else None)
 
 
 def test_request_system_only_from_cfg_and_echo_only_to_its_provider():

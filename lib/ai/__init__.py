@@ -69,6 +69,8 @@ def _retry_wait(attempt, status, headers, hint):
 
 def _explain(cfg, status, msg, kind, wait):
     head = "%s: %d %s" % (cfg["provider"], status, msg or "error")
+    if cfg.get("login") and status in (401, 403):
+        return "%s (run: %s)" % (head, cfg["login"])
     if status in (401, 403) or kind == "key":
         return "%s (check %s)" % (head, source(cfg, "key"))
     if status == 404 or kind == "model":
@@ -130,6 +132,17 @@ def _network_error(cfg, e):
     return msg
 
 
+def _session(cfg, tools=None):
+    """A provider behind a login (quirk copilot) gets its session token,
+    base URL and headers first: None, or the error line."""
+    if "copilot" in cfg["quirks"]:
+        from ai import copilot
+        err = copilot.prepare(cfg, tools)
+        if err:
+            return "%s: %s" % (cfg["provider"], _scrub(cfg, err))
+    return None
+
+
 def _empty_reason(reply):
     f = reply.finish or "unknown"
     if f == "length":
@@ -151,6 +164,9 @@ def ask(history, overrides=None):
     tools = o.get("tools")
     if isinstance(tools, str) or not tools:
         tools = None
+    err = _session(cfg, tools)
+    if err:
+        return None, err, None
     fallback = None
     if tools and cfg["tools_level"] == "text-fallback":
         from ai.styles import text as fallback
@@ -189,6 +205,9 @@ def fetch_models(provider=None, key=None, use=None, limit=MAX_MODELS):
         style = load(cfg["style"])
     except ConfigError as e:
         return None, str(e)
+    err = _session(cfg)
+    if err:
+        return None, err
     found = []
 
     def add(mid):

@@ -27,6 +27,11 @@ Quirks of the openai (chat completions) style:
                   default, other models nothing
   x_initiator     X-Initiator: agent on a request whose last message is a
                   tool result, else user (Copilot bills what a person asks)
+The driver reads one quirk:
+  copilot         the key is a GitHub login: each request first gets a
+                  Copilot session token (ai/copilot.py), which also gives
+                  the base URL, the editor headers and each model's tools
+                  level
 
 PRESETS: fast, cheap models by a short name, unique across providers, used
 in model tokens (ai/config.py: "<preset>[,thinking=W][,model=ID]"): name,
@@ -58,6 +63,8 @@ PROVIDERS = (
      "gemini-2.5-flash", "native", False, ""),
     ("anthropic", "Anthropic", "anthropic", "https://api.anthropic.com/v1", True,
      "claude-sonnet-4-5", "native", False, ""),
+    ("copilot", "GitHub Copilot", "openai", "https://api.githubcopilot.com",
+     False, "gpt-4.1", "native", False, "copilot no_effort x_initiator"),
 )
 
 # one line per preset: name provider model map (a string stays in flash;
@@ -73,7 +80,9 @@ gemini-flash gemini gemini-2.5-flash budget
 gemini-lite gemini gemini-2.5-flash-lite budget
 gemini3-flash gemini gemini-3-flash-preview level
 claude-haiku anthropic claude-haiku-4-5 budget
-claude-sonnet anthropic claude-sonnet-4-6 adaptive"""
+claude-sonnet anthropic claude-sonnet-4-6 adaptive
+copilot-mini copilot gpt-5-mini none
+copilot-4.1 copilot gpt-4.1 none"""
 
 
 def entry(p):

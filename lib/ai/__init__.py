@@ -239,6 +239,19 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
     return loop.run(history, overrides, tools, mcps, max_rounds, approve, show)
 
 
+def edit(path, start=None, end=None, where="replace", instruction=None, overrides=None):
+    """Change lines start..end of a file with the model (see ai/editor.py):
+    (summary, err); the file is unchanged on any failure."""
+    from ai import editor
+    return editor.edit(path, start, end, where, instruction, overrides)
+
+
+def undo():
+    """Put back the file the last edit changed: (summary, err)."""
+    from ai import editor
+    return editor.undo()
+
+
 def register_tool(name, description, parameters, run):
     from ai import loop
     loop.register_tool(name, description, parameters, run)

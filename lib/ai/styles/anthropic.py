@@ -158,7 +158,9 @@ def _system(cfg, history):
 
 
 def _str(v):
-    return v if isinstance(v, str) else str(v)
+    """Text of a content value (a jsonstream.RawFile is a JSON string kept
+    on flash: written as it is)."""
+    return v if isinstance(v, (str, jsonstream.RawFile)) else str(v)
 
 
 def _tid(s):

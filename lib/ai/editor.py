@@ -23,7 +23,8 @@ message is, in this order:
     <instruction>
 
 with a system prompt that asks for the bare text; a code fence around the
-answer is dropped (and whatever follows its closing line).
+answer is dropped (and whatever follows its closing line). overrides are
+ai.ask's; a "stream" callable there sees the answer's pieces (progress).
 
 Memory: nothing of the file is held in RAM. A scan finds the region's
 byte offsets; the message is written to flash as one JSON string (the file
@@ -264,6 +265,7 @@ def edit(path, start=None, end=None, where="replace", instruction=None, override
     req, ans = _dir("req.json"), _dir("answer")
     o = {"use": "edit"}
     o.update(overrides or {})
+    progress = o.get("stream")      # sees the answer's pieces too
     o["system"] = SYSTEM % WHAT[where]
     o["max_reply"] = MAX_ANSWER
     try:
@@ -274,7 +276,12 @@ def edit(path, start=None, end=None, where="replace", instruction=None, override
             return None, "%s %s" % (name, e)
         with open(ans, "wb") as f:
             out = _Answer(f)
-            o["stream"] = out.feed
+
+            def sink(piece):
+                out.feed(piece)
+                if progress:
+                    progress(piece)
+            o["stream"] = sink
             _, err, _ = ai.ask([{"role": "user",
                                  "content": jsonstream.RawFile(req, 0, n)}], o)
             out.close()

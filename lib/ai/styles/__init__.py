@@ -112,6 +112,17 @@ class TextBuffer:
         return self.chunks[0] if self.chunks else ""
 
 
+def bearer_headers(cfg, accept):
+    """Request headers of the OpenAI-shaped styles: the key as a bearer
+    token (none without a key, e.g. Ollama) and cfg["headers"] (Copilot's)."""
+    h = {"Content-Type": "application/json", "Accept": accept}
+    if cfg.get("key"):
+        h["Authorization"] = "Bearer " + cfg["key"]
+    if cfg.get("headers"):
+        h.update(cfg["headers"])
+    return h
+
+
 def effort(cfg):
     """The reasoning effort word for cfg["thinking"] (chat completions'
     reasoning_effort, Responses' reasoning.effort), or None to send none.

@@ -57,7 +57,7 @@ OpenAI-shaped services may refuse the unknown field).
 Tool results with is_error get an "Error: " prefix (the wire has no flag).
 """
 import jsonstream
-from ai.styles import Reply, StyleError, TextBuffer, assistant_turn, effort
+from ai.styles import Reply, StyleError, TextBuffer, assistant_turn, bearer_headers, effort
 from compat import const
 
 _MAX_CALLS = const(32)          # tool calls in one reply
@@ -69,20 +69,11 @@ _FINISH = {"stop": "stop", "length": "length", "tool_calls": "tool_calls",
 
 # ---------------------------------------------------------------- request
 
-def _headers(cfg, accept):
-    h = {"Content-Type": "application/json", "Accept": accept}
-    if cfg.get("key"):
-        h["Authorization"] = "Bearer " + cfg["key"]
-    if cfg.get("headers"):
-        h.update(cfg["headers"])
-    return h
-
-
 def request(cfg, history, tools, stream):
     """(url, headers, body value tree) for one chat completion."""
     quirks = cfg.get("quirks") or ()
     accept = "text/event-stream" if stream else "application/json"
-    headers = _headers(cfg, accept)
+    headers = bearer_headers(cfg, accept)
     if "x_initiator" in quirks:
         headers["X-Initiator"] = "user"     # _messages may say agent
     body = {"model": cfg["model"], "stream": bool(stream),
@@ -408,7 +399,7 @@ def _try_again(msg):
 
 def models_request(cfg, page_token):
     """(url, headers) of the model list (one page: the token is unused)."""
-    return cfg["base_url"] + "/models", _headers(cfg, "application/json")
+    return cfg["base_url"] + "/models", bearer_headers(cfg, "application/json")
 
 
 def read_models(cfg, body, add):

@@ -75,7 +75,8 @@ arguments are bounded by cfg["max_reply"].
 """
 import jsonstream
 from jsonstream import Array, Stream
-from ai.styles import Reply, StyleError, TextBuffer, assistant_turn, effort
+from ai.styles import (Reply, StyleError, TextBuffer, assistant_turn, bearer_headers,
+                       effort)
 from compat import const
 
 MAX_OPAQUE = const(65536)      # reasoning items of one reply, in characters
@@ -94,15 +95,6 @@ def thinks(cfg):
         return tmap == "effort"
     m = cfg["model"]
     return not (m.startswith("gpt-4") or m.startswith("gpt-3") or "-chat" in m)
-
-
-def headers(cfg, accept):
-    h = {"Content-Type": "application/json", "Accept": accept}
-    if cfg.get("key"):
-        h["Authorization"] = "Bearer " + cfg["key"]
-    if cfg.get("headers"):
-        h.update(cfg["headers"])
-    return h
 
 
 def request(cfg, history, tools, stream):
@@ -124,7 +116,7 @@ def request(cfg, history, tools, stream):
     elif cfg.get("temperature") is not None:
         body["temperature"] = cfg["temperature"]
     accept = "text/event-stream" if stream else "application/json"
-    return cfg["base_url"] + "/responses", headers(cfg, accept), body
+    return cfg["base_url"] + "/responses", bearer_headers(cfg, accept), body
 
 
 def _instructions(cfg, history):
@@ -465,7 +457,7 @@ def error_info(status, body, headers):
 
 def models_request(cfg, page_token):
     """(url, headers) of the model list (one page)."""
-    return cfg["base_url"] + "/models", headers(cfg, "application/json")
+    return cfg["base_url"] + "/models", bearer_headers(cfg, "application/json")
 
 
 def read_models(cfg, body, add):

@@ -13,6 +13,10 @@ from styletest import base_cfg, body_json
 HI = [{"role": "user", "content": "hi"}]
 
 
+def presets():
+    return [tuple(line.split()) for line in catalog.PRESETS.split("\n")]
+
+
 @pytest.fixture(autouse=True)
 def _flash(flash):
     return flash
@@ -23,18 +27,18 @@ def body(cfg):
 
 
 def test_presets_are_unique_name_real_providers_and_known_maps():
-    rows = catalog.presets()
+    rows = presets()
     names = [p[0] for p in rows]
     assert len(names) == len(set(names)) >= len(catalog.PROVIDERS)
     for name, provider, model, tmap in rows:
         assert catalog.find(provider) is not None, name
         assert tmap in ("effort", "budget", "adaptive", "level", "none"), name
-        assert catalog.preset(name) == (name, provider, model, tmap)
+        assert parse_model(name) == ((name, provider, model, tmap), model, None)
         assert name not in catalog.ids()
     # every provider has at least one preset
     assert {p[1] for p in rows} == set(catalog.ids())
-    assert catalog.preset("gpt") is None and catalog.preset("") is None
-    assert catalog.preset("groq") is None            # a provider is no preset
+    assert parse_model("gpt")[0] is None and parse_model("")[0] is None
+    assert parse_model("groq")[0] is None            # a provider is no preset
 
 
 def test_parse_model_tokens():
@@ -106,8 +110,7 @@ def test_thinking_precedence_and_conflicts():
 def cfg_for(token):
     """base_cfg with the preset's provider (base_cfg's default is openai,
     and a preset of another provider must not meet a provider override)."""
-    p = catalog.preset(token.split(",")[0])
-    return base_cfg(model=token, key="k", provider=p[1])
+    return base_cfg(model=token, key="k", provider=parse_model(token.split(",")[0])[0][1])
 
 
 @pytest.mark.parametrize("token,want", [
@@ -148,7 +151,7 @@ def test_thinking_word_reaches_the_native_knob(token, want):
 
 
 def test_no_thinking_word_sends_no_knob():
-    for name, provider, model, tmap in catalog.presets():
+    for name, provider, model, tmap in presets():
         if provider == "copilot":
             continue        # needs a login (tests/test_ai_copilot.py)
         got = body(cfg_for(name))

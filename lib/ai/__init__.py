@@ -132,17 +132,6 @@ def _network_error(cfg, e):
     return msg
 
 
-def _session(cfg, tools=None):
-    """A provider behind a login (quirk copilot) gets its session token,
-    base URL and headers first: None, or the error line."""
-    if "copilot" in cfg["quirks"]:
-        from ai import copilot
-        err = copilot.prepare(cfg, tools)
-        if err:
-            return "%s: %s" % (cfg["provider"], _scrub(cfg, err))
-    return None
-
-
 def _empty_reason(reply):
     f = reply.finish or "unknown"
     if f == "length":
@@ -164,9 +153,11 @@ def ask(history, overrides=None):
     tools = o.get("tools")
     if isinstance(tools, str) or not tools:
         tools = None
-    err = _session(cfg, tools)
-    if err:
-        return None, err, None
+    if "copilot" in cfg["quirks"]:     # a session behind a login first
+        from ai import copilot
+        err = copilot.prepare(cfg, tools)
+        if err:
+            return None, err, None
     fallback = None
     if tools and cfg["tools_level"] == "text-fallback":
         from ai.styles import text as fallback
@@ -205,9 +196,11 @@ def fetch_models(provider=None, key=None, use=None, limit=MAX_MODELS):
         style = load(cfg["style"])
     except ConfigError as e:
         return None, str(e)
-    err = _session(cfg)
-    if err:
-        return None, err
+    if "copilot" in cfg["quirks"]:
+        from ai import copilot
+        err = copilot.prepare(cfg, None)
+        if err:
+            return None, err
     found = []
 
     def add(mid):

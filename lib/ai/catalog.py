@@ -100,17 +100,3 @@ def find(pid):
 def ids():
     return [p[0] for p in PROVIDERS]
 
-
-def presets():
-    """Every preset as a tuple (name, provider, model id, thinking map)."""
-    return [tuple(line.split()) for line in PRESETS.split("\n")]
-
-
-def preset(name):
-    """The preset tuple named name, or None (a scan of PRESETS: no table in
-    RAM for the common case, a plain model id)."""
-    i = ("\n" + PRESETS).find("\n" + name + " ") if name else -1
-    if i < 0:
-        return None
-    j = PRESETS.find("\n", i)
-    return tuple(PRESETS[i:j if j > 0 else len(PRESETS)].split())

@@ -62,31 +62,14 @@ def source(cfg, field):
 
 def parse_model(token):
     """(preset tuple or None, model id, thinking word or None) of a model
-    token (see the module docstring); ConfigError names the valid words."""
-    from ai import catalog
-    parts = token.split(",")
-    p = catalog.preset(parts[0].strip())
-    if p is None:
-        if len(parts) == 1:
-            return None, token, None        # a plain model id
-        raise ConfigError("unknown preset '%s' in model '%s' (presets: %s)" % (
-            parts[0].strip(), token, ", ".join(q[0] for q in catalog.presets())))
-    model, think = p[2], None
-    for opt in parts[1:]:
-        kv = opt.split("=", 1)
-        k = kv[0].strip()
-        v = kv[1].strip() if len(kv) > 1 else ""
-        if k == "thinking" and v in THINKING:
-            think = v
-        elif k == "thinking":
-            raise ConfigError("thinking must be one of %s, not %r (in model '%s')" % (
-                "|".join(THINKING), v, token))
-        elif k == "model" and v:
-            model = v
-        else:
-            raise ConfigError("unknown option '%s' in model '%s' (options: "
-                              "thinking=%s, model=<id>)" % (opt.strip(), token, "|".join(THINKING)))
-    return p, model, think
+    token (see the module docstring); ConfigError names the valid words. A
+    plain id is told from a preset here; tokens are read by ai/presets.py
+    (imported only for them)."""
+    head = token.split(",", 1)[0].strip()
+    if "," not in token and ("\n" + catalog.PRESETS).find("\n" + head + " ") < 0:
+        return None, token, None
+    from ai import presets
+    return presets.parse(token, head)
 
 
 def resolve(overrides=None):

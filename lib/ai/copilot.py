@@ -103,7 +103,7 @@ def _text(v):
 
 def prepare(cfg, tools):
     """Make cfg ready for the Copilot API (key, base URL, headers, tools
-    level): None, or an error line without the provider's name."""
+    level): None, or the error line."""
     try:
         token, api = session(cfg)
         if api and "base_url" not in cfg["sources"]:
@@ -115,9 +115,9 @@ def prepare(cfg, tools):
             if _supports_tools(cfg) is False:
                 cfg["tools_level"] = "text-fallback"
     except ValueError as e:
-        return str(e)
+        return "%s: %s" % (cfg["provider"], e)
     except httpc.HTTPError as e:
-        return "GitHub: %s" % e
+        return "%s: GitHub: %s" % (cfg["provider"], e)
     return None
 
 

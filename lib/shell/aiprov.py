@@ -52,8 +52,9 @@ def login(args):
 
 def presets(args):
     from ai import catalog
-    rows = catalog.presets()
-    for name, provider, model, tmap in rows:
+    rows = catalog.PRESETS.split("\n")
+    for row in rows:
+        name, provider, model, tmap = row.split()
         out("%-14s %-10s %-26s %s" % (name, provider, model,
                                        "" if tmap == "none" else "thinking: " + tmap))
     out("%s; use one as ai -m NAME[,thinking=low][,model=ID] QUESTION or in ai.<use>.model"

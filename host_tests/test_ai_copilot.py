@@ -208,6 +208,14 @@ def test_a_revoked_login_says_to_log_in_again(gh):
     assert "tid=" not in err
 
 
+def test_an_account_without_copilot(gh):
+    t = gh.login()
+    gh.no_copilot.add(t)
+    store.set("copilot.token", t)
+    reply, err = ai.ask_simple("hi", chat_cfg(gh))
+    assert err == "copilot: no Copilot session for this GitHub login (404 Not Found for ***)"
+
+
 def test_not_logged_in(gh):
     reply, err = ai.ask_simple("hi", {"provider": "copilot"})
     assert err == "copilot: not logged in to GitHub (run: ai login copilot)"

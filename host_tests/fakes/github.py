@@ -14,7 +14,7 @@ Wire (PROVIDERS.md section 5):
   GET /copilot_internal/v2/token     Authorization: token <oauth>
     -> {"token","expires_at","refresh_in","endpoints":{"api",...},...}
        401 {"message":"Bad credentials","documentation_url"} (unknown or
-       revoked login)
+       revoked login); 404 for a login in no_copilot (no Copilot plan)
   {api}/chat/completions, {api}/models  Authorization: Bearer <session
     token>, which must be issued and not expired (401 otherwise); a
     request without Editor-Version is 400, as the service answers.
@@ -47,6 +47,7 @@ class FakeGitHub(FakeOpenAI):
         self.expires_in = 900
         self.polls = []
         self.logins = set()           # OAuth tokens handed out
+        self.no_copilot = set()       # logins without a Copilot plan (404)
         self.sessions = {}            # session token -> expires_at
         self.exchanges = 0
         self.poll_times = []
@@ -135,6 +136,9 @@ class FakeGitHub(FakeOpenAI):
         auth = req.headers.get("authorization") or ""
         if not auth.startswith("token ") or auth[6:] not in self.logins:
             return Whole(401, {"message": "Bad credentials",
+                               "documentation_url": "https://docs.github.com/rest"})
+        if auth[6:] in self.no_copilot:
+            return Whole(404, {"message": "Not Found for %s" % auth[6:],
                                "documentation_url": "https://docs.github.com/rest"})
         self.exchanges += 1
         exp = int(self.clock()) + self.ttl

@@ -82,12 +82,13 @@ def session(cfg):
     base = (store.get("copilot.api") or API).rstrip("/")
     status, doc = _get(base + "/copilot_internal/v2/token", h, cfg["timeout"])
     doc = doc or {}
+    said = _text(doc.get("message")).replace(oauth, "***")     # never echo the login
     if status == 401:
         raise ValueError("the GitHub login was refused (401 %s); run %s again" % (
-            _text(doc.get("message")) or "bad credentials", LOGIN))
+            said or "bad credentials", LOGIN))
     if status != 200 or not isinstance(doc.get("token"), str):
         raise ValueError("no Copilot session for this GitHub login (%d %s)" % (
-            status, _text(doc.get("message")) or "no token in the reply"))
+            status, said or "no token in the reply"))
     exp = doc.get("expires_at")
     ends = doc.get("endpoints")
     api = ends.get("api") if isinstance(ends, dict) else None

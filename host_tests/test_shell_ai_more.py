@@ -6,8 +6,9 @@ flow's waits are the fake's interval (0, or long where Ctrl-C is tested),
 so no test sits through a real polling interval."""
 import os
 
-from fakes import FakeGitHub, FakeOpenAI, Text
-from test_shell_ai import console, ollama_settings, read_settings  # noqa: F401  (fixture)
+from fakes import Calls, FakeGitHub, FakeOpenAI, Text
+from test_shell_ai import (console, ollama_settings, provider_number,  # noqa: F401  (fixture)
+                           read_settings)
 
 SOURCE = 'def greet(name):\n    print("hi", name)\n\ngreet("x")\n'
 
@@ -92,6 +93,30 @@ def test_presets_and_model_tokens(console):
         c.clear()
         c.line("ai -m nope,thinking=low why?")
         assert "unknown preset 'nope'" in c.text() and "gpt-mini" in c.text()
+
+
+def test_the_wizard_takes_a_token_of_its_provider_only(console):
+    with FakeOpenAI(flavor="groq", key="gsk-0123456789") as srv:
+        c = console({})
+        for token in ("gpt-mini", "groq-oss,thinking=low"):
+            c.clear()
+            c.type("ai config\r")
+            c.expect_exact("q to quit: ")
+            c.type(provider_number(c.text(), "groq") + "\r")
+            c.expect_exact("Base URL [https://api.groq.com/openai/v1]: ")
+            c.type(srv.base_url + "\r")
+            c.expect_exact("API key: ")
+            c.type("gsk-0123456789\r")
+            c.expect_exact("or type a name, q to quit: ")
+            srv.queue(Text("Ready"), Calls([("ping", {})]))
+            c.type(token + "\r")
+            c.expect_prompt()
+        screen = c.text()
+        assert "saved ai.general: provider groq, model groq-oss,thinking=low" in screen, screen
+        assert read_settings(c.flash)["ai.general.model"] == "groq-oss,thinking=low"
+        assert srv.last.json["model"] == "openai/gpt-oss-20b"
+        assert srv.last.json["reasoning_effort"] == "low"
+        assert "gpt-mini is a preset of openai, not groq; nothing changed" in c.raw
 
 
 # ------------------------------------------------------------ ai edit / undo

@@ -138,7 +138,7 @@ def _supports_tools(cfg):
             at[1] = at[1] or []
             at[1].append(path[1])
 
-    from ai.styles import bearer_headers
+    from ai.styles.oai import bearer_headers
     h = bearer_headers(cfg, "application/json")
     with httpc.request("GET", cfg["base_url"] + "/models", h, timeout=cfg["timeout"]) as resp:
         if resp.status != 200:

@@ -105,7 +105,7 @@ _TABLE = (
     "reboot~restart the board (the simulator ends)~~~system",
     "exit~leave the console (the simulator ends)~~~system",
     "ai~chat with the AI model; config, models, presets, login, edit, history, tools"
-    "~ai [-u TYPE] [-new] [-m MODEL] QUESTION | ai history | ai config [TYPE]"
+    "~ai [-u TYPE] [-new] QUESTION | ai -m MODEL QUESTION | ai history | ai config [TYPE]"
     " | ai models [PROVIDER] | ai presets | ai login copilot"
     " | ai edit FILE[:S-E] [--before|--after] TEXT | ai undo | ai -tools | ai tools list|clear"
     "~question:text:*~ai network~aicmd"

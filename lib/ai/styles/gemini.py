@@ -180,7 +180,9 @@ def _generation(cfg):
 def _str(v):
     """Text of a content value (a jsonstream.RawFile is a JSON string kept
     on flash: written as it is)."""
-    return v if isinstance(v, (str, jsonstream.RawFile)) else str(v)
+    if isinstance(v, str) or isinstance(v, jsonstream.RawFile):
+        return v
+    return str(v)
 
 
 def _system(cfg, history):

@@ -41,7 +41,7 @@ Wire format (what this module writes and reads):
 
 Provider differences are catalogue quirks (ai/catalog.py): max_tokens,
 effort_full, no_effort, effort_by_model, no_obfuscation, x_initiator.
-Thinking: cfg["thinking"] -> reasoning_effort (ai.styles.effort: the whole
+Thinking: cfg["thinking"] -> reasoning_effort (ai.styles.oai.effort: the whole
 vocabulary with effort_full, else three levels; nothing with no_effort,
 e.g. Kimi, whose thinking is chosen by model id, or Copilot; Groq only for
 models that have it; Ollama maps reasoning_effort to its native `think`).
@@ -57,7 +57,8 @@ OpenAI-shaped services may refuse the unknown field).
 Tool results with is_error get an "Error: " prefix (the wire has no flag).
 """
 import jsonstream
-from ai.styles import Reply, StyleError, TextBuffer, assistant_turn, bearer_headers, effort
+from ai.styles import Reply, StyleError, TextBuffer, assistant_turn
+from ai.styles.oai import bearer_headers, effort
 from compat import const
 
 _MAX_CALLS = const(32)          # tool calls in one reply

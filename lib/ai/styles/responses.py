@@ -12,7 +12,7 @@ Wire format (POST {base}/responses, Authorization: Bearer <key>):
                                         it refuses most MCP schemas)
    "max_output_tokens": n,
    "temperature": t,           (models without reasoning only)
-   "reasoning": {"effort": e}, (ai.styles.effort; reasoning models)
+   "reasoning": {"effort": e}, (ai.styles.oai.effort; reasoning models)
    "include": ["reasoning.encrypted_content"]}   (reasoning models: with
                                store false a reasoning item can only be
                                replayed with its encrypted content)
@@ -75,8 +75,8 @@ arguments are bounded by cfg["max_reply"].
 """
 import jsonstream
 from jsonstream import Array, Stream
-from ai.styles import (Reply, StyleError, TextBuffer, assistant_turn, bearer_headers,
-                       effort)
+from ai.styles import Reply, StyleError, TextBuffer, assistant_turn
+from ai.styles.oai import bearer_headers, effort
 from compat import const
 
 MAX_OPAQUE = const(65536)      # reasoning items of one reply, in characters

@@ -15,8 +15,9 @@ def _flash(flash):
 def test_catalogue_has_every_provider_with_all_fields():
     by_id = {p["id"]: p for p in ai.providers()}
     assert set(by_id) >= {"groq", "ollama", "openai", "kimi", "gemini", "anthropic"}
-    for pid in ("groq", "ollama", "openai", "kimi"):
+    for pid in ("groq", "ollama", "kimi", "copilot"):
         assert by_id[pid]["style"] == "openai"
+    assert by_id["openai"]["style"] == "responses"
     assert by_id["gemini"]["style"] == "gemini"
     assert by_id["anthropic"]["style"] == "anthropic"
     for p in by_id.values():

@@ -14,7 +14,8 @@ def srv(tmp_path):
     store.set_root(str(tmp_path))
     with FakeOpenAI(key="sk-test-0123456789") as s:
         store.update({"ai.chat.provider": "openai", "ai.chat.key": "sk-test-0123456789",
-                      "ai.chat.base_url": s.base_url, "ai.chat.model": "gpt-4o-mini"})
+                      "ai.chat.base_url": s.base_url, "ai.chat.model": "gpt-4o-mini",
+                      "ai.chat.style": "openai"})       # chat completions
         yield s
     store.set_root(None)
 

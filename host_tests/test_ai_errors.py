@@ -4,10 +4,10 @@ import pytest
 
 import ai
 import store
-from fakes import Blocked, Fail, FakeAnthropic, FakeGemini, FakeOpenAI, Text
+from fakes import Blocked, Fail, FakeAnthropic, FakeGemini, FakeOpenAI, FakeResponses, Text
 
-STYLES = {
-    "openai": (FakeOpenAI, "gpt-4o-mini", "sk-test"),
+STYLES = {      # provider: its default style's fake (openai: Responses)
+    "openai": (FakeResponses, "gpt-5-mini", "sk-test"),
     "anthropic": (FakeAnthropic, "claude-sonnet-4-5", "sk-ant-test"),
     "gemini": (FakeGemini, "gemini-2.5-flash", "AIza-test"),
 }

@@ -20,7 +20,8 @@ def srv(tmp_path):
     with FakeTextOnly(key="sk-test") as s:
         store.update({"ai.chat.provider": "openai", "ai.chat.key": "sk-test",
                       "ai.chat.base_url": s.base_url, "ai.chat.model": "text-model-1",
-                      "ai.chat.tools": "text-fallback"})
+                      "ai.chat.tools": "text-fallback",
+                      "ai.chat.style": "openai"})       # chat completions
         yield s
     store.set_root(None)
 

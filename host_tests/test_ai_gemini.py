@@ -719,10 +719,13 @@ def test_fetch_models_end_to_end(flash):
 
 # `heap` is the heap left free once the emulated flash is in place (see
 # mpyrun). This heavy scenario (plain, streamed, a tool round with a 2 KB
-# thought signature) passes from about 55K; the cap keeps 4K of headroom
-# for run-to-run variation. The 64K two-round budget of the issue is
-# asserted in test_ai_heap.py.
-HEAP = "59K"
+# thought signature) passed from about 55K, 57K once jsonstream bounded
+# items, 60K once the ai package took model tokens, Copilot and ai.edit
+# (+1.3 KB of imports on this port, where each long literal is a heap
+# object; a 2 KB signature must then find a contiguous block); the cap
+# keeps 2K of headroom for run-to-run variation. The 64K two-round budget
+# of the issue is asserted in test_ai_heap.py.
+HEAP = "62K"
 
 def test_micropython_chat_stream_and_tool_round(srv, mpy, tmp_path):
     think = Think("Two cities.", size=2000)

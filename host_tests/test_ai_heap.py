@@ -5,11 +5,13 @@ with a tool-call round trip first (scenarios/ai_rounds.py), and ai.run with
 a tool on the real MCP SDK server (scenarios/ai_mcp_loop.py).
 
 Smallest passing heap measured by bisection (64-bit unix port):
-  chat   openai 47K   anthropic 48K   gemini 48K
-  tools  openai 47K   anthropic 49K   gemini 49K
-  MCP    openai 60K   anthropic 60K   gemini 61K
+  chat   openai 49K   anthropic 50K   gemini 50K
+  tools  openai 49K   anthropic 51K   gemini 50K
+  MCP    openai 63K   anthropic 61K   gemini 63K
+  (47-48K / 47-49K / 60-61K before the ai package took model tokens,
+  Copilot and ai.edit: +1.3 KB of imports here, long literals included)
   MCP with lib/'s names charged to the heap, as the raw unix port does
-  (they are in flash on the board): 67-68K / 67K / 68-69K; before the MCP
+  (they are in flash on the board): 70K / 68K / 70K; before the MCP
   client split 78K / 80K / 80K.
 The issue's budgets: one chat round and one streamed round inside 64K
 (run at CAP 56K, which is stricter), and the full MCP loop once at 64K

@@ -7,10 +7,11 @@ import pytest
 import ai
 import store
 from ai import loop
-from fakes import Calls, FakeAnthropic, FakeGemini, FakeOpenAI, FakeTextOnly, Text
+from fakes import (Calls, FakeAnthropic, FakeGemini, FakeOpenAI, FakeResponses,
+                   FakeTextOnly, Text)
 
 STYLES = [
-    ("openai", FakeOpenAI, "gpt-4o-mini", "sk-test", "native"),
+    ("openai", FakeResponses, "gpt-5-mini", "sk-test", "native"),
     ("anthropic", FakeAnthropic, "claude-sonnet-4-5", "sk-ant-test", "native"),
     ("gemini", FakeGemini, "gemini-2.5-flash", "AIza-test", "native"),
     ("openai", FakeTextOnly, "text-model-1", "sk-test", "text-fallback"),
@@ -33,7 +34,9 @@ def srv(request, tmp_path):
     with fake(key=key, models=[model]) as s:
         store.update({"ai.chat.provider": provider, "ai.chat.key": key,
                       "ai.chat.base_url": s.base_url, "ai.chat.model": model,
-                      "ai.chat.tools": level})
+                      "ai.chat.tools": level,
+                      # the text-only fake speaks chat completions
+                      "ai.chat.style": "openai" if fake is FakeTextOnly else None})
         yield s
     store.set_root(None)
 
@@ -62,8 +65,8 @@ def test_failures_go_back_to_the_model_as_errors(srv):
                                 "parameters": {"type": "object", "properties": {}},
                                 "run": boom}]
     calls = [("no_such_tool", {}), ("read_sensor", {})]
-    # only chat completions hands over the model's raw argument text; the
-    # other wires carry parsed objects (or refuse a malformed call themselves)
+    # only chat completions and Responses hand over the model's raw argument
+    # text; the other wires carry parsed objects (or refuse a malformed call themselves)
     raw_args = isinstance(srv, FakeOpenAI) and not isinstance(srv, FakeTextOnly)
     if raw_args:
         calls.append(("get_weather", '{"city": "Roch'))

@@ -7,10 +7,10 @@ import pytest
 import ai
 import mcp
 import store
-from fakes import Calls, FakeAnthropic, FakeGemini, FakeOpenAI, FakeTextOnly
+from fakes import Calls, FakeAnthropic, FakeGemini, FakeResponses, FakeTextOnly
 
 STYLES = [
-    ("openai", FakeOpenAI, "gpt-4o-mini", "sk-test", "native"),
+    ("openai", FakeResponses, "gpt-5-mini", "sk-test", "native"),
     ("anthropic", FakeAnthropic, "claude-sonnet-4-5", "sk-ant-test", "native"),
     ("gemini", FakeGemini, "gemini-2.5-flash", "AIza-test", "native"),
     ("openai", FakeTextOnly, "text-model-1", "sk-test", "text-fallback"),
@@ -24,7 +24,9 @@ def test_model_calls_an_mcp_tool_and_answers(flash, sdk_server, provider, fake, 
     with fake(key=key, models=[model]) as srv:
         store.update({"ai.chat.provider": provider, "ai.chat.key": key,
                       "ai.chat.base_url": srv.base_url, "ai.chat.model": model,
-                      "ai.chat.tools": level})
+                      "ai.chat.tools": level,
+                      # the text-only fake speaks chat completions
+                      "ai.chat.style": "openai" if fake is FakeTextOnly else None})
         srv.queue(Calls([("sdk__get_weather", {"city": "Rochdale"}),
                          ("sdk__fail", {"reason": "no sensor"})]))
         hist = [{"role": "user", "content": "weather in Rochdale?"}]
@@ -48,7 +50,7 @@ def test_tools_cache_offers_mcp_tools_without_listing_servers(flash, sdk_server)
     cached = ai.tools_cache()
     assert sorted(d["name"] for _, d in cached) == [
         "sdk__add", "sdk__echo", "sdk__fail", "sdk__get_weather", "sdk__slow_count"]
-    with FakeOpenAI(key="sk-test") as srv:
+    with FakeResponses(key="sk-test") as srv:
         store.update({"ai.chat.provider": "openai", "ai.chat.key": "sk-test",
                       "ai.chat.base_url": srv.base_url})
         srv.queue(Calls([("sdk__add", {"a": 2, "b": 3})]))
@@ -62,7 +64,7 @@ def test_tools_cache_offers_mcp_tools_without_listing_servers(flash, sdk_server)
 
 def test_unreachable_mcp_server_is_an_error_before_the_model_is_asked(flash):
     assert mcp.add("gone", "http://127.0.0.1:9/mcp") is None
-    with FakeOpenAI(key="sk-test") as srv:
+    with FakeResponses(key="sk-test") as srv:
         store.update({"ai.chat.provider": "openai", "ai.chat.key": "sk-test",
                       "ai.chat.base_url": srv.base_url})
         reply, err = ai.run([{"role": "user", "content": "x"}], mcps=["gone"])

@@ -110,15 +110,20 @@ def test_request_translates_history_lazily():
             "parameters": {"type": "object", "properties": {}}}}]
 
 
-@pytest.mark.parametrize("provider,field,effort", [
-    ("openai", "max_completion_tokens", {"minimal": "minimal", "max": "max"}),
-    ("groq", "max_completion_tokens", {"minimal": "low", "medium": "medium", "max": "high"}),
-    ("ollama", "max_tokens", {"low": "low", "max": "high"}),
-    ("kimi", "max_tokens", {"high": None}),
+@pytest.mark.parametrize("provider,model,field,effort", [
+    ("openai", None, "max_completion_tokens", {"minimal": "minimal", "max": "max"}),
+    # Groq: only the models that have the knob (quirk effort_by_model)
+    ("groq", "openai/gpt-oss-20b", "max_completion_tokens",
+     {"minimal": "low", "medium": "medium", "max": "high"}),
+    ("groq", "qwen/qwen3-32b", "max_completion_tokens", {"minimal": "none", "high": "default"}),
+    ("groq", "llama-3.3-70b-versatile", "max_completion_tokens", {"high": None}),
+    ("ollama", None, "max_tokens", {"low": "low", "max": "high"}),
+    ("kimi", None, "max_tokens", {"high": None}),
+    ("copilot", None, "max_completion_tokens", {"high": None}),
 ])
-def test_request_tokens_and_thinking_per_provider(provider, field, effort):
+def test_request_tokens_and_thinking_per_provider(provider, model, field, effort):
     for word, want in effort.items():
-        cfg = base_cfg(provider=provider, max_tokens=50, thinking=word,
+        cfg = base_cfg(provider=provider, max_tokens=50, thinking=word, model=model,
                        key=None if provider == "ollama" else "k")
         url, headers, body = style.request(cfg, [{"role": "user", "content": "hi"}],
                                            None, False)
@@ -129,6 +134,7 @@ def test_request_tokens_and_thinking_per_provider(provider, field, effort):
         assert "tools" not in got
         assert headers["Accept"] == "application/json"
         assert ("Authorization" in headers) == (provider != "ollama")
+        assert headers.get("X-Initiator") == ("user" if provider == "copilot" else None)
 
 
 def test_request_system_only_from_cfg_and_echo_only_to_its_provider():
@@ -555,7 +561,7 @@ def test_models_bad_key():
 
 def overrides(srv, **kw):
     o = {"provider": srv.flavor, "base_url": srv.base_url, "model": MODEL[srv.flavor],
-         "timeout": 10}
+         "timeout": 10, "style": "openai"}     # OpenAI's default is responses
     if srv.flavor != "ollama":
         o["key"] = "sk-test"
     o.update(kw)

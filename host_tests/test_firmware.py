@@ -573,7 +573,8 @@ import ai, store
 store.set_root(".")
 print("MODULE", ai.__file__)
 reply, err = ai.ask_simple("hello", {"provider": "openai", "base_url": sys.argv[1],
-                                     "model": "gpt-4o-mini", "key": "sk-test"})
+                                     "model": "gpt-4o-mini", "key": "sk-test",
+                                     "style": "openai"})
 print("REPLY", repr(reply), repr(err))
 '''
 

@@ -549,8 +549,8 @@ def test_ai_config_wizard_end_to_end(console):
         c.clear()
         c.type("ai config code\r")
         c.expect_exact("q to quit: ")
-        c.type(provider_number(c.text(), "openai") + "\r")
-        c.expect_exact("Base URL [https://api.openai.com/v1]: ")
+        c.type(provider_number(c.text(), "kimi") + "\r")
+        c.expect_exact("Base URL [https://api.moonshot.ai/v1]: ")
         c.type(txt.base_url + "\r")
         c.expect_exact("API key: ")
         c.type("sk-text-987654321\r")
@@ -561,7 +561,7 @@ def test_ai_config_wizard_end_to_end(console):
         assert "test: text-model-2 replied 'echo: Reply with one word: ready'" in screen, screen
         assert "tools: no native tool calling" in screen and "using the text fallback" in screen
         s = read_settings(c.flash)
-        assert s["ai.code.provider"] == "openai" and s["ai.code.model"] == "text-model-2"
+        assert s["ai.code.provider"] == "kimi" and s["ai.code.model"] == "text-model-2"
         assert s["ai.code.tools"] == "text-fallback"
         assert s["ai.general.provider"] == "groq"       # untouched
 

@@ -14,6 +14,8 @@ provider, base, model, key, root, url = sys.argv[1:7]
 store.set_root(root)
 ov = {"provider": provider, "base_url": base, "model": model, "key": key,
       "timeout": 10}
+if provider == "openai":
+    ov["style"] = "openai"      # the chat-completions row (FakeOpenAI)
 load(config.resolve(ov)["style"])
 mcp.add("sdk", url)
 heapmon.start()

@@ -11,11 +11,15 @@ WEATHER = {"name": "get_weather", "description": "Weather for a city",
                           "required": ["city"]}}
 
 
-def setup(provider, base, model, key, root):
+def setup(provider, base, model, key, root, style=None):
     """The overrides for the fake; key "-" means none. The style's code is
-    loaded now so that it is in the baseline, as frozen code is."""
+    loaded now so that it is in the baseline, as frozen code is. Provider
+    openai runs chat completions (the rows of FakeOpenAI) unless style says
+    otherwise (ai_responses)."""
     store.set_root(root)
     ov = {"provider": provider, "base_url": base, "model": model, "timeout": 10}
+    if provider == "openai":
+        ov["style"] = style or "openai"
     if key != "-":
         ov["key"] = key
     load(config.resolve(ov)["style"])

@@ -69,6 +69,8 @@ def _retry_wait(attempt, status, headers, hint):
 
 def _explain(cfg, status, msg, kind, wait):
     head = "%s: %d %s" % (cfg["provider"], status, msg or "error")
+    if cfg.get("login") and status in (401, 403):
+        return "%s (run: %s)" % (head, cfg["login"])
     if status in (401, 403) or kind == "key":
         return "%s (check %s)" % (head, source(cfg, "key"))
     if status == 404 or kind == "model":
@@ -164,6 +166,11 @@ def ask(history, overrides=None):
     tools = o.get("tools")
     if isinstance(tools, str) or not tools:
         tools = None
+    if "copilot" in cfg["quirks"]:     # a session behind a login first
+        from ai import copilot
+        err = copilot.prepare(cfg, tools)
+        if err:
+            return None, err, None
     fallback = None
     if tools and cfg["tools_level"] == "text-fallback":
         from ai.styles import text as fallback
@@ -202,6 +209,11 @@ def fetch_models(provider=None, key=None, use=None, limit=MAX_MODELS):
         style = load(cfg["style"])
     except ConfigError as e:
         return None, str(e)
+    if "copilot" in cfg["quirks"]:
+        from ai import copilot
+        err = copilot.prepare(cfg, None)
+        if err:
+            return None, err
     found = []
 
     def add(mid):
@@ -233,6 +245,19 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
     """The tool-use loop (see ai/loop.py): (reply, err)."""
     from ai import loop
     return loop.run(history, overrides, tools, mcps, max_rounds, approve, show)
+
+
+def edit(path, start=None, end=None, where="replace", instruction=None, overrides=None):
+    """Change lines start..end of a file with the model (see ai/editor.py):
+    (summary, err); the file is unchanged on any failure."""
+    from ai import editor
+    return editor.edit(path, start, end, where, instruction, overrides)
+
+
+def undo():
+    """Put back the file the last edit changed: (summary, err)."""
+    from ai import editor
+    return editor.undo()
 
 
 def register_tool(name, description, parameters, run):

@@ -2,13 +2,28 @@
 overrides, then ai.<use>.<field>, then ai.general.<field>, then the provider's
 default from the catalogue. Fields tied to one provider (model, key,
 base_url, tools) are taken from ai.general only while ai.general names the
-same provider (or none), so a chat on Gemini never borrows Groq's key."""
+same provider (or none), so a chat on Gemini never borrows Groq's key.
+
+Model tokens: wherever a model is named (the model override, ai.<use>.model,
+`ai -m TOKEN`, the wizard) the value may be
+    <preset>[,thinking=minimal|low|medium|high|max][,model=<raw id>]
+A preset (ai/catalog.py PRESETS) names a provider and a model id and
+selects that provider; model= keeps the preset's provider and thinking map
+with another id; thinking= sits between the thinking override and the
+thinking settings. A value without a comma that is no preset is a plain
+model id for the provider the settings name. Unknown presets, options and
+thinking words are errors that list the valid ones.
+
+Style: ai.<use>.style (or the style override) switches a provider of the
+openai or responses style to the other (OpenAI-compatible services that
+serve both /chat/completions and /responses)."""
 import store
 from ai import catalog
 from compat import const
 
 THINKING = ("minimal", "low", "medium", "high", "max")
-BOUND = ("model", "key", "base_url", "tools")
+BOUND = ("model", "key", "base_url", "tools", "style")
+SWITCHABLE = ("openai", "responses")        # styles a provider may swap
 _DEFAULT_TIMEOUT = const(60)     # seconds per socket wait (first byte included)
 _DEFAULT_DEADLINE = const(300)   # seconds for a whole exchange, retries included
 _DEFAULT_MAX_REPLY = const(16000)
@@ -46,6 +61,18 @@ def source(cfg, field):
     return cfg["sources"].get(field) or "ai.%s.%s" % (cfg["use"], field)
 
 
+def parse_model(token):
+    """(preset tuple or None, model id, thinking word or None) of a model
+    token (see the module docstring); ConfigError names the valid words. A
+    plain id is told from a preset here; tokens are read by ai/presets.py
+    (imported only for them)."""
+    head = token.split(",", 1)[0].strip()
+    if "," not in token and ("\n" + catalog.PRESETS).find("\n" + head + " ") < 0:
+        return None, token, None
+    from ai import presets
+    return presets.parse(token, head)
+
+
 def resolve(overrides=None):
     """The full configuration for one request, or ConfigError with the
     setting to make."""
@@ -54,6 +81,14 @@ def resolve(overrides=None):
     pid = o.get("provider")
     if not pid:
         pid, _ = _setting(use, "provider", None)
+    # a preset in the model token names the provider
+    token = o.get("model") or _setting(use, "model", pid)[0]
+    preset, model, think = parse_model(token) if isinstance(token, str) else (None, None, None)
+    if preset:
+        if o.get("provider") and o["provider"] != preset[1]:
+            raise ConfigError("model '%s' is a preset of %s, not of provider %s" % (
+                token, preset[1], o["provider"]))
+        pid = preset[1]
     if not pid:
         raise ConfigError("no AI provider set for '%s' (set ai.%s.provider or "
                           "ai.general.provider, or run: ai config %s)" % (use, use, use))
@@ -65,7 +100,7 @@ def resolve(overrides=None):
            "quirks": tuple(entry["quirks"].split())}
     sources = {}
     for field in ("model", "key", "base_url", "max_tokens", "temperature",
-                  "system", "timeout", "deadline", "thinking", "tools"):
+                  "system", "timeout", "deadline", "thinking", "tools", "style"):
         if o.get(field) is not None and not (field == "tools" and not isinstance(o[field], str)):
             v, src = o[field], "overrides"
         else:
@@ -74,6 +109,18 @@ def resolve(overrides=None):
         if src:
             sources[field] = src
     cfg["sources"] = sources    # only what was set: see source()
+    cfg["thinking_map"] = None
+    if preset:
+        cfg["model"] = model
+        cfg["thinking_map"] = preset[3]
+        if think and o.get("thinking") is None:
+            cfg["thinking"] = think
+            sources["thinking"] = sources.get("model")
+    style = cfg["style"] or entry["style"]
+    if style != entry["style"] and (style not in SWITCHABLE or entry["style"] not in SWITCHABLE):
+        raise ConfigError("%s: %s speaks only the %s style, not %r" % (
+            source(cfg, "style"), pid, entry["style"], style))
+    cfg["style"] = style
     cfg["model"] = cfg["model"] or entry["model"]
     cfg["base_url"] = (cfg["base_url"] or entry["base_url"]).rstrip("/")
     cfg["tools_level"] = cfg.pop("tools") or entry["tools"]

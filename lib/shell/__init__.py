@@ -108,13 +108,18 @@ _TABLE = (
     "py~leave to the Python REPL (shell.run() comes back)~~~system python",
     "reboot~restart the board (the simulator ends)~~~system",
     "exit~leave the console (the simulator ends)~~~system",
-    "ai~chat with the AI model; config, models, history, tools"
-    "~ai [-u TYPE] [-new] QUESTION | ai history | ai config [TYPE]"
-    " | ai models [PROVIDER] | ai -tools | ai tools list|clear"
+    "ai~chat with the AI model; config, models, presets, login, edit, history, tools"
+    "~ai [-u TYPE] [-new] QUESTION | ai -m MODEL QUESTION | ai history | ai config [TYPE]"
+    " | ai models [PROVIDER] | ai presets | ai login copilot"
+    " | ai edit FILE[:S-E] [--before|--after] TEXT | ai undo | ai -tools | ai tools list|clear"
     "~question:text:*~ai network~aicmd"
     "~history use:str:?=show the conversation"
     ";config use:str:?=pick provider, key and model"
     ";models provider:str:?=list the models of a provider"
+    ";presets=list the model presets (ai -m NAME)"
+    ";login provider:str:1=log in to a provider (copilot: GitHub's device flow)"
+    ";edit target:text:1=change a file region with the model"
+    ";undo=put back the file the last ai edit changed"
     ";tools action:list/clear:1=list or clear the MCP tools cache"
     ";-tools=build the tools cache from every MCP server",
     "mcp~MCP servers: list, add, delete, log in, test, list tools, call a tool;"

@@ -7,6 +7,9 @@
     ai config [TYPE]         wizard: provider, key, model, test, tool probe
                              (no TYPE: ai.general, the fallback of every type)
     ai models [PROVIDER]     the provider's live model list
+    ai -m MODEL QUESTION     another model (or preset token) for this question
+    ai presets | ai login copilot          (shell/aiprov.py)
+    ai edit FILE[:S-E] ... | ai undo       (shell/aiedit.py)
     ai -tools                build the tools cache from every MCP server
     ai tools list|clear      show / remove the tools cache
 
@@ -45,6 +48,12 @@ def main(args):
             return _wizard(use)
         except KeyboardInterrupt:
             return out("cancelled; the settings are unchanged")
+    if sub in ("login", "presets"):
+        from shell import aiprov
+        return getattr(aiprov, sub)(args)
+    if sub in ("edit", "undo"):
+        from shell import aiedit
+        return getattr(aiedit, sub)(args)
     import ai
     if sub == "models":
         return models(ai, arg)
@@ -64,7 +73,7 @@ def main(args):
         return out(_n(len(items), "tool"))
     if sub == "-tools":
         return tools_build(ai)
-    use, new, question = _options(sub)
+    use, new, question, model = _options(sub)
     if question == "history":
         return history(use)
     if new:
@@ -74,12 +83,13 @@ def main(args):
             return out("new conversation (%s)" % use)
     if not question:
         raise shell.UsageError("missing question")
-    chat(ai, use, question)
+    chat(ai, use, question, model)
 
 
 def _options(text):
-    """-u TYPE and -new in front of the question -> (use, new, question)."""
-    use, new = "chat", False
+    """-u TYPE, -new and -m MODEL in front of the question -> (use, new,
+    question, model)."""
+    use, new, model = "chat", False, None
     s = text.strip()
     while s.startswith("-"):
         word, rest = (s + " ").split(" ", 1)    # s is stripped
@@ -90,10 +100,14 @@ def _options(text):
             if not use:
                 raise shell.UsageError("-u needs a use-type, e.g. -u code")
             _check_use(use)
+        elif word == "-m":
+            model, rest = (rest.strip() + " ").split(" ", 1)
+            if not model:
+                raise shell.UsageError("-m needs a model, e.g. -m gpt-mini")
         else:
             raise shell.UsageError("unknown option " + word)
         s = rest.strip()
-    return use, new, s
+    return use, new, s, model
 
 
 def _check_use(use):
@@ -122,7 +136,7 @@ def _tool_line(name, args=None, text=None, bad=False):
 
 # -- chat ---------------------------------------------------------------------
 
-def chat(ai, use, question):
+def chat(ai, use, question, model=None):
     from ai.history import History
     h = History(use)
     turn = h.turn({"role": "user", "content": question})
@@ -159,7 +173,7 @@ def chat(ai, use, question):
 
     screen.wait()
     try:
-        reply, err = ai.run(turn, {"use": use, "stream": screen.sink},
+        reply, err = ai.run(turn, {"use": use, "stream": screen.sink, "model": model},
                             approve=approve, show=show)
     except KeyboardInterrupt:
         screen.end()
@@ -336,6 +350,13 @@ def _wizard(use):
                               "Models (%d); Enter at the end or q keeps %s:" % (
                                   len(found), model0), typed=True)
             model = model0 if model is None else model if isinstance(model, str) else found[model]
+        from ai.config import parse_model, ConfigError
+        try:            # a typed model token: its preset must be this provider's
+            p = parse_model(model)[0]
+        except ConfigError as e:
+            raise Error("%s; nothing changed" % e)
+        if p and p[1] != pid:
+            raise Error("%s is a preset of %s, not %s; nothing changed" % (model, p[1], pid))
         put({"model": model})
 
         t0 = ticks_ms()

@@ -1,12 +1,14 @@
-"""API styles: one module per wire format (openai, anthropic, gemini) plus
+"""API styles: one module per wire format (openai, responses, anthropic,
+gemini) plus
 the text fallback (text.py, which wraps any of them). This package holds
 what they share; a new style is a module here that follows the contract
 below, plus one line in load() and its catalogue entries (ai/catalog.py).
 
 THE STYLE CONTRACT. The driver (ai/__init__.py) resolves the settings into
 cfg (ai/config.py: provider, name, style, use, model, key, base_url,
-max_tokens, temperature, system, timeout, thinking, tools_level,
-max_reply, quirks, sources), sends, retries and words the errors; a style
+max_tokens, temperature, system, timeout, thinking, thinking_map,
+tools_level, max_reply, quirks, headers (extra request headers, e.g.
+Copilot's), sources), sends, retries and words the errors; a style
 only translates. A style module opens with its wire format and exposes:
 
   request(cfg, history, tools, stream) -> (url, headers, body)
@@ -119,6 +121,8 @@ def load(style):
         from ai.styles import anthropic as m
     elif style == "gemini":
         from ai.styles import gemini as m
+    elif style == "responses":
+        from ai.styles import responses as m
     else:
         raise ValueError("unknown API style %r" % style)
     return m

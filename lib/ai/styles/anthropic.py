@@ -8,7 +8,8 @@ Wire format spoken here (anthropic-version 2023-06-01):
   {"model", "max_tokens" (required; 1024 when unset), "system": str,
    "messages": [{"role": "user"|"assistant", "content": [block, ...]}],
    "tools": [{"name", "description", "input_schema"}],
-   "thinking": {"type": "enabled", "budget_tokens": N} | {"type": "disabled"},
+   "thinking": {"type": "enabled", "budget_tokens": N} | {"type": "disabled"}
+               | {"type": "adaptive"} (a preset's thinking map "adaptive"),
    "temperature" (not with thinking on), "stream": true}
 
   Blocks: {"type":"text","text"}, {"type":"tool_use","id","name","input":{}},
@@ -106,6 +107,9 @@ def request(cfg, history, tools, stream):
         body["system"] = system
     max_tokens = cfg.get("max_tokens") or _DEFAULT_MAX_TOKENS
     think = cfg.get("thinking")
+    tmap = cfg.get("thinking_map")     # a preset's: budget | adaptive | none
+    if tmap == "none":
+        think = None
     # thinking word -> budget_tokens ("minimal" turns thinking off: the
     # cheapest answer; the service's smallest budget is 1024); tables are
     # built per call, not kept at import
@@ -113,6 +117,8 @@ def request(cfg, history, tools, stream):
     thinking_on = budget is not None
     if think == "minimal":
         body["thinking"] = {"type": "disabled"}
+    elif thinking_on and tmap == "adaptive":
+        body["thinking"] = {"type": "adaptive"}     # the model sizes it
     elif thinking_on:
         if max_tokens <= budget:        # the service wants max_tokens > budget
             max_tokens = budget + _DEFAULT_MAX_TOKENS
@@ -152,7 +158,11 @@ def _system(cfg, history):
 
 
 def _str(v):
-    return v if isinstance(v, str) else str(v)
+    """Text of a content value (a jsonstream.RawFile is a JSON string kept
+    on flash: written as it is)."""
+    if isinstance(v, str) or isinstance(v, jsonstream.RawFile):
+        return v
+    return str(v)
 
 
 def _tid(s):

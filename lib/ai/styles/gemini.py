@@ -35,7 +35,8 @@ Wire format spoken here (Gemini API v1beta; /v1 bases work the same):
   Thinking word -> gemini-2.5*: thinkingBudget (BUDGET tables, in gemini_more.py);
   gemini-3 and later (and unversioned gemini-*-latest aliases):
   thinkingLevel (LEVEL table; Pro models have no "minimal"); other models
-  (gemma, gemini-2.0, 1.5): nothing. Never both fields.
+  (gemma, gemini-2.0, 1.5): nothing. Never both fields. A preset's thinking
+  map (budget | level | none) decides instead of the model id.
 
   Reply: {"candidates": [{"content": {"role": "model", "parts": [...]},
   "finishReason"}], "promptFeedback": {"blockReason"}, "usageMetadata"}.
@@ -177,7 +178,11 @@ def _generation(cfg):
 
 
 def _str(v):
-    return v if isinstance(v, str) else str(v)
+    """Text of a content value (a jsonstream.RawFile is a JSON string kept
+    on flash: written as it is)."""
+    if isinstance(v, str) or isinstance(v, jsonstream.RawFile):
+        return v
+    return str(v)
 
 
 def _system(cfg, history):

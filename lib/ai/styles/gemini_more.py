@@ -30,9 +30,10 @@ def first_line(msg):
 def thinking(cfg):
     """generationConfig.thinkingConfig for cfg["thinking"] (see gemini.py)."""
     word = cfg.get("thinking")
-    if not word:
+    tmap = cfg.get("thinking_map")      # a preset's: budget | level | none
+    if not word or tmap == "none":
         return None
-    gen = _generation(cfg)
+    gen = 2.5 if tmap == "budget" else 3 if tmap == "level" else _generation(cfg)
     m = _model(cfg).lower()
     if gen == 2.5:
         table = BUDGET_PRO if "-pro" in m else BUDGET

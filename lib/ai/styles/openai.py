@@ -40,9 +40,13 @@ Wire format (what this module writes and reads):
   one page.
 
 Provider differences are catalogue quirks (ai/catalog.py): max_tokens,
-effort_full, no_effort, no_obfuscation. Thinking: cfg["thinking"] ->
-reasoning_effort (the whole vocabulary with effort_full, else three levels;
-nothing with no_effort, e.g. Kimi, whose thinking is chosen by model id).
+effort_full, no_effort, effort_by_model, no_obfuscation, x_initiator.
+Thinking: cfg["thinking"] -> reasoning_effort (ai.styles.oai.effort: the whole
+vocabulary with effort_full, else three levels; nothing with no_effort,
+e.g. Kimi, whose thinking is chosen by model id, or Copilot; Groq only for
+models that have it; Ollama maps reasoning_effort to its native `think`).
+cfg["headers"] (Copilot's editor headers) are added to every request;
+x_initiator sets X-Initiator: agent when the last message is a tool result.
 
 Echo: Kimi thinking models answer 400 when an assistant tool-call message
 comes back without its reasoning_content, so a reply's reasoning_content is
@@ -54,14 +58,11 @@ Tool results with is_error get an "Error: " prefix (the wire has no flag).
 """
 import jsonstream
 from ai.styles import Reply, StyleError, TextBuffer, assistant_turn
+from ai.styles.oai import bearer_headers, effort
 from compat import const
 
 _MAX_CALLS = const(32)          # tool calls in one reply
 _MAX_ERROR = const(300)         # characters of an error message kept
-
-# thinking word -> reasoning_effort where the service has three levels
-_EFFORT3 = {"minimal": "low", "low": "low", "medium": "medium",
-            "high": "high", "max": "high"}
 
 _FINISH = {"stop": "stop", "length": "length", "tool_calls": "tool_calls",
            "function_call": "tool_calls", "content_filter": "filter"}
@@ -69,32 +70,28 @@ _FINISH = {"stop": "stop", "length": "length", "tool_calls": "tool_calls",
 
 # ---------------------------------------------------------------- request
 
-def _headers(cfg, accept):
-    h = {"Content-Type": "application/json", "Accept": accept}
-    if cfg.get("key"):
-        h["Authorization"] = "Bearer " + cfg["key"]
-    return h
-
-
 def request(cfg, history, tools, stream):
     """(url, headers, body value tree) for one chat completion."""
+    quirks = cfg.get("quirks") or ()
+    accept = "text/event-stream" if stream else "application/json"
+    headers = bearer_headers(cfg, accept)
+    if "x_initiator" in quirks:
+        headers["X-Initiator"] = "user"     # _messages may say agent
     body = {"model": cfg["model"], "stream": bool(stream),
-            "messages": jsonstream.Array(lambda: _messages(cfg, history))}
+            "messages": jsonstream.Array(lambda: _messages(cfg, history, headers))}
     if tools:
         body["tools"] = jsonstream.Array(lambda: _tools(tools))
-    quirks = cfg.get("quirks") or ()
     if cfg.get("max_tokens") is not None:
         field = "max_tokens" if "max_tokens" in quirks else "max_completion_tokens"
         body[field] = cfg["max_tokens"]
     if cfg.get("temperature") is not None:
         body["temperature"] = cfg["temperature"]
-    word = cfg.get("thinking")
-    if word in _EFFORT3 and "no_effort" not in quirks:
-        body["reasoning_effort"] = word if "effort_full" in quirks else _EFFORT3[word]
+    word = effort(cfg)
+    if word:
+        body["reasoning_effort"] = word
     if stream and "no_obfuscation" in quirks:
         body["stream_options"] = {"include_obfuscation": False}
-    accept = "text/event-stream" if stream else "application/json"
-    return cfg["base_url"] + "/chat/completions", _headers(cfg, accept), body
+    return cfg["base_url"] + "/chat/completions", headers, body
 
 
 def _tools(tools):
@@ -106,10 +103,13 @@ def _tools(tools):
                             {"type": "object", "properties": {}}}}
 
 
-def _messages(cfg, history):
-    """Translate the internal history lazily, one message at a time."""
+def _messages(cfg, history, headers):
+    """Translate the internal history lazily, one message at a time. With
+    the x_initiator quirk the first pass (the length count, before the
+    headers go out) sets X-Initiator from the role of the last message."""
     system = cfg.get("system")
     first = True
+    m = None
     for m in history:
         if first:
             first = False
@@ -124,6 +124,8 @@ def _messages(cfg, history):
         yield _message(cfg, m)
     if first and system:
         yield {"role": "system", "content": system}
+    if "X-Initiator" in headers:
+        headers["X-Initiator"] = "agent" if m and m.get("role") == "tool" else "user"
 
 
 def _message(cfg, m):
@@ -398,7 +400,7 @@ def _try_again(msg):
 
 def models_request(cfg, page_token):
     """(url, headers) of the model list (one page: the token is unused)."""
-    return cfg["base_url"] + "/models", _headers(cfg, "application/json")
+    return cfg["base_url"] + "/models", bearer_headers(cfg, "application/json")
 
 
 def read_models(cfg, body, add):

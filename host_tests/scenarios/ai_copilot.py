@@ -1,0 +1,23 @@
+# Two Copilot chats under a small heap: a plain one, then a streamed one
+# after the session token has to be exchanged again (the fake makes tokens
+# that end inside the 60 s refresh margin). argv: github_root oauth root
+import sys
+import ai
+import store
+from ai import copilot, config
+from ai.styles import load
+import heapmon
+
+root, oauth, flash = sys.argv[1:4]
+store.set_root(flash)
+store.update({"copilot.api": root, "copilot.token": oauth})
+ov = {"provider": "copilot", "timeout": 10}
+load(config.resolve(ov)["style"])
+heapmon.start()
+reply, err = ai.ask_simple("hello", ov)
+print("CHAT1", repr(reply), repr(err))
+pieces = []
+ov["stream"] = pieces.append
+reply, err = ai.ask_simple("again", ov)
+print("CHAT2", repr(reply), repr(err), len(pieces))
+heapmon.report()

@@ -1,0 +1,214 @@
+"""ai.edit / ai.undo (lib/ai/editor.py) against the fake providers: what
+the model is sent (file context, region, instruction last), the splice,
+fences, the undo slot, every failure leaving the file as it was, and the
+heap under the MicroPython unix port for a 1 KB, 20 KB and 64 KB file (the
+same cap: the file streams from flash)."""
+import json
+import os
+
+import pytest
+
+import ai
+import store
+from ai import editor
+from fakes import Fail, FakeAnthropic, FakeGemini, FakeOpenAI, Text
+
+SOURCE = ('def greet(name):\n'
+          '    print("hi", name)\n'
+          '    return "\\u00e9 \u00e9\U0001F600"\n'
+          '\n'
+          'greet("x")\n')
+
+
+@pytest.fixture
+def srv(flash):
+    with FakeOpenAI(flavor="ollama", models=["llama3.2"]) as s:
+        store.update({"ai.general.provider": "ollama", "ai.general.base_url": s.base_url,
+                      "ai.general.model": "llama3.2"})
+        yield s
+
+
+@pytest.fixture
+def src(flash):
+    p = flash / "main.py"
+    p.write_text(SOURCE)
+    return p
+
+
+def sent(srv):
+    """(system, user text) of the last request."""
+    m = srv.last.json["messages"]
+    return m[0]["content"], m[1]["content"]
+
+
+def test_replace_a_region_sends_region_then_instruction(srv, src):
+    srv.queue(Text('    print("hello,", name)\n    print("bye")\n'))
+    summary, err = ai.edit(str(src), 2, 2, instruction="say hello instead")
+    assert (summary, err) == ("+2 -1 lines at 2-2", None)
+    assert src.read_text() == SOURCE.replace('    print("hi", name)\n',
+                                             '    print("hello,", name)\n    print("bye")\n')
+    system, user = sent(srv)
+    assert "the complete new text of the region" in system and "no code fences" in system
+    assert user == 'Lines 2-2 of main.py:\n```\n    print("hi", name)\n```\n\nsay hello instead'
+    assert srv.last.json["stream"] is True
+    assert os.listdir(src.parent / ".edit") == ["undo", "undo.json"]    # no leftovers
+
+
+def test_file_context_comes_first_and_names_the_file(srv, src):
+    srv.queue(Text("    return 1\n"))
+    summary, err = ai.edit(str(src), 3, 3, instruction="use #file to return a number")
+    assert err is None
+    _, user = sent(srv)
+    assert user == ("The whole file main.py, for context:\n```\n" + SOURCE + "```\n\n"
+                    'Lines 3-3 of main.py:\n```\n    return "\\u00e9 \u00e9\U0001F600"\n```\n\n'
+                    "use main.py to return a number")
+
+
+def test_fences_and_commentary_are_dropped(srv, src):
+    srv.queue(Text("\n````python\n# new first line\n```\nnested\n```\n````\nThis adds a comment."))
+    summary, err = ai.edit(str(src), 1, instruction="add a comment", where="before")
+    assert (summary, err) == ("+4 -0 lines at 1-1", None)
+    assert src.read_text() == "# new first line\n```\nnested\n```\n" + SOURCE
+    system, _ = sent(srv)
+    assert "insert above the region" in system
+
+
+def test_after_and_whole_file_and_a_missing_newline(srv, src):
+    srv.queue(Text("# the end"))        # no newline at the end of the answer
+    assert ai.edit(str(src), 4, 5, "after", "add a footer") == ("+1 -0 lines at 4-5", None)
+    assert src.read_text() == SOURCE + "# the end"
+    srv.queue(Text("```\nx = 1\n```"))
+    assert ai.edit(str(src), instruction="rewrite it") == ("+1 -6 lines at 1-6", None)
+    assert src.read_text() == "x = 1\n"
+    _, user = sent(srv)
+    assert user == "The file main.py:\n```\n" + SOURCE + "# the end\n```\n\nrewrite it"
+
+
+def test_undo_restores_one_level(srv, src):
+    srv.queue(Text("one\n"), Text("two\n"))
+    ai.edit(str(src), 1, 1, instruction="a")
+    after_first = src.read_text()
+    ai.edit(str(src), 1, 1, instruction="b")
+    assert src.read_text().startswith("two\n")
+    assert ai.undo() == ("main.py restored (%d bytes)" % len(after_first.encode()), None)
+    assert src.read_text() == after_first
+    assert ai.undo() == (None, "nothing to undo")
+
+
+@pytest.mark.parametrize("case", ["error", "empty", "ctrl-c"])
+def test_the_file_is_unchanged_on_any_failure(srv, src, case, monkeypatch):
+    if case == "error":
+        srv.queue(Fail(400, "bad request"))
+    elif case == "empty":
+        srv.queue(Text("```\n```\n"))
+    else:
+        srv.queue(Text("line one\nline two\nline three\n"))
+        real = editor._Answer.feed
+
+        def feed(self, piece):
+            real(self, piece)
+            if self.lines:
+                raise KeyboardInterrupt
+        monkeypatch.setattr(editor._Answer, "feed", feed)
+    before = src.read_bytes()
+    if case == "ctrl-c":
+        with pytest.raises(KeyboardInterrupt):
+            ai.edit(str(src), 1, 2, instruction="x")
+    else:
+        summary, err = ai.edit(str(src), 1, 2, instruction="x")
+        assert summary is None
+        assert err == ("ollama: 400 bad request" if case == "error" else
+                       "the model's answer was empty; main.py is unchanged")
+    assert src.read_bytes() == before
+    assert os.listdir(src.parent / ".edit") == []
+    assert ai.undo() == (None, "nothing to undo")
+
+
+def test_bad_requests_are_refused_before_the_model(srv, src, flash):
+    big = flash / "big.txt"
+    big.write_text("x" * 100 + "\n" + "y" * 9000 + "\n")
+    assert ai.edit(str(big), 2, 2, instruction="x") == (None, (
+        "big.txt: lines 2-2 are 9001 bytes; ai edit rewrites at most 8192 at a time "
+        "(give a smaller line range)"))
+    srv.queue(Text("z\n"))       # a big file is fine as context: only the region is bound
+    assert ai.edit(str(big), 1, 1, instruction="x #file") == ("+1 -1 lines at 1-1", None)
+    assert len(sent(srv)[1]) > 9100
+    assert ai.edit(str(src), 9, 9, instruction="x") == (None, "main.py has 5 lines; line 9 is not in it")
+    assert ai.edit(str(src), 3, 2, instruction="x") == (None, "main.py: bad line range 3-2")
+    assert ai.edit(str(flash / "nope.py"), instruction="x") == (None, "nope.py: no such file")
+    assert ai.edit(str(src), where="middle", instruction="x")[1].startswith("where must be")
+    assert ai.edit(str(src), instruction="  ") == (None, "say what to change (an instruction)")
+    bad = flash / "bin.dat"
+    bad.write_bytes(b"ok\n\xff\xfe\n")
+    assert ai.edit(str(bad), 1, 2, instruction="x") == (None, "bin.dat is not UTF-8 text")
+    assert ai.edit(str(bad), 1, 1, instruction="x #file") == (None, "bin.dat is not UTF-8 text")
+    n = len(srv.requests)
+    assert len(srv.requests) == n == 1         # only the #file edit above asked
+    # a range past the end is cut to the last line
+    srv.queue(Text("z\n"))
+    assert ai.edit(str(src), 5, 40, instruction="x") == ("+1 -1 lines at 5-5", None)
+
+
+def test_utf8_split_across_read_pieces(srv, flash):
+    p = flash / "u.txt"
+    text = ("\u00e9" * 300 + "\n") + ("\U0001F600" * 200 + "\n")   # 2- and 4-byte chars
+    p.write_text(text)
+    srv.queue(Text("ok\n"))
+    assert ai.edit(str(p), instruction="x")[1] is None
+    _, user = sent(srv)
+    assert user == "The file u.txt:\n```\n" + text + "```\n\nx"
+
+
+@pytest.mark.parametrize("fake,provider,model,key", [
+    (FakeAnthropic, "anthropic", "claude-sonnet-4-5", "sk-ant-test"),
+    (FakeGemini, "gemini", "gemini-2.5-flash", "AIza-test")])
+def test_every_style_sends_the_message_from_flash(flash, src, fake, provider, model, key):
+    with fake(key=key, models=[model]) as s:
+        store.update({"ai.edit.provider": provider, "ai.edit.key": key,
+                      "ai.edit.base_url": s.base_url, "ai.edit.model": model})
+        s.queue(Text("x\n"))
+        assert ai.edit(str(src), 5, instruction="change it") == ("+1 -1 lines at 5-5", None)
+        body = s.last.json
+        if provider == "anthropic":
+            text = body["messages"][0]["content"][0]["text"]
+            assert "no code fences" in body["system"]
+        else:
+            text = body["contents"][0]["parts"][0]["text"]
+        assert text == 'Lines 5-5 of main.py:\n```\ngreet("x")\n```\n\nchange it'
+
+
+# ------------------------------------------------------------ MicroPython
+
+def _edit_run(mpy, tmp_path, size, heap):
+    root = tmp_path / ("flash%d" % size)
+    root.mkdir(exist_ok=True)
+    line = "value_%05d = compute(%05d)  # a line of about 40 bytes\n"
+    with open(root / "big.py", "w") as f:
+        i = 0
+        while f.tell() < size:
+            f.write(line % (i, i))
+            i += 1
+    with FakeOpenAI(flavor="ollama", models=["llama3.2"]) as s:
+        s.options(chunked=True)
+        s.queue(Text("```python\nvalue_00010 = 42\nvalue_00011 = 43\n```\n"))
+        r = mpy.run("ai_edit", heap=heap, timeout=60, args=[s.base_url, root])
+        sent = s.last.json["messages"][1]["content"] if s.requests else ""
+    return r, sent, root
+
+
+@pytest.mark.parametrize("size", [1024, 20 * 1024, 64 * 1024], ids=["1K", "20K", "64K"])
+def test_micropython_edit_streams_the_file(mpy, tmp_path, size):
+    r, sent, root = _edit_run(mpy, tmp_path, size, "64K")
+    assert r.rc == 0, r
+    assert "EDIT '+2 -2 lines at 11-12' None" in r.out, r.out
+    assert "value_00010 = 42\\nvalue_00011 = 43\\nvalue_00012 = compute" in r.out, r.out
+    assert len(sent) > size                         # the whole file went as context
+    assert "UNDO 'big.py restored" in r.out
+    assert (root / "big.py").stat().st_size >= size and "= 42" not in (root / "big.py").read_text()
+    assert r.working < 16 * 1024
+    print("ai edit of a %d KB file: imports %d B, working %d B (heap 64K)"
+          % (size // 1024, r.imports, r.working))
+    if size == 20 * 1024:
+        least = mpy.smallest(lambda heap: _edit_run(mpy, tmp_path, size, heap)[0].rc == 0,
+                             "64K")
+        print("ai edit of a 20 KB file: smallest passing heap %dK" % (least // 1024))

@@ -1,0 +1,329 @@
+"""ai.edit: change a region of a file with the model; ai.undo. Imported on
+first use.
+
+    summary, err = ai.edit(path, start=None, end=None, where="replace",
+                           instruction="...", overrides=None)
+    summary, err = ai.undo()
+
+The region is lines start..end (1-based, inclusive; end defaults to start;
+no start: the whole file). where: "replace" (the model writes the complete
+new text of the region), "before" / "after" (text to insert above / below
+it). "#file" in the instruction puts the whole file in front as context,
+labelled with its name (the word itself becomes the name). The one user
+message is, in this order:
+
+    The whole file NAME, for context:        (with #file)
+    ```
+    <file>
+    ```
+    Lines S-E of NAME:                       (or: The file NAME:)
+    ```
+    <region>
+    ```
+    <instruction>
+
+with a system prompt that asks for the bare text; a code fence around the
+answer is dropped (and whatever follows its closing line). overrides are
+ai.ask's; a "stream" callable there sees the answer's pieces (progress).
+
+Memory: nothing of the file is held in RAM. A scan finds the region's
+byte offsets; the message is written to flash as one JSON string (the file
+read in pieces, escaped piece by piece) and sent as a jsonstream.RawFile;
+the answer streams to flash through the fence filter; the new file is
+written from the old one and the answer by copying pieces. A region over
+MAX_REGION bytes is refused. The splice is atomic (store.write_atomic): on
+any failure, Ctrl-C or an empty answer the file is unchanged. Before it,
+the old file is copied to the undo slot (one level, on flash: .edit/undo
+and .edit/undo.json naming the file); ai.undo() puts it back.
+Use-type "edit" (ai.edit.* settings, then ai.general.*).
+"""
+import os
+
+import jsonstream
+import store
+from compat import const
+
+MAX_REGION = const(8192)       # bytes of the region the model rewrites
+MAX_ANSWER = const(16384)      # characters of its answer
+_PIECE = const(512)
+SYSTEM = ("You edit one region of a file. Answer with %s only: no "
+          "explanations, no code fences.")
+WHAT = {"replace": "the complete new text of the region",
+        "before": "the new text to insert above the region",
+        "after": "the new text to insert below the region"}
+
+
+def _dir(name):
+    d = store.path(".edit")
+    store.makedirs(d)
+    return d + "/" + name
+
+
+def _remove(p):
+    try:
+        os.remove(p)
+    except OSError:
+        pass
+
+
+def _name(path):
+    return path.rstrip("/").split("/")[-1]
+
+
+def _scan(path, start, end):
+    """(a, b, lines, size): the byte offsets of lines start..end (b after
+    the end line's newline), the file's line count and size."""
+    a = 0 if start <= 1 else None
+    b = None
+    line = 1                     # the line the next byte belongs to
+    pos = 0
+    last = 10
+    buf = bytearray(_PIECE)
+    with open(path, "rb") as f:
+        while True:
+            n = f.readinto(buf)
+            if not n:
+                break
+            last = buf[n - 1]
+            i = 0
+            while True:
+                j = buf.find(b"\n", i, n)
+                if j < 0:
+                    break
+                line += 1
+                if line == start:
+                    a = pos + j + 1
+                if line == end + 1:
+                    b = pos + j + 1
+                i = j + 1
+            pos += n
+    lines = line if last != 10 else line - 1
+    return a, b if b is not None else pos, lines, pos
+
+
+def _copy(src, a, b, write):
+    """Bytes a..b of the file src to write(), in pieces."""
+    buf = bytearray(_PIECE)
+    mv = memoryview(buf)
+    with open(src, "rb") as f:
+        f.seek(a)
+        left = b - a
+        while left > 0:
+            n = f.readinto(mv[:min(_PIECE, left)])
+            if not n:
+                break
+            write(bytes(mv[:n]))
+            left -= n
+
+
+def _escape(src, a, b, write):
+    """Bytes a..b of src as the inside of a JSON string (UTF-8 pieces
+    decoded at character boundaries). ValueError for bytes that are not
+    UTF-8 text. Returns the last byte (10 when there is none)."""
+    tail = b""
+    last = 10
+
+    def piece(data):
+        nonlocal tail, last
+        last = data[-1]
+        data = tail + data
+        k = len(data)
+        # a character cut at the end of the piece waits for the next one
+        i = k - 1
+        while i >= 0 and i >= k - 3 and data[i] & 0xC0 == 0x80:
+            i -= 1
+        if i >= 0 and data[i] >= 0xC0:
+            need = 2 if data[i] < 0xE0 else 3 if data[i] < 0xF0 else 4
+            if k - i < need:
+                k = i
+        tail = data[k:]
+        try:
+            s = data[:k].decode()
+        except UnicodeError:
+            raise ValueError("is not UTF-8 text")
+        write(jsonstream.dumps(s)[1:-1].encode())
+
+    _copy(src, a, b, piece)
+    if tail:
+        raise ValueError("is not UTF-8 text")
+    return last
+
+
+def _message(path, req, a, b, label, context, instruction):
+    """Write the user message as one JSON string to req (label names the
+    region, context: the whole file first); its length."""
+    name = _name(path)
+    n = [0]
+
+    def write(data):
+        f.write(data)
+        n[0] += len(data)
+
+    def text(s):
+        write(jsonstream.dumps(s)[1:-1].encode())
+
+    def block(label, a, b):
+        text(label + ":\n```\n")
+        last = _escape(path, a, b, write)
+        text(("```" if last == 10 else "\n```") + "\n\n")
+
+    with open(req, "wb") as f:
+        write(b'"')
+        if context:
+            block("The whole file %s, for context" % name, 0, os.stat(path)[6])
+        block(label, a, b)
+        text(instruction)
+        write(b'"')
+    return n[0]
+
+
+class _Answer:
+    """The model's answer to a file on flash, without a code fence around
+    it: a first line that opens a fence is dropped, and the line that
+    closes it ends the answer. Counts the lines kept."""
+
+    def __init__(self, f):
+        self.f = f
+        self.line = []
+        self.first = True
+        self.fence = None
+        self.done = False
+        self.lines = 0
+        self.size = 0
+        self.last = 10
+
+    def feed(self, piece):
+        while piece:
+            i = piece.find("\n")
+            if i < 0:
+                self.line.append(piece)
+                return
+            self.line.append(piece[:i + 1])
+            piece = piece[i + 1:]
+            self._put("".join(self.line))
+            self.line = []
+
+    def _put(self, s):
+        if self.done:
+            return
+        t = s.strip()
+        if self.first:
+            if not t:
+                return              # blank lines before the answer
+            self.first = False
+            if t.startswith("```"):
+                k = 0
+                while k < len(t) and t[k] == "`":
+                    k += 1
+                self.fence = t[:k]
+                return
+        elif self.fence and t == self.fence:
+            self.done = True
+            return
+        data = s.encode()
+        self.f.write(data)
+        self.size += len(data)
+        self.lines += 1
+        self.last = data[-1]
+
+    def close(self):
+        if self.line:
+            self._put("".join(self.line))
+            self.line = []
+
+
+def edit(path, start=None, end=None, where="replace", instruction=None, overrides=None):
+    """See the module docstring: (summary, None) or (None, err)."""
+    import ai
+    if where not in WHAT:
+        return None, "where must be replace, before or after, not %r" % (where,)
+    if not isinstance(instruction, str) or not instruction.strip():
+        return None, "say what to change (an instruction)"
+    name = _name(path)
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None, "%s: no such file" % name
+    if st[0] & 0x4000:
+        return None, "%s: is a folder" % name
+    whole = start is None
+    start = 1 if whole else start
+    end = start if end is None else end
+    if start < 1 or end < start:
+        return None, "%s: bad line range %d-%d" % (name, start, end)
+    a, b, lines, size = _scan(path, start, 1 << 30 if whole else end)
+    if a is None or start > max(lines, 1):
+        return None, "%s has %d lines; line %d is not in it" % (name, lines, start)
+    if whole:
+        end = max(lines, 1)
+    end = min(end, max(lines, start))
+    if b - a > MAX_REGION:
+        return None, ("%s: lines %d-%d are %d bytes; ai edit rewrites at most %d at a "
+                      "time (give a smaller line range)" % (name, start, end, b - a, MAX_REGION))
+    context = "#file" in instruction
+    instruction = instruction.replace("#file", name).strip()
+    req, ans = _dir("req.json"), _dir("answer")
+    o = {"use": "edit"}
+    o.update(overrides or {})
+    progress = o.get("stream")      # sees the answer's pieces too
+    o["system"] = SYSTEM % WHAT[where]
+    o["max_reply"] = MAX_ANSWER
+    try:
+        try:
+            label = ("The file " + name) if whole else "Lines %d-%d of %s" % (start, end, name)
+            n = _message(path, req, a, b, label, context and not whole, instruction)
+        except ValueError as e:
+            return None, "%s %s" % (name, e)
+        with open(ans, "wb") as f:
+            out = _Answer(f)
+
+            def sink(piece):
+                out.feed(piece)
+                if progress:
+                    progress(piece)
+            o["stream"] = sink
+            _, err, _ = ai.ask([{"role": "user",
+                                 "content": jsonstream.RawFile(req, 0, n)}], o)
+            out.close()
+        if err:
+            return None, err
+        if not out.size or not out.lines:
+            return None, "the model's answer was empty; %s is unchanged" % name
+        _splice(path, ans, out, a, b, where, size)
+    finally:
+        _remove(req)
+        _remove(ans)
+    removed = (end - start + 1 if lines else 0) if where == "replace" else 0
+    return "+%d -%d lines at %d-%d" % (out.lines, removed, start, end), None
+
+
+def _splice(path, ans, out, a, b, where, size):
+    """The new file from the old one and the answer; the old one to the
+    undo slot first. Both writes are atomic."""
+    undo = _dir("undo")
+    store.write_atomic(undo, lambda w: _copy(path, 0, size, w))
+    store.write_atomic(_dir("undo.json"), jsonstream.dumps({"path": path}))
+    cut, rest = (a, b) if where == "replace" else (a, a) if where == "before" else (b, b)
+
+    def write(w):
+        _copy(undo, 0, cut, w)
+        _copy(ans, 0, out.size, w)
+        if out.last != 10 and rest < size:
+            w(b"\n")
+        _copy(undo, rest, size, w)
+    store.write_atomic(path, write)
+
+
+def undo():
+    """Put back the file the last edit changed: (summary, None) or (None, err)."""
+    meta, copy = _dir("undo.json"), _dir("undo")
+    try:
+        with open(meta, "rb") as f:
+            path = jsonstream.load(f).get("path")
+        size = os.stat(copy)[6]
+    except (OSError, ValueError, AttributeError):
+        return None, "nothing to undo"
+    store.write_atomic(path, lambda w: _copy(copy, 0, size, w))
+    _remove(meta)
+    _remove(copy)
+    return "%s restored (%d bytes)" % (_name(path), size), None

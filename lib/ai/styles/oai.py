@@ -1,0 +1,40 @@
+"""What the two OpenAI styles share (openai.py: chat completions,
+responses.py: Responses), imported with either: the request headers and
+the reasoning effort word. Anthropic and Gemini chats do not pay for it."""
+
+
+def bearer_headers(cfg, accept):
+    """Request headers of the OpenAI-shaped styles: the key as a bearer
+    token (none without a key, e.g. Ollama) and cfg["headers"] (Copilot's)."""
+    h = {"Content-Type": "application/json", "Accept": accept}
+    if cfg.get("key"):
+        h["Authorization"] = "Bearer " + cfg["key"]
+    if cfg.get("headers"):
+        h.update(cfg["headers"])
+    return h
+
+
+def effort(cfg):
+    """The reasoning effort word for cfg["thinking"] (chat completions'
+    reasoning_effort, Responses' reasoning.effort), or None to send none.
+    A preset's thinking map decides first ("effort": send, "none": not);
+    else the quirks (ai/catalog.py): no_effort sends nothing,
+    effort_by_model only to models that have the knob; effort_full passes
+    the whole vocabulary, other services know low|medium|high."""
+    word = cfg.get("thinking")
+    tmap = cfg.get("thinking_map")
+    if not word or tmap == "none":
+        return None
+    quirks = cfg.get("quirks") or ()
+    if tmap != "effort":
+        if "no_effort" in quirks:
+            return None
+        if "effort_by_model" in quirks:
+            model = cfg.get("model") or ""
+            if "qwen3" in model:                 # Groq: none | default
+                return "none" if word == "minimal" else "default"
+            if "gpt-oss" not in model:
+                return None
+    if "effort_full" in quirks:
+        return word
+    return "low" if word == "minimal" else "high" if word == "max" else word

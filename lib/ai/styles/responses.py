@@ -1,0 +1,465 @@
+"""OpenAI Responses style (the `responses` style of lib/ai), stateless.
+
+Wire format (POST {base}/responses, Authorization: Bearer <key>):
+
+  {"model", "store": false, "stream": bool,
+   "instructions": s,          cfg system + the system messages opening the
+                               history; resent every round (nothing is
+                               stored on the service)
+   "input": [item, ...],
+   "tools": [{"type": "function", "name", "description", "parameters",
+              "strict": false}],       (strict is the service's default:
+                                        it refuses most MCP schemas)
+   "max_output_tokens": n,
+   "temperature": t,           (models without reasoning only)
+   "reasoning": {"effort": e}, (ai.styles.oai.effort; reasoning models)
+   "include": ["reasoning.encrypted_content"]}   (reasoning models: with
+                               store false a reasoning item can only be
+                               replayed with its encrypted content)
+
+  Input items from the history: user / later system messages -> {"role",
+  "content": text}; assistant -> {"role": "assistant", "content": text}
+  (when there is text), then {"type": "function_call", "call_id", "name",
+  "arguments"} per call, or its echoed output items (below); tool ->
+  {"type": "function_call_output", "call_id", "output"} ("Error: " prefix
+  for is_error).
+
+  Reply: {"status": completed|incomplete|failed|..., "error": {"code",
+  "message"}?, "incomplete_details": {"reason"}?, "output": [item, ...],
+  ...the request echoed (instructions, tools: skipped unread)}. Items:
+    {"type": "reasoning", "id", "summary": [...], "encrypted_content"?}
+    {"type": "message", "id", "role", "status", "content": [{"type":
+     "output_text", "text", "annotations"} | {"type": "refusal", "refusal"}]}
+    {"type": "function_call", "id", "call_id", "name", "arguments", "status"}
+  The text is every output_text / refusal of the message items, wherever
+  they are in output[] (reasoning comes first: never output[0]). Calls:
+  {"id": call_id, "name", "args": arguments}.
+
+  Stream: `event: <type>` with data.type the same; read here:
+    response.output_item.added     {"output_index", "item": {type, id,
+                                   call_id, name}}: the item being written
+    response.output_text.delta, response.refusal.delta   {"delta"}: text
+    response.function_call_arguments.delta  {"output_index", "delta"}
+    response.output_item.done      a reasoning item, whole (for the echo);
+                                   a call's arguments if no delta came
+    response.completed | response.incomplete | response.failed   the end:
+                                   status, incomplete_details.reason,
+                                   error (the output echoed there is
+                                   skipped unread)
+    error {"code", "message"}      a failure after HTTP 200
+  Every other event is skipped unread. There is no [DONE]: a stream that
+  ends without one of the three end events is truncated.
+
+  Status: incomplete -> finish "length" (max_output_tokens) or "filter"
+  (content_filter); text that came is kept and marked "[reply cut short:
+  <reason>]"; a call cut short is an error. failed -> an error with the
+  service's message.
+
+  Errors and models are those of chat completions ({"error": {"message",
+  "type", "param", "code"}}; GET {base}/models): openai_more reads them.
+
+Echo: a reply with function calls AND reasoning items that all carry their
+encrypted content keeps its output items, in order, in turn["_echo"] =
+{"style": "responses", "provider": id, "items": [...]}: reasoning items
+whole and verbatim, message and function_call items as {"type", "id"
+(, "call_id")} stubs whose text, name and arguments the replay takes from
+the turn's content and tool_calls (no second copy of them). The follow-up
+replays them exactly there, before the function_call_output items (the
+service answers 400 when a call comes back without its reasoning item).
+Replayed only to the same provider; other turns are rebuilt without ids.
+
+Memory: a whole reply is walked with the pull parser (text and arguments
+streamed into TextBuffers, reasoning items materialized under MAX_OPAQUE);
+stream events are read with select() and one parse buffer; reply text and
+arguments are bounded by cfg["max_reply"].
+"""
+import jsonstream
+from jsonstream import Array, Stream
+from ai.styles import Reply, StyleError, TextBuffer, assistant_turn
+from ai.styles.oai import bearer_headers, effort
+from compat import const
+
+MAX_OPAQUE = const(65536)      # reasoning items of one reply, in characters
+_MAX_CALLS = const(32)
+
+
+# ---------------------------------------------------------------- request
+
+def thinks(cfg):
+    """True for a reasoning model: it takes reasoning.effort and the
+    encrypted-content include, and refuses temperature. A preset's
+    thinking map decides; else every model but the gpt-3/gpt-4 families and
+    -chat variants."""
+    tmap = cfg.get("thinking_map")
+    if tmap:
+        return tmap == "effort"
+    m = cfg["model"]
+    return not (m.startswith("gpt-4") or m.startswith("gpt-3") or "-chat" in m)
+
+
+def request(cfg, history, tools, stream):
+    """(url, headers, body value tree) for one Responses request."""
+    body = {"model": cfg["model"], "store": False, "stream": bool(stream),
+            "input": Array(lambda: _input(cfg, history))}
+    system = _instructions(cfg, history)
+    if system:
+        body["instructions"] = system
+    if tools:
+        body["tools"] = Array(lambda: _tools(tools))
+    if cfg.get("max_tokens") is not None:
+        body["max_output_tokens"] = cfg["max_tokens"]
+    if thinks(cfg):
+        body["include"] = ["reasoning.encrypted_content"]
+        word = effort(cfg)
+        if word:
+            body["reasoning"] = {"effort": word}
+    elif cfg.get("temperature") is not None:
+        body["temperature"] = cfg["temperature"]
+    accept = "text/event-stream" if stream else "application/json"
+    return cfg["base_url"] + "/responses", bearer_headers(cfg, accept), body
+
+
+def _instructions(cfg, history):
+    parts = [cfg["system"]] if cfg.get("system") else []
+    for m in history:
+        if m.get("role") != "system":
+            break
+        if m.get("content"):
+            parts.append(m["content"])
+    return "\n\n".join(parts) if parts else None
+
+
+def _tools(tools):
+    for t in tools:
+        yield {"type": "function", "name": t["name"],
+               "description": t.get("description") or "",
+               "parameters": t.get("parameters") or {"type": "object", "properties": {}},
+               "strict": False}
+
+
+def _input(cfg, history):
+    """The input items, one history message at a time."""
+    lead = True
+    for m in history:
+        role = m.get("role")
+        if role == "system" and lead:
+            continue                    # in the instructions
+        lead = False
+        if role == "tool":
+            out = m.get("content") or ""
+            if m.get("is_error") is True and not out.startswith("Error"):
+                out = "Error: " + out
+            yield {"type": "function_call_output", "call_id": m.get("tool_call_id") or "",
+                   "output": out}
+        elif role == "assistant":
+            for item in _assistant(cfg, m):
+                yield item
+        else:
+            yield {"role": role, "content": m.get("content") or ""}
+
+
+def _assistant(cfg, m):
+    text = m.get("content") or ""
+    calls = m.get("tool_calls") or ()
+    echo = m.get("_echo")
+    if isinstance(echo, dict) and echo.get("style") == "responses" and \
+            echo.get("provider") == cfg.get("provider") and echo.get("items"):
+        by_id = {}
+        for c in calls:
+            by_id[c.get("id")] = c
+        for it in echo["items"]:
+            kind = it.get("type")
+            if kind == "message":
+                if text:
+                    yield {"type": "message", "id": it.get("id"), "role": "assistant",
+                           "status": "completed", "content": [
+                               {"type": "output_text", "text": text, "annotations": []}]}
+                    text = ""           # one message item carries all of it
+            elif kind == "function_call":
+                c = by_id.get(it.get("call_id")) or {}
+                yield {"type": "function_call", "id": it.get("id"),
+                       "call_id": it.get("call_id"), "name": c.get("name") or "",
+                       "arguments": c.get("args") or "{}", "status": "completed"}
+            else:
+                yield it                # a reasoning item, verbatim
+        return
+    if text:
+        yield {"role": "assistant", "content": text}
+    for c in calls:
+        yield {"type": "function_call", "call_id": c.get("id") or "",
+               "name": c.get("name") or "", "arguments": c.get("args") or "{}"}
+
+
+# ---------------------------------------------------------------- replies
+
+class _Reader:
+    """One reply, whole or streamed: the text, and per output item [type,
+    id, call_id, name, arguments TextBuffer, reasoning item]."""
+
+    def __init__(self, cfg, sink=None):
+        self.cfg = cfg
+        self.sink = sink
+        self.limit = cfg.get("max_reply") or 16000
+        self.text = TextBuffer(self.limit, "reply")
+        self.items = []
+        self.opaque = 0
+        self.status = None
+        self.reason = None
+        self.error = None
+
+    def on_text(self, path, piece):
+        if isinstance(piece, str) and piece:
+            self.text.add(piece)
+            if self.sink:
+                self.sink(piece)
+
+    def item(self, i):
+        """The entry of output item i (entries made up to i)."""
+        if not isinstance(i, int) or isinstance(i, bool) or i < 0 or i >= 4 * _MAX_CALLS:
+            raise StyleError("bad output_index %r" % (i,))
+        items = self.items
+        while len(items) <= i:
+            items.append([None, None, None, None, None, None])
+        return items[i]
+
+    def set(self, e, fields):
+        """Scalar fields of an item: type, id, call_id, name."""
+        i = 0
+        for k in ("type", "id", "call_id", "name"):
+            v = fields.get(k)
+            if isinstance(v, str):
+                e[i] = v
+            i += 1
+
+    def args(self, e, piece):
+        if e[4] is None:
+            e[4] = TextBuffer(self.limit, "tool call arguments")
+        if not isinstance(piece, str):
+            piece = jsonstream.dumps(piece)     # a server sending an object
+        e[4].add(piece)
+
+    def reasoning(self, e, item):
+        if not isinstance(item, dict):
+            return
+        self.opaque += jsonstream.encoded_len(item)
+        if self.opaque > MAX_OPAQUE:
+            raise StyleError("reasoning longer than %d characters (lower the "
+                             "thinking setting)" % MAX_OPAQUE)
+        e[5] = item
+
+    def reply(self):
+        if self.error is not None or self.status == "failed":
+            err = self.error if isinstance(self.error, dict) else {}
+            msg = err.get("message") or err.get("code") or "the reply failed"
+            raise StyleError(str(msg)[:300])
+        calls = []
+        stubs = []
+        whole = True            # every reasoning item replayable
+        seen = False
+        for e in self.items:
+            kind = e[0]
+            if kind == "function_call":
+                if len(calls) >= _MAX_CALLS:
+                    raise StyleError("more than %d tool calls" % _MAX_CALLS)
+                calls.append({"id": e[2] or "call_%d" % len(calls), "name": e[3] or "",
+                              "args": (e[4].text() if e[4] else "") or "{}"})
+                stubs.append({"type": kind, "id": e[1], "call_id": calls[-1]["id"]})
+            elif kind == "message":
+                stubs.append({"type": kind, "id": e[1]})
+            elif kind == "reasoning":
+                seen = True
+                item = e[5]
+                if not (item and item.get("encrypted_content")):
+                    whole = False
+                stubs.append(item)
+        finish = "tool_calls" if calls else "stop"
+        if self.status == "incomplete":
+            reason = self.reason or "incomplete"
+            if calls:
+                raise StyleError("reply cut short (%s) in a tool call (raise the "
+                                 "max_tokens setting)" % reason)
+            finish = {"max_output_tokens": "length", "content_filter": "filter"}.get(
+                reason, reason)
+            if self.text.size:
+                self.on_text(None, "\n[reply cut short: %s]" % reason)
+        text = self.text.text()
+        echo = None
+        if calls and seen and whole:
+            echo = {"style": "responses", "provider": self.cfg.get("provider"),
+                    "items": stubs}
+        return Reply(text, calls or None, finish, assistant_turn(text, calls or None, echo))
+
+
+def read_reply(cfg, body):
+    """Reply from a whole (non-streamed) 200 body: a walk of the pull
+    parser that keeps status, error, incomplete_details and output[]."""
+    r = _Reader(cfg)
+    p = jsonstream.Parser(body, max_value=MAX_OPAQUE + 1024)
+    if p.next() != jsonstream.OBJ:
+        raise StyleError("the reply is not a JSON object")
+    while p.next() == jsonstream.KEY:
+        k = p.value
+        if k == "output" and p.peek() == jsonstream.ARR:
+            p.next()
+            i = 0
+            while p.peek() != jsonstream.END_ARR:
+                _output_item(p, r, r.item(i))
+                i += 1
+            p.next()
+        elif k == "status":
+            r.status = p.read_value()
+        elif k == "error":
+            r.error = p.read_value()
+        elif k == "incomplete_details" and p.peek() == jsonstream.OBJ:
+            r.reason = (p.read_value() or {}).get("reason")
+        else:
+            p.skip_value()
+    p.finish()
+    return r.reply()
+
+
+def _output_item(p, r, e):
+    """One output item: text and arguments streamed, the rest kept as a
+    dict (a reasoning item is that dict, whole)."""
+    if p.peek() != jsonstream.OBJ:
+        p.skip_value()
+        return
+    p.next()
+    item = {}
+    while p.next() == jsonstream.KEY:
+        k = p.value
+        t = p.peek()
+        if k == "content" and item.get("type") == "message" and t == jsonstream.ARR:
+            p.next()
+            while p.peek() != jsonstream.END_ARR:
+                if p.peek() != jsonstream.OBJ:
+                    p.skip_value()
+                    continue
+                p.next()
+                while p.next() == jsonstream.KEY:
+                    if p.value in ("text", "refusal") and p.peek() == jsonstream.STR:
+                        p.stream_string(lambda s: r.on_text(None, s))
+                    else:
+                        p.skip_value()
+            p.next()
+        elif k == "arguments" and t == jsonstream.STR:
+            p.stream_string(lambda s: r.args(e, s))
+        else:
+            try:
+                item[k] = p.read_value()
+            except jsonstream.JSONError as x:
+                _too_long(x, k)
+    r.set(e, item)
+    if e[0] == "reasoning":
+        r.reasoning(e, item)
+    elif e[0] == "message" and isinstance(item.get("content"), list):
+        for part in item["content"]:   # content came before its type
+            if isinstance(part, dict):
+                r.on_text(None, part.get("text") or part.get("refusal"))
+
+
+def _too_long(err, what):
+    """A value over the parse bound is named as such; other JSON errors
+    pass on."""
+    if "longer than" in str(err):
+        raise StyleError("%s longer than %d bytes (reasoning: lower the thinking "
+                         "setting)" % (what, MAX_OPAQUE))
+    raise err
+
+
+def read_stream(cfg, events, sink):
+    """Reply from an SSE stream; text pieces go to sink as they arrive."""
+    r = _Reader(cfg, sink)
+    got = {}
+    pend = []           # argument pieces of one event (its output_index may follow)
+    kind = None
+
+    def val(path, v):
+        got[path[-1]] = v
+
+    def piece(path, p):
+        if kind == "text":
+            r.on_text(path, p)
+        elif p:
+            pend.append(p)
+
+    # one rule set for every event but a reasoning item's done (read whole)
+    s = Stream(piece)
+    common = jsonstream.Rules({
+        "delta": s, "item.arguments": s, "output_index": val, "item.type": val,
+        "item.id": val, "item.call_id": val, "item.name": val,
+        "response.status": val, "response.incomplete_details.reason": val,
+        "response.error": val})
+    whole = None
+    buf = bytearray(256)        # one parse buffer for every event
+    cur = None                  # the entry of the item being written
+    while True:
+        ev = events.next()
+        if ev is None:
+            raise StyleError("stream ended early")
+        name = ev.event
+        if name in ("response.output_text.delta", "response.refusal.delta"):
+            kind = "text"
+        elif name == "response.function_call_arguments.delta":
+            kind = "args"
+        elif name == "response.output_item.added":
+            kind = "added"
+        elif name == "response.output_item.done":
+            if cur is None or cur[0] not in ("reasoning", "function_call") or \
+                    (cur[0] == "function_call" and cur[4] is not None):
+                continue        # nothing in it that the deltas did not give
+            kind = "done"
+        elif name in ("response.completed", "response.incomplete", "response.failed"):
+            kind = "end"
+        elif name == "error":
+            from ai.styles import openai_more
+            raise StyleError(openai_more.event_error(ev))
+        else:
+            continue            # created, in_progress, content_part, *.done...
+        got.clear()
+        del pend[:]
+        rules = common
+        if kind == "done" and cur[0] == "reasoning":
+            if whole is None:
+                whole = jsonstream.Rules({"item": val})
+            rules = whole
+        try:
+            jsonstream.select(ev, rules, max_value=MAX_OPAQUE + 1024, buf=buf)
+        except jsonstream.JSONError as x:
+            _too_long(x, "an output item")
+        if kind == "added":
+            cur = r.item(got.get("output_index", len(r.items)))
+            r.set(cur, got)
+        elif kind == "args":
+            e = r.item(got.get("output_index"))
+            for p in pend:
+                r.args(e, p)
+        elif kind == "done":
+            if cur[0] == "reasoning":
+                r.reasoning(cur, got.get("item"))
+            else:
+                for p in pend:      # a call whose arguments came whole
+                    r.args(cur, p)
+        elif kind == "end":
+            r.status = got.get("status") or name[9:]
+            r.reason = got.get("reason")
+            r.error = got.get("error")
+            return r.reply()
+
+
+# ------------------------------- errors and models (chat completions')
+
+def error_info(status, body, headers):
+    """(message, retry_after_seconds or None, kind) from an error reply."""
+    from ai.styles import openai_more    # rarely used: imported on demand
+    return openai_more.error_info(status, body, headers)
+
+
+def models_request(cfg, page_token):
+    """(url, headers) of the model list (one page)."""
+    return cfg["base_url"] + "/models", bearer_headers(cfg, "application/json")
+
+
+def read_models(cfg, body, add):
+    from ai.styles import openai_more
+    return openai_more.read_models(cfg, body, add)

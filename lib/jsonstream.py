@@ -20,8 +20,10 @@ is limited (max_value bytes of JSON text, strings and numbers included).
 
 Writer: dump() writes bytes pieces of at most ~bufsize through write(),
 encoded_len() counts the exact length first (for Content-Length), dumps() for
-small values. Raw() echoes pre-encoded JSON verbatim, Array(factory) writes
-an array from a re-runnable generator factory.
+small values. Raw() echoes pre-encoded JSON verbatim, RawFile(path, offset,
+length) copies pre-encoded JSON from a file in pieces (encoded_len adds
+length without reading), Array(factory) writes an array from a re-runnable
+generator factory.
 
 Decisions for the implementation-defined inputs (JSONTestSuite i_*.json):
 - numbers with huge exponents or too many digits: floats follow float()
@@ -1037,6 +1039,34 @@ class Raw:
         self.data = data.encode() if isinstance(data, str) else bytes(data)
 
 
+class RawFile:
+    """Pre-encoded JSON stored in a file: `length` bytes at `offset` of
+    `path`, copied in pieces of the writer's buffer every time the value is
+    written; encoded_len() adds length without reading the file."""
+
+    def __init__(self, path, offset, length):
+        self.path = path
+        self.offset = offset
+        self.length = length
+
+
+def _copy_file(out, v):
+    if out.write is None:
+        out.n += v.length
+        return
+    out.flush()
+    left = v.length
+    mv = out.mv
+    with open(v.path, "rb") as f:
+        f.seek(v.offset)
+        while left:
+            n = f.readinto(mv[0:left if left < out.size else out.size])
+            if not n:
+                raise JSONError("JSON: %s ended before %d bytes" % (v.path, v.length))
+            out.write(bytes(mv[0:n]))
+            left -= n
+
+
 class Array:
     """A JSON array of the values yielded by factory(); factory is called
     again for every pass (encoded_len, then dump)."""
@@ -1155,6 +1185,8 @@ def _dump(value, out, max_depth=64):
             out.put(repr(v).encode())
         elif isinstance(v, Raw):
             out.put(v.data)
+        elif isinstance(v, RawFile):
+            _copy_file(out, v)
         elif isinstance(v, dict):
             it = iter(v.items())
         elif isinstance(v, (list, tuple)):

@@ -548,6 +548,16 @@ def test_result_flattening_and_bounds():
             {"type": "text", "text": ""}, {"type": "weird"}],
             "structuredContent": {"ignored": True}},
         "structured": {"content": [], "structuredContent": {"a": [1, 2], "b": "c"}},
+        # structuredContent first (before any text is known): spooled, then
+        # dropped when text comes, used when none does
+        "struct_first": {"structuredContent": {"k": "v" * 40000}, "isError": False,
+                         "content": [{"type": "text", "text": "the text"}]},
+        "struct_only": {"structuredContent": {"q": ["\u00e9\"\n", 1.5, None, True, {}]},
+                        "content": []},
+        # a duplicate of the text as structuredContent, longer than any bound
+        "dup": {"content": [{"type": "text", "text": "w" * 20000}],
+                "structuredContent": {"result": "w" * 20000}},
+        "wide": {"content": [{"type": "text", "text": "\u00e9" * 9000}]},
         "big": {"content": [{"type": "text", "text": big}]},
         "error": {"content": [{"type": "text", "text": "boom"}], "isError": True},
     }
@@ -569,7 +579,15 @@ def test_result_flattening_and_bounds():
         assert lines[7:] == ["", "[weird content]"]
         assert json.loads(ok(mcp.call(conn, "structured", {}))) == {"a": [1, 2], "b": "c"}
         t = ok(mcp.call(conn, "big", {}))
-        assert t == "y" * client.MAX_TEXT + "\n... (truncated)"
+        assert t == "y" * client.MAX_TEXT + "\n... (truncated, %d bytes)" % len(big)
+        assert ok(mcp.call(conn, "struct_first", {})) == "the text"
+        assert json.loads(ok(mcp.call(conn, "struct_only", {}))) == {
+            "q": ["\u00e9\"\n", 1.5, None, True, {}]}
+        t = ok(mcp.call(conn, "dup", {}))
+        assert t == "w" * client.MAX_TEXT + "\n... (truncated, 20000 bytes)"
+        # cut at a character, never inside one: 8192 two-byte characters
+        t = ok(mcp.call(conn, "wide", {}))
+        assert t == "\u00e9" * (client.MAX_TEXT // 2) + "\n... (truncated, 18000 bytes)"
         assert mcp.call(conn, "error", {}) == (None, "tool error: boom")
         assert conn.last_is_error is True
         sent = json.loads(f.srv.requests[-1].body)

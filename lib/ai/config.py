@@ -10,7 +10,7 @@ from compat import const
 THINKING = ("minimal", "low", "medium", "high", "max")
 BOUND = ("model", "key", "base_url", "tools")
 _DEFAULT_TIMEOUT = const(60)
-_DEFAULT_MAX_REPLY = const(16000)
+_DEFAULT_MAX_REPLY = const(16384)     # characters ask() returns (the console: 128 KB)
 
 
 class ConfigError(Exception):
@@ -63,7 +63,7 @@ def resolve(overrides=None):
            "use": use, "local": entry.get("local", False)}
     sources = {}
     for field in ("model", "key", "base_url", "max_tokens", "temperature",
-                  "system", "timeout", "thinking", "tools"):
+                  "system", "timeout", "thinking", "tools", "max_reply"):
         if o.get(field) is not None and not (field == "tools" and not isinstance(o[field], str)):
             v, src = o[field], "overrides"
         else:
@@ -90,5 +90,5 @@ def resolve(overrides=None):
     if t is not None and t not in THINKING:
         raise ConfigError("%s must be one of %s, not %r" % (source(cfg, "thinking"), "|".join(THINKING), t))
     cfg["thinking"] = t
-    cfg["max_reply"] = o.get("max_reply") or _DEFAULT_MAX_REPLY
+    cfg["max_reply"] = _number(cfg["max_reply"] or _DEFAULT_MAX_REPLY, source(cfg, "max_reply"), int)
     return cfg

@@ -1,7 +1,17 @@
 """API styles: one module per wire format (openai, anthropic, gemini) plus
 the text fallback. Each module exposes the same functions (see DESIGN.md and
-the top of each module): request, read_reply, read_stream, error_info,
-models_request, read_models. This package holds what they share."""
+the top of each module): request, read_reply(cfg, body, out),
+read_stream(cfg, events, out), error_info, models_request, read_models.
+This package holds what they share.
+
+A reply's text goes to `out` (Out: bounded, streamed, kept or not) as the
+style reads it; the style's Reply holds only calls, finish and the echo.
+Message contents read back from a flash history may be jsonstream.RawFile
+(an encoded JSON string in a file): styles pass them through as values and
+call as_str() only where they must change one."""
+import store
+
+HELD = 16384        # characters a style holds in RAM: tool arguments, reasoning
 
 
 class StyleError(Exception):
@@ -36,36 +46,75 @@ def assistant_turn(text, calls, echo=None):
     return turn
 
 
-class TextBuffer:
-    """Text pieces under a bound. Stream deltas are a few characters each
-    and a str object costs far more than its characters, so every 32 small
-    pieces are joined into one chunk; text() joins the chunks once."""
+class Out:
+    """Text that arrives in pieces, under a bound: each piece is counted
+    against limit (characters; StyleError "<what> longer than ..." beyond),
+    handed to sink and, with keep, kept in a store.Spool for text(). A
+    reply's text (the driver's Out): streamed to the caller, recorded by a
+    flash history, spooled to flash when long (API callers want a str);
+    without keep nothing grows with it. Text a style holds (tool arguments,
+    reasoning: Out(..., what=..., spill=False)) stays in RAM. ticks: a
+    backtick came (the text fallback only looks for calls then)."""
 
-    def __init__(self, limit, what="reply"):
-        self.chunks = []
-        self.small = []
-        self.size = 0
+    own = False     # made by the style itself (see output())
+    ticks = False
+
+    def __init__(self, limit, sink=None, keep=True, what="reply", spill=True):
         self.limit = limit
+        self.sink = sink
         self.what = what
+        self.size = 0
+        self.spool = store.Spool(what, spill) if keep else None
 
     def add(self, piece):
         if piece:
             self.size += len(piece)
             if self.size > self.limit:
                 raise StyleError("%s longer than %d characters" % (self.what, self.limit))
-            small = self.small
-            small.append(piece)
-            if len(small) >= 32:
-                self.chunks.append("".join(small))
-                self.small = []
+            if not self.ticks and "`" in piece:
+                self.ticks = True
+            if self.spool is not None:
+                self.spool.add(piece)
+            if self.sink is not None:
+                self.sink(piece)
 
     def text(self):
-        if self.small:
-            self.chunks.append("".join(self.small))
-            self.small = []
-        if len(self.chunks) > 1:
-            self.chunks = ["".join(self.chunks)]
-        return self.chunks[0] if self.chunks else ""
+        """The kept text ("" when not kept); once."""
+        return self.spool.text() if self.spool is not None else ""
+
+    def drop(self):
+        if self.spool is not None:
+            self.spool.drop()
+
+
+def output(cfg, out):
+    """The Out a style reads into: the driver's, or for a style used on its
+    own (out a stream sink or None) one of its own that keeps the text, which
+    the style's Reply then carries (see reply())."""
+    if isinstance(out, Out):
+        return out
+    out = Out(cfg.get("max_reply") or HELD, out)
+    out.own = True
+    return out
+
+
+def reply(out, calls, finish, echo=None):
+    """A style's Reply. Its text (and the turn's content) are filled in here
+    only when the style made out itself; the driver fills them after the
+    response is closed (ai.ask)."""
+    text = out.text() if out.own else ""
+    return Reply(text, calls, finish, assistant_turn(text, calls, echo))
+
+
+def as_str(v):
+    """A message content as str: a jsonstream.RawFile from a flash history
+    is read (see ai/history.py)."""
+    if isinstance(v, str):
+        return v
+    if v is None:
+        return ""
+    from ai import history
+    return history.string(v)
 
 
 def quote(s):

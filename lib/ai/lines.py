@@ -10,7 +10,6 @@ JSON text (the history's long "content" strings, every tool's
 reads (a schema) and ai/history.py streams (pieces) or reads (string).
 """
 import jsonstream
-import store
 from compat import const
 
 SMALL = 1024        # a line up to this many bytes is loaded whole

@@ -27,6 +27,7 @@ import jsonstream
 from compat import collect, const
 
 _LOCAL = {}
+CACHE = "tools.jsonl"   # the tools cache (ai/toolcache.py), under the flash root
 _HEAD = const(256)      # characters of a result on flash shown to show()
 
 
@@ -77,6 +78,10 @@ def _gather(tools, mcps):
         defs.append({"name": name, "description": item.get("description") or "",
                      "parameters": item.get("parameters") or
                      {"type": "object", "properties": {}}})
+    import store
+    path = store.path(CACHE)
+    if not mcps and (tools or not store.exists(path)):
+        return (defs or None), routes      # (no tool file: toolcache not loaded)
     from ai import toolcache
     if mcps:
         t = toolcache.Tools(_listing(), True)
@@ -90,11 +95,8 @@ def _gather(tools, mcps):
         finally:
             t.close()
         return t, routes
-    if tools:
-        return defs, routes
     # no explicit tools or servers: offer the cached MCP tools
-    import store
-    t = toolcache.Tools(store.path(toolcache.CACHE))
+    t = toolcache.Tools(path)
     n = 0
     for _ in t:
         n += 1

@@ -16,17 +16,16 @@ tools costs no heap. A file holds at most MAX_TOOLS.
 """
 import jsonstream
 import store
-from ai.loop import tool_name
+from ai.loop import CACHE, tool_name
 
-CACHE = "tools.jsonl"
 MAX_TOOLS = 256
 
 
 class Tools:
     """A tool file. Iterating it gives its tools, a line at a time; find()
     looks one up by name. Made with write=True it is filled: list(server)
-    writes the tools of a configured MCP server (the instance is the each()
-    of mcp's client.tools()), add() one definition. A name written twice
+    writes the tools of a configured MCP server (add is the each() of mcp's
+    client.tools()), add(d) a local definition (server None). A name written twice
     or a tool over MAX_TOOLS is refused; names seen are kept as bits of
     their hash (64 bytes), a hit checked against the file; taken: names
     offered besides the file."""
@@ -54,10 +53,13 @@ class Tools:
             g.close()       # (its file now, not when collected)
         return None
 
-    def add(self, d, server=None, remote=None):
-        """Write tool definition d as offered (named already)."""
+    def add(self, d):
+        """Write tool definition d: a tool of self.server (named as offered
+        here) or, server None, a local one."""
         from mcp.client import McpError
-        name = d["name"]
+        server = self.server
+        remote = d["name"]
+        name = tool_name(server, remote) if server else remote
         h = hash(name) & 511
         bit = 1 << (h & 7)
         twice = name in self.taken
@@ -70,16 +72,11 @@ class Tools:
         if self.count >= MAX_TOOLS:
             raise McpError("more than %d tools in all (remove a server: mcp del NAME)"
                            % MAX_TOOLS)
-        jsonstream.dump({"server": server, "name": name, "remote": remote or name,
+        jsonstream.dump({"server": server, "name": name, "remote": remote,
                          "description": d.get("description") or "",
                          "parameters": d.get("parameters") or {}}, self.f.write)
         self.f.write(b"\n")
         self.count += 1
-
-    def __call__(self, t):
-        d = {"name": tool_name(self.server, t["name"]), "description": t.get("description"),
-             "parameters": t.get("parameters")}
-        self.add(d, self.server, t["name"])
 
     def list(self, server):
         """List the tools of a configured MCP server into the file:
@@ -93,7 +90,7 @@ class Tools:
         if conn:
             self.server = server
             try:
-                _, err = client.tools(conn, False, self)
+                _, err = client.tools(conn, False, self.add)
             finally:
                 mcp.close(conn)
         if err:

@@ -61,11 +61,13 @@ both the tool_use and the tool_result side.
 
 Memory: stream events are parsed with jsonstream.select (one compiled rule
 set and one buffer for all events), a whole reply with a walk of the pull
-parser (no rule set to build: the heap peaks while a reply is read); text,
-thinking and argument strings arrive as pieces collected under bounds
-(cfg["max_reply"] characters for text and for all tool arguments,
-cfg.get("max_thinking") or the same for thinking, MAX_OPAQUE for signatures
-and redacted data); nothing else is materialized. A request's tool-call
+parser (no rule set to build: the heap peaks while a reply is read); text
+pieces go to the driver's Out as they arrive (cfg["max_reply"] characters;
+a text block is also held only once thinking was seen, for the echo),
+thinking and argument strings are held under bounds (ai.styles.HELD for
+all tool arguments, cfg.get("max_thinking") or the same for thinking,
+MAX_OPAQUE for signatures and redacted data); nothing else is
+materialized. A request's tool-call
 arguments are checked (one JSON object?) in the body's first pass only, the
 length count (see _input).
 """

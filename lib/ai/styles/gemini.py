@@ -77,10 +77,11 @@ Echo (history["_echo"]) = {"style": "gemini", and only what is present:
 
 Memory: stream events are parsed with jsonstream.select (one compiled rule
 set and one buffer for all events), a whole reply with a walk of the pull
-parser that feeds the same handlers (no rule set to build); text, thought
-text and signatures arrive as pieces collected under bounds
-(cfg["max_reply"] characters for text and for thought text, MAX_OPAQUE for
-signatures); functionCall objects are materialized one at a time (bounded
+parser that feeds the same handlers (no rule set to build); a part's text
+waits in a store.Spool until the part is known (then to the driver's Out:
+cfg["max_reply"] characters), thought text and signatures are held under
+bounds (ai.styles.HELD for thought text, MAX_OPAQUE for signatures);
+functionCall objects are materialized one at a time (bounded
 by jsonstream's max_value, _MAX_ARGS); nothing else is kept. A request's
 call arguments and tool schemas given as JSON text are parsed in the body's
 first pass, the length count, and the verdicts reused by the pass that

@@ -39,6 +39,8 @@
 # str mcp.call returns, or to the caller's output (ai.run: a file on flash),
 # and structuredContent is skipped unread when text came, else copied as
 # compact JSON without being held.
+import sys
+
 import jsonstream
 import httpc
 from compat import collect, const
@@ -755,7 +757,13 @@ def call(conn, name, args=None, out=None, limit=MAX_TEXT):
             return None, "bad tool arguments for %s: %s" % (name, e)
     if not isinstance(args, dict):
         return None, "bad tool arguments for %s: not a JSON object" % name
-    dest = out if out is not None else _Cap(1 << 30)    # (the cut is _Call's)
+    dest = out
+    if out is None:
+        # the text in RAM, or (the settings' module loaded: a board with its
+        # flash in use) spooled to flash once long, to be read back in one
+        # block: its size once, not twice (see store.Spool); the cut is _Call's
+        store = sys.modules.get("store")
+        dest = store.Spool("result") if store else _Cap(1 << 30)
     _, err = _guard(conn, _call, conn, name, args, dest, limit)
     collect()
     text = ""
@@ -763,7 +771,7 @@ def call(conn, name, args=None, out=None, limit=MAX_TEXT):
         # the str only now, when nothing of the exchange is left in RAM
         if err is None or conn.last_is_error:
             text, err = _guard(conn, dest.text)
-        dest = None
+        dest.drop()
     if conn.last_is_error and err is None:
         return None, "tool error" + (": " + (text or "(no details)") if out is None else "")
     return (None, err) if err else (text, None)

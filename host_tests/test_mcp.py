@@ -16,7 +16,7 @@ import pytest
 import mcp
 import store
 from mcp import client
-from httpserver import Server
+from mcpfake import McpFake as Fake, reply, sse, text_result
 import peers
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -281,61 +281,6 @@ def test_micropython_everything(mpy, everything_server):
 
 
 # ------------------------------------------------------ faults (raw server)
-
-class Fake:
-    """A raw MCP server: initialize/notifications handled, the rest by `on`."""
-
-    def __init__(self, on, version="2025-11-25"):
-        self.on = on
-        self.version = version
-        self.sessions = 0
-        self.answers = []
-        self.srv = Server(self.handle)
-
-    def __enter__(self):
-        self.srv.__enter__()
-        self.url = self.srv.url + "/mcp"
-        return self
-
-    def __exit__(self, *exc):
-        self.srv.__exit__(*exc)
-
-    def handle(self, req, w):
-        msg = json.loads(req.body or b"{}")
-        method = msg.get("method")
-        if method == "initialize":
-            self.sessions += 1
-            body = {"jsonrpc": "2.0", "id": msg["id"], "result": {
-                "protocolVersion": self.version, "capabilities": {"tools": {}},
-                "serverInfo": {"name": "fake", "version": "1"}}}
-            w.respond(200, json.dumps(body).encode(), headers={
-                "Content-Type": "application/json", "Mcp-Session-Id": "s%d" % self.sessions})
-        elif method is None and "id" in msg:
-            self.answers.append(msg)  # our client's answer to a server request
-            w.respond(202)
-        elif "id" not in msg:
-            w.respond(202)
-        else:
-            self.on(self, msg, req, w)
-
-
-def sse(w, *events, end=True):
-    w.start(200, {"Content-Type": "text/event-stream"})
-    for e in events:
-        if isinstance(e, dict):
-            e = "event: message\ndata: %s\n\n" % json.dumps(e)
-        w.chunk(e.encode())
-    if end:
-        w.end()
-
-
-def reply(rid, result):
-    return {"jsonrpc": "2.0", "id": rid, "result": result}
-
-
-def text_result(t):
-    return {"content": [{"type": "text", "text": t}]}
-
 
 def test_fault_server_down():
     port = peers.free_port()

@@ -29,7 +29,6 @@ import re
 
 import pytest
 
-import peers
 from fakes import Calls, FakeAnthropic, FakeGemini, FakeOpenAI, FakeTextOnly, Text
 from mcpfake import McpFake, reply, sse
 
@@ -265,8 +264,8 @@ def test_ai_run_with_a_1mb_tool_result(mpy, tmp_path, big_server):
             r = mpy.run("mcp_big", heap=heap, args=[root, big_server, BIG, "run", "openai",
                                                      srv.base_url, "gpt-4o-mini", "sk-test"],
                         timeout=300)
-            sent = [m for m in srv.requests[-1].json["messages"] if m["role"] == "tool"] \
-                if len(srv.requests) > 1 else []
+            last = srv.requests[-1].json if len(srv.requests) > 1 else None
+            sent = [m for m in last["messages"] if m["role"] == "tool"] if last else []
         return r, sent
     r, sent = run("80K")
     assert r.rc == 0, r

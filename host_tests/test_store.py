@@ -72,14 +72,19 @@ def kill_writer_repeatedly(cmd, env, root, rounds):
     rng = random.Random(7)
     seen = []
     for _ in range(rounds):
-        p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
+        p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE)
-        time.sleep(rng.uniform(0.05, 0.15))
+        # killed only once it wrote a version: a kill before its first write
+        # (a loaded machine) would test nothing and repeat the last n
+        assert p.stdout.readline().startswith(b"wrote "), p.stderr.read()
+        time.sleep(rng.uniform(0, 0.1))     # then somewhere among its writes
         p.send_signal(signal.SIGKILL)
         p.wait()
+        p.stdout.close()
+        p.stderr.close()
         seen.append(check_consistent(root))
-    # the writer made progress, so the kills really landed mid-stream of writes
-    assert seen[-1] > rounds and len(set(seen)) == rounds
+    # every round wrote, so every kill landed in a stream of writes
+    assert seen == sorted(set(seen)) and len(seen) == rounds and seen[-1] >= rounds, seen
 
 
 def test_killed_cpython_writer_leaves_readable_store(tmp_path):

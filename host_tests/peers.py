@@ -292,7 +292,7 @@ def _kill_all():
         p.kill()
 
 
-def sdk_peer(json=False, stateless=False, token=None, host="127.0.0.1"):
+def sdk_peer(json=False, stateless=False, token=None, host="127.0.0.1", big=False):
     """A not-yet-started Peer for the Python SDK server with these options
     (host: the address it listens on)."""
     argv = [python_exe(), "-I", SDK_SCRIPT, "--port", "{port}", "--host", host]
@@ -302,9 +302,11 @@ def sdk_peer(json=False, stateless=False, token=None, host="127.0.0.1"):
         argv.append("--stateless")
     if token:
         argv += ["--token", token]
+    if big:
+        argv.append("--big")
     # cwd without lib/: the SDK's `mcp` must not meet ours
-    name = "sdk-server%s%s%s" % (" json" if json else "", " stateless" if stateless else "",
-                                 " token" if token else "")
+    name = "sdk-server%s%s%s%s" % (" json" if json else "", " stateless" if stateless else "",
+                                   " token" if token else "", " big" if big else "")
     return Peer(name, argv, cwd=PEERS_DIR, host=host)
 
 
@@ -444,8 +446,8 @@ class SdkServers:
         self.peers = {}
         self.checked = False
 
-    def proc(self, json=False, stateless=False, token=None):
-        key = (bool(json), bool(stateless), token)
+    def proc(self, json=False, stateless=False, token=None, big=False):
+        key = (bool(json), bool(stateless), token, bool(big))
         p = self.peers.get(key)
         try:
             if not self.checked:
@@ -461,8 +463,8 @@ class SdkServers:
             _fail(e)
         return p
 
-    def __call__(self, json=False, stateless=False, token=None):
-        return self.proc(json, stateless, token).url
+    def __call__(self, json=False, stateless=False, token=None, big=False):
+        return self.proc(json, stateless, token, big).url
 
     def close(self):
         for p in self.peers.values():

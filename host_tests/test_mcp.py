@@ -17,7 +17,7 @@ import pytest
 import mcp
 import store
 from mcp import client
-from httpserver import Server
+from mcpfake import McpFake as Fake, reply, sse, text_result
 import peers
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -325,61 +325,6 @@ def test_micropython_everything(mpy, everything_server):
 
 # ------------------------------------------------------ faults (raw server)
 
-class Fake:
-    """A raw MCP server: initialize/notifications handled, the rest by `on`."""
-
-    def __init__(self, on, version="2025-11-25"):
-        self.on = on
-        self.version = version
-        self.sessions = 0
-        self.answers = []
-        self.srv = Server(self.handle)
-
-    def __enter__(self):
-        self.srv.__enter__()
-        self.url = self.srv.url + "/mcp"
-        return self
-
-    def __exit__(self, *exc):
-        self.srv.__exit__(*exc)
-
-    def handle(self, req, w):
-        msg = json.loads(req.body or b"{}")
-        method = msg.get("method")
-        if method == "initialize":
-            self.sessions += 1
-            body = {"jsonrpc": "2.0", "id": msg["id"], "result": {
-                "protocolVersion": self.version, "capabilities": {"tools": {}},
-                "serverInfo": {"name": "fake", "version": "1"}}}
-            w.respond(200, json.dumps(body).encode(), headers={
-                "Content-Type": "application/json", "Mcp-Session-Id": "s%d" % self.sessions})
-        elif method is None and "id" in msg:
-            self.answers.append(msg)  # our client's answer to a server request
-            w.respond(202)
-        elif "id" not in msg:
-            w.respond(202)
-        else:
-            self.on(self, msg, req, w)
-
-
-def sse(w, *events, end=True):
-    w.start(200, {"Content-Type": "text/event-stream"})
-    for e in events:
-        if isinstance(e, dict):
-            e = "event: message\ndata: %s\n\n" % json.dumps(e)
-        w.chunk(e.encode())
-    if end:
-        w.end()
-
-
-def reply(rid, result):
-    return {"jsonrpc": "2.0", "id": rid, "result": result}
-
-
-def text_result(t):
-    return {"content": [{"type": "text", "text": t}]}
-
-
 def test_fault_server_down():
     port = peers.free_port()
     conn, err = mcp.connect("http://127.0.0.1:%d/mcp" % port, name="gone")
@@ -591,6 +536,16 @@ def test_result_flattening_and_bounds():
             {"type": "text", "text": ""}, {"type": "weird"}],
             "structuredContent": {"ignored": True}},
         "structured": {"content": [], "structuredContent": {"a": [1, 2], "b": "c"}},
+        # structuredContent first (before any text is known): spooled, then
+        # dropped when text comes, used when none does
+        "struct_first": {"structuredContent": {"k": "v" * 40000}, "isError": False,
+                         "content": [{"type": "text", "text": "the text"}]},
+        "struct_only": {"structuredContent": {"q": ["\u00e9\"\n", 1.5, None, True, {}]},
+                        "content": []},
+        # a duplicate of the text as structuredContent, longer than any bound
+        "dup": {"content": [{"type": "text", "text": "w" * 20000}],
+                "structuredContent": {"result": "w" * 20000}},
+        "wide": {"content": [{"type": "text", "text": "\u00e9" * 9000}]},
         "big": {"content": [{"type": "text", "text": big}]},
         "error": {"content": [{"type": "text", "text": "boom"}], "isError": True},
     }
@@ -612,7 +567,15 @@ def test_result_flattening_and_bounds():
         assert lines[7:] == ["", "[weird content]"]
         assert json.loads(ok(mcp.call(conn, "structured", {}))) == {"a": [1, 2], "b": "c"}
         t = ok(mcp.call(conn, "big", {}))
-        assert t == "y" * client.MAX_TEXT + "\n... (truncated)"
+        assert t == "y" * client.MAX_TEXT + "\n... (truncated, %d bytes)" % len(big)
+        assert ok(mcp.call(conn, "struct_first", {})) == "the text"
+        assert json.loads(ok(mcp.call(conn, "struct_only", {}))) == {
+            "q": ["\u00e9\"\n", 1.5, None, True, {}]}
+        t = ok(mcp.call(conn, "dup", {}))
+        assert t == "w" * client.MAX_TEXT + "\n... (truncated, 20000 bytes)"
+        # cut at a character, never inside one: 8192 two-byte characters
+        t = ok(mcp.call(conn, "wide", {}))
+        assert t == "\u00e9" * (client.MAX_TEXT // 2) + "\n... (truncated, 18000 bytes)"
         assert mcp.call(conn, "error", {}) == (None, "tool error: boom")
         assert conn.last_is_error is True
         sent = json.loads(f.srv.requests[-1].body)

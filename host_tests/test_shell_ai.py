@@ -224,6 +224,26 @@ def test_md_plain_passes_markdown_through():
     assert render("", tty=False) == ""
 
 
+def test_md_memory_is_bounded_by_a_line_not_the_message():
+    """A 64 KB paragraph fed at once (as `ai history` never does, but a
+    caller may) is written in pieces of about one screen line; non-ASCII
+    text is walked as bytes and rendered unchanged, emphasis included."""
+    writes = []
+    r = md.Render(writes.append, True)
+    para = "word \u00e9\u4e2d\U0001F600 " * 6000
+    r.feed(para)
+    r.close()
+    assert "".join(writes) == para + "\n"
+    assert max(len(w.encode()) for w in writes) <= 600, max(len(w) for w in writes)
+    got = render("\u00e9 **gr\u00fcn** _\u4e2d_ `\u00e0`")
+    assert got == ("\u00e9 " + md.BOLD + "gr\u00fcn" + md.BOLD_OFF + " " + md.ITAL
+                   + "\u4e2d" + md.ITAL_OFF + " " + md.CODE + "\u00e0" + md.CODE_OFF + "\n")
+    # a long line of code in a fence, cut anywhere, is the same
+    code = "```\n" + "x = '\u00e9' * 3  # " * 400 + "\n```\n"
+    rnd = random.Random(3)
+    assert render(code, lambda: rnd.randint(1, 9)) == render(code)
+
+
 def test_md_bounds_a_pending_link():
     long = "[" + "x" * 1000 + "](y)"
     got = render(long)

@@ -75,14 +75,143 @@ def write_atomic(p, data):
         f.flush()
         if hasattr(os, "fsync"):
             os.fsync(f.fileno())
-    _replace(tmp, p)
+    replace(tmp, p)
 
 
-def _replace(src, dst):
+def replace(src, dst):
+    """Rename src over dst (atomic on POSIX and littlefs)."""
     if hasattr(os, "replace"):
         os.replace(src, dst)
     else:  # MicroPython: rename replaces on unix and littlefs
         os.rename(src, dst)
+
+
+def copy(p, write, offset=0, size=1 << 30):
+    """write(bytes) the file p's bytes from offset, at most size of them,
+    in 256-byte pieces."""
+    buf = bytearray(256)
+    mv = memoryview(buf)
+    with open(p, "rb") as f:
+        f.seek(offset)
+        while size > 0:
+            n = f.readinto(mv[0:size if size < 256 else 256])
+            if not n:
+                break
+            write(bytes(mv[0:n]))
+            size -= n
+
+
+def cut(p, size):
+    """Keep the first `size` bytes of file p (atomically: the VFS has no
+    truncate)."""
+    write_atomic(p, lambda w: copy(p, w, 0, size))
+
+
+# Text pieces held in RAM up to this many characters, then spooled to flash
+# (MicroPython only: CPython has the memory, and its tests no flash folder).
+SPOOL_RAM = 1024 if sys.implementation.name == "micropython" else 1 << 30
+
+
+class Spool:
+    """A long str built with one allocation. Pieces stay in RAM up to
+    SPOOL_RAM characters, then go to the file tmp/<name> on flash; text()
+    reads that back in one read, and MicroPython's str() of bytes shares
+    their buffer: the text is in RAM once, where joining the pieces would
+    hold it twice (a 16 KB reply needs 16 KB, not 32 KB plus the pieces'
+    headers). size counts characters; drop() empties it for reuse."""
+
+    def __init__(self, name, spill=True):
+        self.path = path("tmp", name)
+        self.spill = spill      # False: RAM only (short text, no file)
+        self.f = None
+        self.drop()
+
+    def add(self, s):
+        if s:
+            self.size += len(s)
+            self.parts.append(s)
+            self.held += len(s)
+            if self.held >= 256:
+                self._out(self.spill and self.size > SPOOL_RAM)
+
+    def _out(self, spill):
+        """Join the small pieces since the last chunk (they cost more than
+        their characters) into one chunk of about 256; past SPOOL_RAM write
+        the chunks to the file. No allocation grows with the text: a
+        fragmented heap has no large free block."""
+        parts = self.parts
+        s = "".join(parts[self.k:])
+        del parts[self.k:]
+        parts.append(s)
+        self.held = 0
+        if not spill and self.f is None:
+            self.k = len(parts)
+            return
+        if self.f is None:
+            makedirs(path("tmp"))
+            self.f = open(self.path, "wb")
+        for s in parts:
+            self.f.write(s.encode())
+        self.parts = []
+        self.k = 0
+
+    def text(self):
+        """The whole text (the spool is emptied)."""
+        if self.f is None:
+            s = "".join(self.parts)
+        else:
+            self._out(True)
+            n = self.f.tell()
+            self.f.close()
+            self.f = True       # (a file to remove: see drop)
+            with open(self.path, "rb") as f:
+                s = str(f.read(n), "utf-8")
+        self.drop()
+        return s
+
+    def pieces(self, sink):
+        """Hand the text to sink in str pieces (then the spool is empty)."""
+        if self.f is not None:
+            self._out(True)
+            self.f.close()
+            self.f = None
+            buf = bytearray(256)
+            mv = memoryview(buf)
+            k = 0       # bytes of a character the last read cut
+            with open(self.path, "rb") as f:
+                while True:
+                    n = f.readinto(mv[k:])
+                    if not n:
+                        break
+                    n += k
+                    e = n   # the end of the last whole character
+                    j = n - 1
+                    while j > 0 and j > n - 4 and buf[j] & 0xC0 == 0x80:
+                        j -= 1
+                    c = buf[j]
+                    if c >= 0xC0 and n - j < (2 if c < 0xE0 else 3 if c < 0xF0 else 4):
+                        e = j
+                    if e:
+                        sink(str(mv[0:e], "utf-8"))
+                    k = n - e
+                    mv[0:k] = mv[e:n]
+            self.f = True
+        for p in self.parts:
+            sink(p)
+        self.drop()
+
+    def drop(self):
+        """Forget the text (and its file); the spool can be filled again."""
+        if self.f is not None:
+            if self.f is not True:
+                self.f.close()
+            self.f = None
+            try:
+                os.remove(self.path)
+            except OSError:
+                pass
+        self.parts = []
+        self.size = self.held = self.k = 0
 
 
 def _load():
@@ -103,7 +232,7 @@ def _load():
         _settings = data
     except (jsonstream.JSONError, OSError) as e:
         # Never lose data silently: keep the unreadable file for inspection.
-        _replace(p, p + ".bad")
+        replace(p, p + ".bad")
         print("settings: %s unreadable (%s); kept as %s.bad" % (p, e, SETTINGS))
     return _settings
 

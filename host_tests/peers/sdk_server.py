@@ -14,6 +14,9 @@ lib/ (which has its own `mcp` package) is never on sys.path:
              WWW-Authenticate (the SDK's own TokenVerifier + AuthSettings)
 --host A     listen on A instead of 127.0.0.1 (make hil: an address of
              this computer that a board reaches over WiFi)
+--big        two more tools for memory tests: big(size) returns `size`
+             characters of text, which the SDK also sends as
+             structuredContent {"result": ...}; big_text(size) the text only
 
 Tools: add, echo, get_weather, fail (raises -> isError), slow_count
 (progress notifications + log messages before the answer).
@@ -55,7 +58,14 @@ class StaticToken:
         return AccessToken(token=token, client_id="peers-test", scopes=[])
 
 
-def build(port, token, host):
+BIG = "0123456789abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ.,;\n"
+
+
+def big_text(size):
+    return (BIG * (size // len(BIG) + 1))[:size]
+
+
+def build(port, token, host, big=False):
     kw = {"log_level": "WARNING"}
     if token:
         base = "http://%s:%d" % (host, port)
@@ -96,6 +106,17 @@ def build(port, token, host):
             await asyncio.sleep(0.02)
         return "counted to %d" % n
 
+    if big:
+        @app.tool()
+        def big(size: int) -> str:
+            """size characters of text (also as structuredContent)."""
+            return big_text(size)
+
+        @app.tool(name="big_text", structured_output=False)
+        def big_plain(size: int) -> str:
+            """size characters of text, no structuredContent."""
+            return big_text(size)
+
     return app
 
 
@@ -115,9 +136,10 @@ def main():
     ap.add_argument("--stateless", action="store_true")
     ap.add_argument("--token")
     ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--big", action="store_true")
     a = ap.parse_args()
     threading.Thread(target=watch_parent, daemon=True).start()
-    app = build(a.port, a.token, a.host)
+    app = build(a.port, a.token, a.host, a.big)
     app.run("streamable-http", host=a.host, port=a.port, streamable_http_path="/mcp",
             json_response=a.json, stateless_http=a.stateless)
 

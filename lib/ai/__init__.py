@@ -6,8 +6,17 @@
     ai.providers()
 
 Expected failures come back as `err`, a line a person can act on that names
-the provider; never as an exception. On success ask() appends the assistant
+the provider; never as an exception (running out of memory included: the
+line says what to make smaller). On success ask() appends the assistant
 turn (with any data the provider needs echoed back) to `history`.
+
+Memory: the reply's text goes to an Out (ai/styles) as it is read: bounded
+by max_reply, streamed to the caller, and kept (RAM, then flash: a
+store.Spool) only for the str that ask() returns, which is built after the
+response is closed (a str is one block of RAM: the largest reply that can
+be returned is bounded by the heap). With overrides keep=False nothing is
+kept: ask() returns "" as the reply and a history that records to flash
+(ai.history.Turn) gets the text as it arrives, so no reply size costs RAM.
 
 This module is the driver: it resolves the settings, lets the style module
 build the request as a jsonstream value tree, writes it to the socket piece
@@ -17,69 +26,17 @@ official SDKs retry, and words the errors. Styles only translate.
 import httpc
 import jsonstream
 from compat import sleep_ms, collect, const, ticks_ms, ticks_diff
-from ai import catalog
 from ai.config import ConfigError, resolve, source
-from ai.styles import StyleError, load
+from ai.styles import Out, StyleError, load
 
 _RETRIES = const(2)
 _MAX_WAIT_S = const(20)       # longest server-requested wait we sit through
-MAX_MODELS = 200      # ids kept from a model list (about 40 bytes each)
-_MAX_PAGES = const(50)
+MAX_MODELS = 200      # ids kept from a model list by default (see ai/more.py)
 KEEP = ("content-type", "retry-after", "retry-after-ms", "x-should-retry")
 
 
 class AIError(Exception):
     pass
-
-
-def providers():
-    """The catalogue: a list of dicts (id, name, style, base_url, key,
-    model, tools, local)."""
-    return [catalog.entry(p) for p in catalog.PROVIDERS]
-
-
-def _scrub(cfg, msg):
-    """msg without any secret (store.scrub: every configured key and token,
-    and the key in use)."""
-    import store
-    return store.scrub(msg, cfg.get("key"))
-
-
-def _retry_wait(attempt, status, headers, hint):
-    """Seconds to wait before retrying, or None when the reply is final."""
-    should = headers.get("x-should-retry")
-    if should == "false":
-        return None
-    if status not in (408, 409, 429, 500, 502, 503, 504, 529) and should != "true":
-        return None
-    wait = None
-    try:
-        if "retry-after-ms" in headers:
-            wait = float(headers["retry-after-ms"]) / 1000
-        elif "retry-after" in headers:
-            wait = float(headers["retry-after"])
-    except ValueError:
-        pass  # an HTTP date: use our own backoff
-    if wait is None:
-        wait = hint
-    if wait is None:
-        wait = min(0.5 * (2 ** attempt), 8)
-    return max(wait, 0)
-
-
-def _explain(cfg, status, msg, kind, wait):
-    head = "%s: %d %s" % (cfg["provider"], status, msg or "error")
-    if cfg.get("login") and status in (401, 403):
-        return "%s (run: %s)" % (head, cfg["login"])
-    if status in (401, 403) or kind == "key":
-        return "%s (check %s)" % (head, source(cfg, "key"))
-    if status == 404 or kind == "model":
-        return "%s (check %s)" % (head, source(cfg, "model"))
-    if status == 429:
-        return head + (" (rate limited; retry in %d s)" % wait if wait else " (rate limited; try again later)")
-    if status == 529 or status >= 500:
-        return head + " (the service is overloaded or failing; try again later)"
-    return head
 
 
 def _left(cfg, t0):
@@ -88,36 +45,39 @@ def _left(cfg, t0):
     return max(cfg["deadline"] - ticks_diff(ticks_ms(), t0) / 1000, 0)
 
 
-def _exchange(cfg, style, history, tools, sink):
+def _exchange(cfg, style, history, tools, out, streaming):
     """One model request with retries, all within the deadline. Returns a
     Reply or raises AIError."""
-    streaming = sink is not None
     t0 = ticks_ms()
     for attempt in range(_RETRIES + 1):
         url, headers, body = style.request(cfg, history, tools, streaming)
         size = jsonstream.encoded_len(body)
+        # what lives on (a new pooled connection) goes into the holes, not
+        # into the middle of the free space a long reply text needs
+        collect()
         try:
             resp = httpc.request("POST", url, headers,
                                  (size, lambda w: jsonstream.dump(body, w)),
                                  keep=KEEP, timeout=cfg["timeout"],
                                  deadline=_left(cfg, t0))
         except httpc.HTTPError as e:
-            raise AIError(_network_error(cfg, e))
+            raise AIError(_more().network_error(cfg, e))
         done = False
         try:
             if resp.status == 200:
                 if streaming:
                     # event/id lines are short: a small line buffer
-                    reply = style.read_stream(cfg, httpc.SSE(resp, 256), sink)
+                    reply = style.read_stream(cfg, httpc.SSE(resp, 256), out)
                 else:
-                    reply = style.read_reply(cfg, resp)
+                    reply = style.read_reply(cfg, resp, out)
                 done = True
                 return reply
             msg, hint, kind = style.error_info(resp.status, resp, resp.headers)
-            wait = _retry_wait(attempt, resp.status, resp.headers, hint)
+            more = _more()
+            wait = more.retry_wait(attempt, resp.status, resp.headers, hint)
             done = True
         except httpc.HTTPError as e:
-            raise AIError(_network_error(cfg, e))
+            raise AIError(_more().network_error(cfg, e))
         except jsonstream.JSONError as e:
             raise AIError("%s: bad reply (%s)" % (cfg["provider"], e))
         except StyleError as e:
@@ -125,126 +85,145 @@ def _exchange(cfg, style, history, tools, sink):
         finally:
             # a reply abandoned half way (error, Ctrl-C) is not drained
             resp.close(done)
-        msg = _scrub(cfg, msg)
+        msg = more.scrub(cfg, msg)
         if (wait is None or attempt == _RETRIES or wait > _MAX_WAIT_S
                 or wait >= _left(cfg, t0)):
-            raise AIError(_explain(cfg, resp.status, msg, kind, wait))
+            raise AIError(more.explain(cfg, resp.status, msg, kind, wait))
         collect()
         sleep_ms(int(wait * 1000))
 
 
-def _network_error(cfg, e):
-    if e.kind == "deadline":
-        return "%s: no complete reply within %d s (raise %s)" % (
-            cfg["provider"], cfg["deadline"], source(cfg, "deadline"))
-    msg = "%s: %s" % (cfg["provider"], _scrub(cfg, str(e)))
-    if e.kind == "timeout":
-        return "%s (raise %s)" % (msg, source(cfg, "timeout"))
-    if cfg["local"] and e.kind in ("connect", "dns"):
-        return "%s (is %s running? or run: ai config %s)" % (msg, cfg["name"], cfg["use"])
-    return msg
+_FALLBACK_PARSE = const(8192)     # longest text-fallback reply searched for calls
 
 
-def _empty_reason(reply):
-    f = reply.finish or "unknown"
-    if f == "length":
-        return "empty reply: max tokens reached (raise the max_tokens setting)"
-    if f.startswith("blocked"):
-        return "prompt blocked (%s)" % f[8:]
-    if f == "filter":
-        return "empty reply: blocked by the content filter"
-    return "empty reply (finish reason: %s)" % f
+def _oom(cfg, out, tools):
+    """The line for a MemoryError in a request: what to make smaller. (Not
+    in ai/more.py: with no heap left, importing it would fail.)"""
+    if cfg is None:
+        return "out of memory (restart, or free memory: ai -new, ai tools clear)"
+    what = cfg["provider"] + ": out of memory"
+    if out is not None and out.size:
+        return "%s after %d characters of the reply (lower %s, or %s)" % (
+            what, out.size, source(cfg, "max_reply"), source(cfg, "max_tokens"))
+    if tools:
+        return what + " sending the request (offer fewer tools: ai tools clear; or start over: ai -new)"
+    return what + " sending the request (a shorter conversation: ai -new)"
 
 
 def ask(history, overrides=None):
     """Send the conversation; returns (reply, err, tool_calls)."""
-    o = overrides or {}
+    cfg = out = None
+    tools = (overrides or ()) and overrides.get("tools")
     try:
-        cfg = resolve(o)
-    except ConfigError as e:
-        return None, str(e), None
-    tools = o.get("tools")
-    if isinstance(tools, str) or not tools:
-        tools = None
-    if "copilot" in cfg["quirks"]:     # a session behind a login first
-        from ai import copilot
-        err = copilot.prepare(cfg, tools)
-        if err:
-            return None, err, None
-    fallback = None
-    if tools and cfg["tools_level"] == "text-fallback":
-        from ai.styles import text as fallback
-        cfg["system"] = fallback.system_prompt(cfg.get("system"), tools)
-        msgs, tools = fallback.History(history), None
-    else:
-        msgs = history
-        if cfg["tools_level"] == "none":
+        o = overrides or {}
+        try:
+            cfg = resolve(o)
+        except ConfigError as e:
+            return None, str(e), None
+        tools = o.get("tools")
+        if isinstance(tools, str) or not tools:
             tools = None
-    try:
-        style = load(cfg["style"])
-        reply = _exchange(cfg, style, msgs, tools, o.get("stream"))
-        if fallback:
+        if "copilot" in cfg["quirks"]:     # a session behind a login first
+            from ai import copilot
+            err = copilot.prepare(cfg, tools)
+            if err:
+                return None, err, None
+        keep = o.get("keep") is not False
+        stream = o.get("stream")
+        sink = stream
+        rec = None if keep else getattr(history, "record", None)   # a history on flash
+        if rec is not None:
+            sink = rec if stream is None else _tee(stream, rec)
+        fallback = None
+        if tools and cfg["tools_level"] == "text-fallback":
+            from ai.styles import text as fallback
+            cfg["system"] = fallback.system_prompt(cfg.get("system"), tools)
+            msgs, tools = fallback.History(history), None
+        else:
+            msgs = history
+            if cfg["tools_level"] == "none":
+                tools = None
+        # the text fallback searches the text for calls: kept (on flash
+        # already when the history records it)
+        out = Out(cfg["max_reply"], sink, keep or (fallback is not None and rec is None))
+        try:
+            reply = _exchange(cfg, load(cfg["style"]), msgs, tools, out, stream is not None)
+        finally:
+            collect()
+        if not out.size and not reply.calls:
+            out.drop()
+            return None, "%s: %s" % (cfg["provider"], _more().empty_reason(reply)), None
+        # the text only now: the response is closed and collected
+        if fallback and out.ticks and out.size <= _FALLBACK_PARSE:
+            reply.text = out.text() if out.spool is not None else history.recorded()
             reply = fallback.parse(reply)
+            if not keep and not reply.calls:
+                reply.text = ""         # the caller has it: it streamed
+        elif keep:
+            reply.text = out.text()
+        else:
+            out.drop()
+        reply.turn["content"] = reply.text
+        history.append(reply.turn)
+        return reply.text, None, reply.calls
     except AIError as e:
-        return None, _scrub(cfg, str(e)), None
-    finally:
+        out.drop()
+        return None, _more().scrub(cfg, str(e)), None
+    except MemoryError:
+        reply = None
+        if out is not None:
+            out.drop()
         collect()
-    if not reply.text and not reply.calls:
-        return None, "%s: %s" % (cfg["provider"], _empty_reason(reply)), None
-    history.append(reply.turn)
-    return reply.text, None, reply.calls
+        return None, _oom(cfg, out, tools), None
 
 
-def ask_simple(prompt, overrides=None):
-    """One question, one answer: returns (reply, err)."""
-    reply, err, _ = ask([{"role": "user", "content": prompt}], overrides)
-    return reply, err
+def _more():
+    from ai import more
+    return more
+
+
+def providers():
+    """The catalogue: a list of dicts (id, name, style, base_url, key,
+    model, tools, local)."""
+    return _more().providers()
 
 
 def fetch_models(provider=None, key=None, use=None, limit=MAX_MODELS):
     """The provider's live model ids (at most `limit`): (models, err)."""
-    o = {"provider": provider, "key": key, "use": use}
     try:
-        cfg = resolve(o)
-        style = load(cfg["style"])
-    except ConfigError as e:
-        return None, str(e)
-    if "copilot" in cfg["quirks"]:
-        from ai import copilot
-        err = copilot.prepare(cfg, None)
-        if err:
-            return None, err
-    found = []
+        return _more().fetch_models(provider, key, use, limit)
+    except MemoryError:
+        collect()
+        return None, "out of memory reading the model list (ask for fewer: limit=)"
 
-    def add(mid):
-        if len(found) < limit:
-            found.append(mid)
 
-    token = None
-    t0 = ticks_ms()
+def _tee(a, b):
+    def both(piece):
+        a(piece)
+        b(piece)
+    return both
+
+
+def ask_simple(prompt, overrides=None):
+    """One question, one answer: returns (reply, err)."""
     try:
-        for _ in range(_MAX_PAGES):
-            url, headers = style.models_request(cfg, token)
-            with httpc.request("GET", url, headers, keep=KEEP, timeout=cfg["timeout"],
-                               deadline=_left(cfg, t0)) as resp:
-                if resp.status != 200:
-                    msg, _, kind = style.error_info(resp.status, resp, resp.headers)
-                    return None, _explain(cfg, resp.status, _scrub(cfg, msg), kind, None)
-                token = style.read_models(cfg, resp, add)
-            if not token or len(found) >= limit:
-                break
-    except httpc.HTTPError as e:
-        return None, _network_error(cfg, e)
-    except (jsonstream.JSONError, StyleError) as e:
-        return None, _scrub(cfg, "%s: bad model list (%s)" % (cfg["provider"], e))
-    return found, None
+        reply, err, _ = ask([{"role": "user", "content": prompt}], overrides)
+    except MemoryError:
+        collect()
+        return None, _oom(None, None, None)
+    return reply, err
 
 
 def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
         approve=None, show=None):
     """The tool-use loop (see ai/loop.py): (reply, err)."""
-    from ai import loop
-    return loop.run(history, overrides, tools, mcps, max_rounds, approve, show)
+    try:
+        from ai import loop
+        return loop.run(history, overrides, tools, mcps, max_rounds, approve, show)
+    except MemoryError:
+        collect()
+        return None, ("out of memory running the tools (fewer tools: ai tools clear; "
+                      "a smaller mcp.max_result; or start over: ai -new)")
 
 
 def edit(path, start=None, end=None, where="replace", instruction=None, overrides=None):
@@ -266,13 +245,17 @@ def register_tool(name, description, parameters, run):
 
 
 def tools_cache_build(progress=None):
-    from ai import toolcache
-    return toolcache.build(progress)
+    """List every configured MCP server's tools into the cache: (count, err)."""
+    try:
+        return _more().tools_cache_build(progress)
+    except MemoryError:
+        collect()
+        return 0, "out of memory listing the tools (fewer MCP servers: mcp del NAME)"
 
 
 def tools_cache():
-    from ai import toolcache
-    return toolcache.entries()
+    """[(server, tool definition)] of the cache (parameters loaded)."""
+    return _more().tools_cache()
 
 
 def tools_cache_clear():

@@ -26,7 +26,7 @@ BOUND = ("model", "key", "base_url", "tools", "style")
 SWITCHABLE = ("openai", "responses")        # styles a provider may swap
 _DEFAULT_TIMEOUT = const(60)     # seconds per socket wait (first byte included)
 _DEFAULT_DEADLINE = const(300)   # seconds for a whole exchange, retries included
-_DEFAULT_MAX_REPLY = const(16000)
+_DEFAULT_MAX_REPLY = const(16384)     # characters ask() returns (the console: 128 KB)
 
 
 class ConfigError(Exception):
@@ -100,7 +100,8 @@ def resolve(overrides=None):
            "quirks": tuple(entry["quirks"].split())}
     sources = {}
     for field in ("model", "key", "base_url", "max_tokens", "temperature",
-                  "system", "timeout", "deadline", "thinking", "tools", "style"):
+                  "system", "timeout", "deadline", "thinking", "tools", "style",
+                  "max_reply"):
         if o.get(field) is not None and not (field == "tools" and not isinstance(o[field], str)):
             v, src = o[field], "overrides"
         else:
@@ -140,5 +141,5 @@ def resolve(overrides=None):
     if t is not None and t not in THINKING:
         raise ConfigError("%s must be one of %s, not %r" % (source(cfg, "thinking"), "|".join(THINKING), t))
     cfg["thinking"] = t
-    cfg["max_reply"] = o.get("max_reply") or _DEFAULT_MAX_REPLY
+    cfg["max_reply"] = _number(cfg["max_reply"] or _DEFAULT_MAX_REPLY, source(cfg, "max_reply"), int)
     return cfg

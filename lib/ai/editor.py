@@ -268,6 +268,7 @@ def edit(path, start=None, end=None, where="replace", instruction=None, override
     progress = o.get("stream")      # sees the answer's pieces too
     o["system"] = SYSTEM % WHAT[where]
     o["max_reply"] = MAX_ANSWER
+    o["keep"] = False               # the answer goes to a file, not into RAM
     try:
         try:
             label = ("The file " + name) if whole else "Lines %d-%d of %s" % (start, end, name)

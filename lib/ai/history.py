@@ -1,24 +1,37 @@
-"""Chat history on flash: append-only JSON lines, one message a line.
+"""Chat history on flash: JSON lines, one message a line.
 
-    h = History("chat")          # <root>/history/chat.jsonl
-    for msg in h: ...            # streamed from the file, never loaded whole
+    h = History("chat")           # <root>/history/chat.jsonl
+    for msg in h: ...             # streamed from the file, a line at a time
     t = h.turn({"role": "user", "content": "hi"})
-    ai.run(t, ...)               # t iterates the file, then the new messages
-    t.commit()                   # only now are the new lines written
+    ai.run(t, {"stream": t.record, "keep": False})
+    t.commit(max_bytes, max_turns)   # only now does the history change
+    t.drop()                         # or forget it (Ctrl-C, an error)
 
-A turn is written only when it completed, so an aborted request (Ctrl-C, an
-error) leaves no half turn. Each line goes out in one write; a kill mid-write
-leaves at most one torn last line, which readers skip and the next append
-terminates first, so it never swallows a good line. trim() rewrites the file
-atomically, dropping whole turns from the front (a turn starts at a user
-message, so a tool call is never split from its result).
+File format: one JSON object per line, a message of the internal vocabulary
+(ai/__init__.py), read with ai/lines.py: in a line longer than lines.SMALL
+bytes the "content" string is not read but comes as a jsonstream.RawFile of
+its JSON text, which a request copies from the file in pieces, `ai history`
+streams through the renderer (pieces()) and string() reads where a str is
+needed (ai.styles.as_str). So a 64 KB reply costs no heap to send again or to
+show.
+
+A turn collects its messages in <use>.turn beside the history: an appended
+message is a line there at once (a jsonstream.RawFile content, e.g. a tool
+result on flash, is copied in), and record(piece) writes a streamed reply
+JSON-escaped into an open line as it arrives, which the next appended
+assistant message with empty content closes (its other fields follow the
+text). commit() rewrites the history atomically (store.write_atomic: a kill
+leaves the old file or the new one) as the newest whole turns of the old
+history that fit max_bytes and max_turns, then the new turn, which is always
+kept (a turn starts at a user message, so a tool call is never split from
+its result). An aborted turn (Ctrl-C, an error) never reaches the history;
+a line torn by a kill is skipped by readers.
 """
 import os
 
 import jsonstream
 import store
-
-MAX_LINE = 32768     # longest message line read back
+from ai.lines import _Slice, _lines, read
 
 
 class History:
@@ -27,58 +40,15 @@ class History:
         self.path = store.path("history", use + ".jsonl")
 
     def __iter__(self):
-        try:
-            f = open(self.path, "rb")
-        except OSError:
-            return
-        with f:
-            while True:
-                line = f.readline()
-                if not line:
-                    break
-                if not line.endswith(b"\n") or len(line) > MAX_LINE:
-                    continue    # torn by a kill, or too long to hold: skip
-                try:
-                    msg = jsonstream.loads(line)
-                except jsonstream.JSONError:
-                    continue
-                if isinstance(msg, dict) and "role" in msg:
-                    yield msg
-
-    def _open_append(self):
-        store.makedirs(store.path("history"))
-        f = open(self.path, "ab")
-        try:
-            size = os.stat(self.path)[6]
-        except OSError:
-            size = 0
-        if size:
-            with open(self.path, "rb") as r:
-                r.seek(size - 1)
-                if r.read(1) != b"\n":
-                    f.write(b"\n")   # close a torn line so it stays one bad line
-        return f
-
-    def append(self, *msgs):
-        f = self._open_append()
-        with f:
-            for m in msgs:
-                parts = []
-                jsonstream.dump(m, parts.append)
-                parts.append(b"\n")
-                f.write(b"".join(parts))   # one write per line
-                f.flush()
+        return read(self.path)
 
     def turn(self, *msgs):
         """A pending turn: iterates the saved history, then msgs and whatever
-        is appended; commit() saves the new messages."""
-        return Turn(self, list(msgs))
+        is appended; commit() saves it."""
+        return Turn(self, msgs)
 
     def clear(self):
-        try:
-            os.remove(self.path)
-        except OSError:
-            pass
+        _remove(self.path)
 
     def size(self):
         try:
@@ -86,70 +56,211 @@ class History:
         except OSError:
             return 0
 
-    def trim(self, max_bytes, max_turns):
-        """Keep the newest whole turns within max_bytes and max_turns."""
-        starts = []      # byte offset of each user message line
-        total = 0
-        for line_len, is_user in self._scan():
-            if is_user:
-                starts.append(total)
-            total += line_len
-        if total <= max_bytes and len(starts) <= max_turns:
-            return False
-        keep_from = total
-        for i in range(len(starts) - 1, -1, -1):
-            if total - starts[i] > max_bytes or len(starts) - i > max_turns:
-                break
-            keep_from = starts[i]
-        src = self.path
-
-        def copy(write):
-            buf = bytearray(512)
-            with open(src, "rb") as f:
-                f.seek(keep_from)
-                while True:
-                    n = f.readinto(buf)
-                    if not n:
-                        break
-                    write(bytes(buf[:n]) if n < len(buf) else buf)
-        store.write_atomic(self.path, copy)
-        return True
-
-    def _scan(self):
-        """(line length, is a user message) for each line of the file."""
-        try:
-            f = open(self.path, "rb")
-        except OSError:
-            return
-        role = []
-        with f:
-            while True:
-                line = f.readline()
-                if not line:
-                    break
-                role.clear()
-                try:
-                    jsonstream.select(line, {"role": lambda path, v: role.append(v)})
-                except jsonstream.JSONError:
-                    pass
-                yield len(line), role == ["user"]
-
 
 class Turn:
-    def __init__(self, history, pending):
+    def __init__(self, history, msgs):
         self.history = history
-        self.pending = pending
+        self.path = history.path[:-6] + ".turn"
+        self.f = None       # the line a streamed reply is being recorded in
+        self.mark = 0       # where that line starts
+        store.makedirs(store.path("history"))
+        with open(self.path, "wb") as f:
+            for m in msgs:
+                _write(f, m)
 
     def __iter__(self):
         for m in self.history:
             yield m
-        for m in self.pending:
+        for m in read(self.path):
             yield m
 
-    def append(self, msg):
-        self.pending.append(msg)
+    def record(self, piece):
+        """A piece of a streamed reply, written into the open line."""
+        f = self.f
+        if f is None:
+            self.mark = os.stat(self.path)[6]
+            f = self.f = open(self.path, "ab")
+            f.write(b'{"content":"')
+        f.write(_esc(piece))
 
-    def commit(self):
-        if self.pending:
-            self.history.append(*self.pending)
-            self.pending = []
+    def append(self, msg):
+        f = self.f
+        self.f = None
+        if f is not None:
+            if not msg.get("content"):      # the recorded text is the content
+                f.write(b'"')
+                for k in msg:
+                    if k != "content":
+                        _member(f.write, k, msg[k])
+                f.write(b"}\n")
+                f.close()
+                return
+            f.close()       # another text was decided (the text fallback)
+            store.cut(self.path, self.mark)
+        with open(self.path, "ab") as f:
+            _write(f, msg)
+
+    def recorded(self):
+        """The text recorded into the open line so far, as str (the text
+        fallback looks for calls in it)."""
+        self.f.flush()
+        a = self.mark + 11          # the quote after '{"content":'
+        sp = store.Spool("read")
+        with open(self.path, "rb") as f:
+            jsonstream.Parser(_Slice(f, a, os.stat(self.path)[6] - a, b'"')).stream_string(sp.add)
+        return sp.text()
+
+    def commit(self, max_bytes=1 << 30, max_turns=1 << 30):
+        """Save the turn: the newest old turns that fit, then this one."""
+        self._cut()
+        hist = self.history.path
+        starts = []         # offset of each user message in the history
+        end = 0             # end of its last whole line
+        f = None
+        for a, n in _lines(hist):
+            if f is None:
+                f = open(hist, "rb")
+            if _role(f, a, n) == "user":
+                starts.append(a)
+            end = a + n
+        if f is not None:
+            f.close()
+        size = os.stat(self.path)[6]
+        total = end + size
+        keep = 0
+        for i in range(len(starts) - 1, -1, -1):
+            if total - starts[i] > max_bytes or len(starts) - i + 1 > max_turns:
+                keep = starts[i + 1] if i + 1 < len(starts) else end
+                break
+        pend = self.path
+
+        def copy(write):
+            if end > keep:
+                store.copy(hist, write, keep, end - keep)
+            store.copy(pend, write)
+        store.write_atomic(hist, copy)
+        _remove(pend)
+
+    def drop(self):
+        """Forget the turn."""
+        self._cut()
+        _remove(self.path)
+
+    def _cut(self):
+        if self.f is not None:      # a reply recorded but never appended
+            self.f.close()
+            self.f = None
+            store.cut(self.path, self.mark)
+
+
+def _role(f, a, n):
+    try:
+        p = jsonstream.Parser(_Slice(f, a, n))
+        if p.next() == jsonstream.OBJ:
+            while p.next() == jsonstream.KEY:
+                if p.value == "role":
+                    return p.read_value()
+                p.skip_value()
+    except ValueError:
+        pass
+    return None
+
+
+def _remove(p):
+    try:
+        os.remove(p)
+    except OSError:
+        pass
+
+
+# ---------------------------------------------------------------- writing
+
+def _esc(s):
+    """A str piece as the inside of a JSON string (bytes)."""
+    e = s.encode()
+    if e and (min(e) < 32 or e.find(b'"') >= 0 or e.find(b"\\") >= 0):
+        e = jsonstream.dumps(s)[1:-1].encode()
+    return e
+
+
+def _member(write, k, v):
+    write(b',"')
+    write(_esc(k))
+    write(b'":')
+    jsonstream.dump(v, write)
+
+
+def _write(f, m):
+    """One message line, role first (trim finds it without reading on)."""
+    w = f.write
+    w(b'{"role":')
+    jsonstream.dump(m.get("role"), w)
+    for k in m:
+        if k != "role":
+            _member(w, k, m[k])
+    w(b"}\n")
+
+
+class StrFile:
+    """A JSON string written piece by piece to tmp/<name> on flash (a tool
+    result the loop keeps out of RAM); value() is its jsonstream.RawFile."""
+
+    def __init__(self, name):
+        store.makedirs(store.path("tmp"))
+        self.path = store.path("tmp", name)
+        self.f = None
+        self.drop()
+
+    def drop(self):
+        """Start the string again (empty)."""
+        if self.f is not None:
+            self.f.close()
+        self.f = open(self.path, "wb")
+        self.f.write(b'"')
+
+    def add(self, s):
+        self.f.write(_esc(s))
+
+    def value(self):
+        f = self.f
+        f.write(b'"')
+        n = f.tell()
+        f.close()
+        return jsonstream.RawFile(self.path, 0, n)
+
+
+# ---------------------------------------------------------------- reading
+
+def pieces(v, sink):
+    """Hand a content (str, or a RawFile of a string) to sink in str pieces
+    of about 256 bytes."""
+    if isinstance(v, str):
+        for i in range(0, len(v), 256):
+            sink(v[i:i + 256])
+        return
+    with open(v.path, "rb") as f:
+        jsonstream.Parser(_Slice(f, v.offset, v.length)).stream_string(sink)
+
+
+def string(v):
+    """A RawFile string as str (built with one allocation: store.Spool)."""
+    sp = store.Spool("read")
+    pieces(v, sp.add)
+    return sp.text()
+
+
+def head(v, n):
+    """The first n characters of a content (str or RawFile)."""
+    if isinstance(v, str):
+        return v[:n]
+    got = []
+
+    def take(s):
+        got.append(s)
+        if sum(len(x) for x in got) >= n:
+            raise StopIteration
+    try:
+        pieces(v, take)
+    except StopIteration:
+        pass
+    return "".join(got)[:n]

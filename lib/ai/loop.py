@@ -15,13 +15,23 @@ asked and every result goes back keyed to its call id, scrubbed of secrets
 that raises, an MCP error, a call the person refused) go back to the model
 as "Error: ..." so it can recover.
 The loop ends on a text answer, an error, or max_rounds model requests.
+
+Memory: MCP tools (the named servers', listed into tmp/tools.jsonl as they
+are parsed, or the tools cache) are offered straight from their file into
+each request, a line at a time (toolcache), and a call's tool is found by
+reading the file again: their count costs no heap. A tool result is cut at
+the setting mcp.max_result (bytes) while it is read; when the history
+records to flash (ai.history.Turn) an MCP result goes from the socket to a
+file (history.StrFile) and from there into the history and the requests,
+never whole in RAM.
 """
 import jsonstream
 import store
 from compat import collect, const
 
 _LOCAL = {}
-_MAX_RESULT = const(8000)   # characters of one tool result sent to the model
+CACHE = "tools.jsonl"   # the tools cache (ai/toolcache.py), under the flash root
+_HEAD = const(256)      # characters of a result on flash shown to show()
 
 
 def register_tool(name, description, parameters, run):
@@ -56,45 +66,66 @@ def tool_name(server, name, force=False):
     return str(out, "utf-8")
 
 
-def _offer(t, d, route, copy=True):
-    """Add tool definition d to t = (defs to offer, {name: route}); route is
-    ("local", tool) or ("mcp", server, remote name, annotations). An MCP
-    tool whose name is taken gets the hashed form (tool_name force)."""
-    name = d["name"]
-    if name in t[1] and route[0] == "mcp":
-        name = d["name"] = tool_name(route[1], route[2], True)
-    if name in t[1]:
-        raise ValueError("tool name '%s' is offered twice" % name)
-    t[1][name] = route
-    if copy:
-        d = {"name": name, "description": d.get("description") or "",
-             "parameters": d.get("parameters") or {"type": "object", "properties": {}}}
-    t[0].append(d)
+def _listing():
+    import store
+    store.makedirs(store.path("tmp"))
+    return store.path("tmp", "tools.jsonl")
 
 
-def _gather(tools, mcps, conns):
-    t = ([], {})
+def _gather(tools, mcps):
+    """(tools to offer, {name: route of a local tool}): a list of the local
+    and inline definitions, or a tool file (toolcache.Tools: the run's MCP
+    listing, the locals written into it too, or the tools cache), or None."""
+    defs = []
+    routes = {}
     for item in tools or ():
         if isinstance(item, str):
             if item not in _LOCAL:
                 raise ValueError("unknown local tool '%s' (known: %s)" % (item, ", ".join(local_tools()) or "none"))
             item = _LOCAL[item]
-        _offer(t, item, ("local", item))
+        name = item["name"]
+        if name in routes:
+            raise ValueError("tool name '%s' is offered twice" % name)
+        routes[name] = ("local", item)
+        defs.append({"name": name, "description": item.get("description") or "",
+                     "parameters": item.get("parameters") or
+                     {"type": "object", "properties": {}}})
+    import store
+    path = store.path(CACHE)
+    if not mcps and (tools or not store.exists(path)):
+        return (defs or None), routes      # (no tool file: toolcache not loaded)
+    from ai import toolcache
     if mcps:
-        from mcp import client
-        for server in mcps:
-            conn, err = _connect(conns, server)
-            if err:
-                raise ValueError(err)
-            # schemas as compact JSON text: they are only sent on
-            listed, err = client.tools(conn, True)
-            if err:
-                raise ValueError(err)
-            for d in listed:
-                remote = d["name"]
-                d["name"] = tool_name(server, remote)
-                _offer(t, d, ("mcp", server, remote, d.get("annotations")), False)
-    return t
+        t = toolcache.Tools(_listing(), True)
+        try:
+            for d in defs:
+                t.add(d)
+            for server in mcps:
+                _, err = t.list(server)
+                if err:
+                    raise ValueError(err)
+        finally:
+            t.close()
+        return t, routes
+    # no explicit tools or servers: offer the cached MCP tools
+    t = toolcache.Tools(path)
+    n = 0
+    for _ in t:
+        n += 1
+    if n > toolcache.MAX_TOOLS:
+        raise ValueError("the tools cache holds %d tools, more than %d (ai tools clear, "
+                         "then ai -tools with fewer servers)" % (n, toolcache.MAX_TOOLS))
+    return (t if n else None), routes
+
+
+def _route(t, routes, name):
+    """("local", tool), ("mcp", server, remote name, annotations) or None."""
+    r = routes.get(name)
+    if r is None and t is not None and not isinstance(t, list):
+        d = t.find(name)
+        if d is not None and d.get("server"):
+            r = ("mcp", d["server"], d["remote"], d.get("annotations"))
+    return r
 
 
 def _asked(call, route):
@@ -120,8 +151,11 @@ def _connect(conns, server):
     return conn, err
 
 
-def _dispatch(route, call, conns):
-    """Run one call: (text, is_error)."""
+def _dispatch(route, call, conns, history):
+    """Run one call: (content, is_error); content is a str, or for an MCP
+    result recorded to flash a jsonstream.RawFile (never an error)."""
+    import mcp
+    limit = mcp.max_result()
     try:
         args = jsonstream.loads(call["args"] or "{}")
     except jsonstream.JSONError as e:
@@ -130,17 +164,32 @@ def _dispatch(route, call, conns):
         return "arguments must be a JSON object", True
     if route[0] == "local":
         try:
-            return str(route[1]["run"](args)), False
+            text = str(route[1]["run"](args))
         except Exception as e:  # a failing tool must not end the chat
             return "%s failed: %s" % (call["name"], e), True
-    import mcp
+        e = text.encode()
+        if len(e) > limit:
+            from mcp.client import CUT, cut
+            text = cut(e, limit) + CUT % len(e)
+        return text, False
     conn, err = _connect(conns, route[1])
     if err:
         return err, True
-    text, err = mcp.call(conn, route[2], args)
-    if err:
-        return err, True
-    return text, False
+    from mcp import client
+    if getattr(history, "record", None) is None:
+        return _result(client.call(conn, route[2], args, None, limit))
+    from ai.history import StrFile, string
+    w = StrFile("result")
+    _, err = client.call(conn, route[2], args, w, limit)
+    v = w.value()
+    if err and conn.last_is_error:
+        return "%s: %s" % (err, string(v) or "(no details)"), True
+    return (err, True) if err else (v, False)
+
+
+def _result(pair):
+    text, err = pair
+    return (err, True) if err else (text, False)
 
 
 def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
@@ -148,25 +197,19 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
     """Ask, run the tools the model calls, ask again: (reply, err).
 
     approve(call) -> True to run the call (default: all run); it gets a
-    copy of the call with "server", "tool" and "annotations" (_asked); show(call,
-    text, is_error) is told each result (the console prints a short line)."""
+    copy of the call with "server", "tool" and "annotations" (_asked);
+    show(call, text, is_error) is told each result (the console prints a
+    short line; a result kept on flash is shown by its first characters)."""
     from ai import ask
     conns = {}
     try:
         try:
-            t = _gather(tools, mcps, conns)
-            if not tools and not mcps:
-                # no explicit tools or servers: offer the cached MCP tools
-                from ai import toolcache
-                for server, d in toolcache.read(True):
-                    d.pop("server")
-                    _offer(t, d, ("mcp", server, d.pop("remote"), d.get("annotations")),
-                           False)
+            t, routes = _gather(tools, mcps)
         except ValueError as e:
             return None, store.scrub(str(e))
         o = dict(overrides or {})
-        if t[0]:
-            o["tools"] = t[0]
+        if t:
+            o["tools"] = t
         for _ in range(max_rounds):
             reply, err, calls = ask(history, o)
             if err:
@@ -174,26 +217,31 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
             if not calls:
                 return reply, None
             for call in calls:
-                route = t[1].get(call["name"])
+                route = _route(t, routes, call["name"])
                 if route is None:
                     text, bad = "unknown tool '%s'" % call["name"], True
                 elif approve is not None and not approve(_asked(call, route)):
                     text, bad = "the user refused this call", True
                 else:
-                    text, bad = _dispatch(route, call, conns)
+                    text, bad = _dispatch(route, call, conns, history)
                 text = text or ""
-                if len(text) > _MAX_RESULT:
-                    text = text[:_MAX_RESULT] + "\n... (truncated)"
-                # a server may echo a key or token: scrubbed before the model
-                # or the screen sees it
-                text = store.scrub(text)
+                if isinstance(text, str):
+                    # a server may echo a key or token: scrubbed before the
+                    # model or the screen sees it (a result kept on flash was
+                    # scrubbed as it was written: history.StrFile)
+                    text = store.scrub(text)
                 if show:
-                    show(call, text, bad)
+                    if not isinstance(text, str):
+                        from ai.history import head
+                        show(call, head(text, _HEAD), bad)
+                    else:
+                        show(call, text, bad)
                 msg = {"role": "tool", "tool_call_id": call["id"], "name": call["name"],
                        "content": "Error: " + text if bad else text}
                 if bad:
                     msg["is_error"] = True
                 history.append(msg)
+                text = msg = None
             collect()
         return None, "tool rounds exhausted (%d model requests)" % max_rounds
     finally:
@@ -201,3 +249,9 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
             import mcp
             for c in conns.values():
                 mcp.close(c)
+        if mcps:
+            import os
+            try:
+                os.remove(_listing())
+            except OSError:
+                pass

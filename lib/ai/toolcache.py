@@ -1,64 +1,132 @@
-"""The tools cache: the tools of every configured MCP server, listed once
-into a file on flash so that ai.run can offer them without connecting to
-every server first (ai.tools_cache_build / tools_cache / tools_cache_clear).
+"""Tool files: the tools cache and the tools of one ai.run, on flash.
 
-File format: store.path("tools.jsonl"), one JSON object per line:
-{"server", "name" (as offered: <server>__<tool>), "remote" (the server's
-own name), "description", "parameters"}.
+The tools cache holds the tools of every configured MCP server, listed once
+so that ai.run can offer them without connecting to every server first
+(ai.tools_cache_build / tools_cache / tools_cache_clear); ai.run(mcps=...)
+lists the named servers into tmp/tools.jsonl for the run.
+
+File format: one JSON object per line: {"server", "name" (as offered:
+<server>__<tool>, cleaned, with a stable hash when cleaning changed it or
+it collides: loop.tool_name), "remote" (the server's own name),
+"description", "parameters", "annotations"?} (a local tool offered beside
+MCP tools: server null).
+
+Memory: tools are written as the MCP client parses them (one tool in RAM at
+a time) and read back a line at a time (ai/lines.py), the parameters schema
+as a jsonstream.RawFile that a request copies from the file: the count of
+tools costs no heap. A file holds at most MAX_TOOLS.
 """
 import jsonstream
 import store
-from ai.loop import tool_name
+from ai.loop import CACHE, tool_name
 
-CACHE = "tools.jsonl"
-
-
-def read(raw=False):
-    """(server, tool definition) of every cached tool; raw=True gives each
-    parameters schema as compact JSON text (jsonstream.Raw), as ai.run
-    offers them."""
-    try:
-        f = open(store.path(CACHE), "rb")
-    except OSError:
-        return
-    with f:
-        for line in f:
-            if line.strip():
-                d = jsonstream.loads(line)
-                p = d.get("parameters")
-                if raw and p:   # compact JSON text: it is only sent on
-                    d["parameters"] = jsonstream.Raw(jsonstream.dumps(p))
-                yield d["server"], d
+MAX_TOOLS = 256
 
 
-def build(progress=None):
-    """List the tools of every configured MCP server into the cache file:
-    (count, err). Servers that fail are reported in err; the rest are kept."""
-    import mcp
-    lines, errors = [], []
-    for s in mcp.servers():
-        conn, err = mcp.connect_named(s["name"])
-        listed = None
+class Tools:
+    """A tool file. Iterating it gives its tools, a line at a time; find()
+    looks one up by name. Made with write=True it is filled: list(server)
+    writes the tools of a configured MCP server (add is the each() of mcp's
+    client.tools()), add(d) a local definition (server None). A name written twice
+    or a tool over MAX_TOOLS is refused; names seen are kept as bits of
+    their hash (64 bytes), a hit checked against the file; taken: names
+    offered besides the file."""
+
+    def __init__(self, path, write=False, taken=()):
+        self.path = path
+        self.f = open(path, "wb") if write else None
+        self.count = 0
+        self.server = None
+        self.bits = bytearray(64)
+        self.taken = taken
+
+    def __iter__(self):
+        from ai import lines
+        return lines.read(self.path, "parameters", 0)
+
+    def find(self, name):
+        """The line of the tool offered as name, or None."""
+        g = iter(self)
+        try:
+            for d in g:
+                if d.get("name") == name:
+                    return d
+        finally:
+            g.close()       # (its file now, not when collected)
+        return None
+
+    def add(self, d):
+        """Write tool definition d: a tool of self.server (named as offered
+        here) or, server None, a local one."""
+        from mcp.client import McpError
+        server = self.server
+        remote = d["name"]
+        name = tool_name(server, remote) if server else remote
+        if self._taken(name) and server:
+            # two tools of one server whose cleaned names collide: the
+            # second takes the hashed form (stable, distinct)
+            name = tool_name(server, remote, True)
+        if self._taken(name):
+            raise McpError("tool name '%s' is offered twice" % name)
+        h = hash(name) & 511
+        self.bits[h >> 3] |= 1 << (h & 7)
+        if self.count >= MAX_TOOLS:
+            raise McpError("more than %d tools in all (remove a server: mcp del NAME)"
+                           % MAX_TOOLS)
+        line = {"server": server, "name": name, "remote": remote,
+                "description": d.get("description") or "",
+                "parameters": d.get("parameters") or {}}
+        if d.get("annotations"):
+            line["annotations"] = d["annotations"]    # shown when asking
+        jsonstream.dump(line, self.f.write)
+        self.f.write(b"\n")
+        self.count += 1
+
+    def _taken(self, name):
+        """Is name offered already (here, or besides the file)?"""
+        if name in self.taken:
+            return True
+        h = hash(name) & 511
+        if not self.bits[h >> 3] & (1 << (h & 7)):
+            return False
+        self.f.flush()
+        return self.find(name) is not None
+
+    def list(self, server):
+        """List the tools of a configured MCP server into the file:
+        (count, err); on an error nothing of that server stays."""
+        import mcp
+        from mcp import client
+        from compat import collect
+        at, n = self.f.tell(), self.count
+        collect()       # the session lives on: low in the heap, not amid garbage
+        conn, err = mcp.connect_named(server)
         if conn:
-            listed, err = mcp.tools(conn)
-            mcp.close(conn)
+            self.server = server
+            try:
+                _, err = client.tools(conn, False, self.add)
+            finally:
+                mcp.close(conn)
         if err:
-            errors.append(err)
-            continue
-        for d in listed:
-            lines.append(jsonstream.dumps({
-                "server": s["name"], "name": tool_name(s["name"], d["name"]),
-                "remote": d["name"], "description": d.get("description") or "",
-                "parameters": d.get("parameters") or {}}))
-        if progress:
-            progress(s["name"], len(listed))
-    store.write_atomic(store.path(CACHE), "\n".join(lines) + "\n" if lines else "")
-    return len(lines), ("; ".join(errors) or None)
+            self.f.close()
+            store.cut(self.path, at)
+            self.f = open(self.path, "ab")
+            self.count = n
+            return 0, err
+        return self.count - n, None
+
+    def close(self):
+        if self.f is not None:
+            self.f.close()
+            self.f = None
 
 
-def entries():
-    """[(server, tool definition with "name" as offered and "remote")] or []."""
-    return list(read())
+def read():
+    """(server, tool definition) of every cached tool, a line at a time;
+    parameters is a jsonstream.RawFile of the schema's JSON text."""
+    for d in Tools(store.path(CACHE)):
+        if d.get("name"):
+            yield d["server"], d
 
 
 def clear():

@@ -9,12 +9,17 @@
 #   conn, err = mcp.connect_named(name)   # OAuth token renewed near expiry
 #   info, err = mcp.login(name, authorize)   # OAuth login (mcp/oauth.py)
 #   tools, err = mcp.tools(conn)          # [{name, description, parameters}]
+#   n, err = mcp.tools(conn, each=fn)     # fn(tool) per tool as it is parsed
 #   text, err = mcp.call(conn, name, args)  # args: dict or JSON text
+#       the text is cut while it is read at the setting mcp.max_result
+#       (16384 bytes; the settings are not loaded for it), "... (truncated,
+#       N bytes)" after it;
 #       tool failures (isError): (None, "tool error: ...") and
 #       conn.last_is_error is True; JSON-RPC errors: "<server>: msg (code N)"
 #   mcp.close(conn)
 #   mcp.servers() / mcp.add(name, url, token=None) / mcp.remove(name)
 #   info, err = mcp.test(name)            # {"tools": n, "ms": t, "names": [...]}
+# No MemoryError leaves these functions: it becomes their error.
 
 
 def connect(url, token=None, name=None, elicit=None, sample=None, listen=False,
@@ -29,14 +34,20 @@ def connect(url, token=None, name=None, elicit=None, sample=None, listen=False,
     grants only). timeout: seconds per socket wait; deadline: seconds for
     each operation (connect, tools, call) in all (default 300;
     connect_named: the setting mcp.deadline)."""
-    from mcp import client
-    return client.connect(url, token, name, elicit, sample, listen, timeout, authorize,
-                          deadline)
+    try:
+        from mcp import client
+        return client.connect(url, token, name, elicit, sample, listen, timeout, authorize,
+                              deadline)
+    except MemoryError:
+        return None, _oom()
 
 
 def connect_named(name, **kw):
-    from mcp import registry
-    s = registry.get(name)
+    try:
+        from mcp import registry
+        s = registry.get(name)
+    except MemoryError:
+        return None, _oom()
     if s is None:
         err = registry.check_name(name)
         if err:
@@ -64,14 +75,43 @@ def login(name, authorize):
     return oauth.login(name, authorize)
 
 
-def tools(conn):
+def _oom():
+    """What a caller gets for a MemoryError (the client words its own
+    while it reads; this is for what comes before)."""
+    from compat import collect
+    collect()
+    return "out of memory (close other sessions; a smaller mcp.max_result)"
+
+
+def tools(conn, each=None):
+    try:
+        from mcp import client
+        return client.tools(conn, False, each)
+    except MemoryError:
+        return None, _oom()
+
+
+def max_result():
+    """The setting mcp.max_result: bytes of a tool result kept (16384)."""
+    import store
     from mcp import client
-    return client.tools(conn)
+    try:
+        n = int(store.get("mcp.max_result") or client.MAX_TEXT)
+    except (TypeError, ValueError):
+        n = 0
+    return n if n > 0 else client.MAX_TEXT
 
 
 def call(conn, name, args=None):
+    import sys
     from mcp import client
-    return client.call(conn, name, args)
+    # the setting when the settings are in use: a bare client does not
+    # load them for it
+    try:
+        return client.call(conn, name, args, None,
+                           max_result() if "store" in sys.modules else client.MAX_TEXT)
+    except MemoryError:
+        return None, _oom()
 
 
 def close(conn):
@@ -85,13 +125,19 @@ def servers():
 
 
 def add(name, url, token=None):
-    from mcp import registry
-    return registry.add(name, url, token)
+    try:
+        from mcp import registry
+        return registry.add(name, url, token)
+    except MemoryError:
+        return _oom()
 
 
 def remove(name):
-    from mcp import registry
-    return registry.remove(name)
+    try:
+        from mcp import registry
+        return registry.remove(name)
+    except MemoryError:
+        return _oom()
 
 
 def test(name):
@@ -102,11 +148,13 @@ def test(name):
     conn, err = connect_named(name)
     if err:
         return None, err
+    names = []
     try:
-        ts, err = tools(conn)
+        n, err = tools(conn, lambda t: names.append(t["name"]))
+    except MemoryError:
+        n, err = None, _oom()
     finally:
         close(conn)
     if err:
         return None, err
-    return {"tools": len(ts), "ms": ticks_diff(ticks_ms(), t0),
-            "names": [t["name"] for t in ts]}, None
+    return {"tools": n, "ms": ticks_diff(ticks_ms(), t0), "names": names}, None

@@ -39,9 +39,16 @@
 # mcp/client_more.py, imported on first use; server requests in mcp/serve.py.
 #
 # Memory: every message is walked from the socket with jsonstream.Parser;
-# only the fields in use are kept: tool name/description/inputSchema, the
-# flattened text of a tool result (bounded), image/blob sizes counted from the
-# base64 stream without holding it.
+# only the fields in use are kept: tool name/description/inputSchema (one
+# tool at a time when each= takes them as they are parsed), image/blob sizes
+# counted from the base64 stream without holding it. A tool result is
+# flattened as it streams and cut at its limit (bytes) while it is read, the
+# rest only counted ("... (truncated, N bytes)"); the kept text goes to the
+# str mcp.call returns, or to the caller's output (ai.run: a file on flash),
+# and structuredContent is skipped unread when text came, else copied as
+# compact JSON without being held.
+import sys
+
 import jsonstream
 import httpc
 from compat import collect, const, ticks_ms, ticks_diff
@@ -50,7 +57,7 @@ from compat import collect, const, ticks_ms, ticks_diff
 PROTOCOLS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 CLIENT_NAME = "antos-ai"
 
-MAX_TEXT = 16384       # flattened tool result handed to the model (chars)
+MAX_TEXT = 16384       # flattened tool result kept (bytes; setting mcp.max_result)
 MAX_RESOURCE = 4096    # embedded text resource, inline part (chars)
 _MAX_DESC = const(1024)        # tool description kept (chars)
 _MAX_TOOLS = const(128)        # tools accepted from one server (all pages)
@@ -127,6 +134,11 @@ class _Cap:
     def text(self):
         return "".join(self.parts)
 
+    def drop(self):
+        self.parts = []
+        self.size = 0
+        self.cut = False
+
 
 # ------------------------------------------------------- one JSON-RPC message
 # A message is walked with jsonstream's pull parser: for every value the
@@ -141,6 +153,7 @@ _SKIP = const(0)
 _TAKE = const(1)
 _STREAM = const(2)
 _DIVE = const(3)
+_COPY = const(4)    # the visitor reads the value itself: v.copy(path, parser)
 
 
 def walk(src, v):
@@ -161,6 +174,8 @@ def walk(src, v):
                 v.piece(path, None)
             else:
                 v.put(path, p.read_value())
+        elif act == _COPY:
+            v.copy(path, p)
         elif act == _DIVE and p.peek() in (jsonstream.OBJ, jsonstream.ARR):
             arr.append(p.next() == jsonstream.ARR)
             path.append(-1)
@@ -240,6 +255,9 @@ class _Msg:
         else:
             self.f[path[-1]] = v
 
+    def copy(self, path, p):
+        self.acc.copy(path, p)
+
     def piece(self, path, s):
         if path[0] == "result":
             self.acc.piece(path, s)
@@ -260,13 +278,22 @@ class _Msg:
 class _Tools:
     """result.tools[*] -> [{name, description, parameters}] + nextCursor.
     raw=True keeps each inputSchema as compact JSON text (jsonstream.Raw, a
-    fraction of the heap of a dict tree) for callers that only send it on."""
+    fraction of the heap of a dict tree) for callers that only send it on.
+    With each, every tool goes to each(tool) as soon as it is parsed (one
+    tool in RAM at a time) and out only counts them."""
 
-    def __init__(self, out, raw):
+    def __init__(self, out, raw, each=None):
         self.out = out  # shared across pages
         self.raw = raw
+        self.each = each
+        self.count = 0
+        self.page = None
 
     def reset(self):
+        if self.page and self.each is not None:
+            # a message that was not our response carried tools, which
+            # went to each() already: refuse rather than mix them in
+            raise McpError("a reply that was not ours carried a tool list")
         self.page = []
         self.i = None
         self.cur = None
@@ -297,8 +324,9 @@ class _Tools:
         self.cur = None
         if c is None or not isinstance(c.get("name"), str):
             return
-        if len(self.out) + len(self.page) >= _MAX_TOOLS:
+        if self.count >= _MAX_TOOLS:
             raise McpError("more than %d tools" % _MAX_TOOLS)
+        self.count += 1
         schema = c.get("inputSchema")
         if not isinstance(schema, dict):
             schema = {"type": "object", "properties": {}}
@@ -310,7 +338,12 @@ class _Tools:
         desc = ""
         if d is not None:
             desc = d.text() + ("..." if d.cut else "")
-        self.page.append({"name": c["name"], "description": desc, "parameters": schema})
+        t = {"name": c["name"], "description": desc, "parameters": schema}
+        if self.each is not None:
+            self.each(t)
+            self.page.append(None)      # (handed over: see reset)
+        else:
+            self.page.append(t)
 
     def put(self, path, v):
         if len(path) == 2:
@@ -327,10 +360,23 @@ class _Tools:
 
     def finish(self):
         self._flush()
-        for t in self.page:
-            self.out.append(t)
+        if self.each is None:
+            for t in self.page:
+                self.out.append(t)
         self.page = []
         return self.cursor
+
+
+
+CUT = "\n... (truncated, %d bytes)"     # after a text cut at its limit
+
+
+def cut(e, room):
+    """The start of the UTF-8 bytes e within room bytes, as str (never half
+    a character)."""
+    while room > 0 and e[room] & 0xC0 == 0x80:
+        room -= 1
+    return str(e[:room], "utf-8")
 
 
 class _Call:
@@ -339,24 +385,48 @@ class _Call:
     blobs as "[image image/png, 1234 bytes]" (size counted from the base64
     stream), resource_link as "name <uri>", embedded text resources inline up
     to MAX_RESOURCE chars, structuredContent as compact JSON only when no text
-    item came. An item is finished when the next index (or the end) arrives;
-    items other than text are worded by client_more.item()."""
+    item came (skipped unread once one came; copied while read, to a spool
+    on flash if it comes first). An item is finished when the next index
+    (or the end) arrives; items other than text are worded by
+    client_more.item(). The text goes to dest.add() as it comes, cut at
+    limit bytes (the rest only counted: total, and CUT at the end);
+    dest.drop() forgets it when the message turns out not to be our
+    response."""
+
+    def __init__(self, dest, limit):
+        self.dest = dest
+        self.limit = limit
+        self.total = 0
 
     def reset(self):
-        self.out = _Cap(MAX_TEXT)
+        if self.total:
+            self.dest.drop()
+        self.total = 0
         self.i = None
         self.n_text = 0
-        self.struct = None
+        self.listed = False     # the content array was read
+        self.struct = None      # structuredContent spooled before it
         self.is_error = False
         self.it = {}
         self.started = False
+
+    def add(self, s):
+        if s:
+            e = s.encode()
+            room = self.limit - self.total
+            self.total += len(e)
+            if room > 0:
+                self.dest.add(s if len(e) <= room else cut(e, room))
 
     def want(self, path, n):
         k = path[-1]
         if n == 2:
             if k == "content":
+                self.listed = True
                 return _DIVE
-            return _TAKE if k == "structuredContent" or k == "isError" else _SKIP
+            if k == "structuredContent":
+                return _SKIP if self.n_text else _COPY
+            return _TAKE if k == "isError" else _SKIP
         if path[1] != "content":
             return _SKIP
         if n == 3:
@@ -371,6 +441,20 @@ class _Call:
             return _DIVE if n == 4 else _SKIP
         return _TAKE if k in ("type", "mimeType", "uri", "name") else _SKIP
 
+    def copy(self, path, p):
+        """structuredContent, no text so far: as compact JSON, straight into
+        the text once the content list is done, else to a spool that
+        finish() uses only if no text comes."""
+        from mcp import client_more
+        if self.listed:
+            self._flush()
+            self._sep()
+            client_more.copy(p, self.add)
+        else:
+            import store
+            self.struct = store.Spool("struct")
+            client_more.copy(p, self.struct.add)
+
     def _item(self, path):
         i = path[2]
         if i != self.i:
@@ -380,8 +464,8 @@ class _Call:
     def _sep(self):
         if not self.started:
             self.started = True
-            if self.out.size or self.out.cut:
-                self.out.add("\n")
+            if self.total:
+                self.add("\n")
 
     def _flush(self):
         if self.i is None:
@@ -390,17 +474,15 @@ class _Call:
         if t != "text" and t is not None:
             self._sep()
             from mcp import client_more
-            client_more.item(self.out.add, t, self.it)
+            client_more.item(self.add, t, self.it)
         self.it = {}
         self.started = False
+        self.i = None
 
     def put(self, path, v):
         k = path[-1]
         if len(path) == 2:
-            if k == "isError":
-                self.is_error = v is True
-            else:
-                self.struct = v
+            self.is_error = v is True
             return
         self._item(path)
         self.it[k] = v
@@ -413,21 +495,23 @@ class _Call:
         if k == "text" and len(path) == 4:
             self._sep()
             if s is not None:
-                self.out.add(s)
+                self.add(s)
             return
         from mcp import client_more
         client_more.piece(self.it, k, s)
 
     def finish(self):
         self._flush()
-        if self.n_text == 0 and self.struct is not None:
-            self._sep()
-            self.out.add(jsonstream.dumps(self.struct))
+        st = self.struct
         self.struct = None
-        text = self.out.text()
-        if self.out.cut:
-            text += "\n... (truncated)"
-        return text
+        if st is not None:
+            if self.n_text == 0:
+                self._sep()
+                st.pieces(self.add)
+            else:
+                st.drop()
+        if self.total > self.limit:
+            self.dest.add(CUT % self.total)
 
 
 # ------------------------------------------------------------------- HTTP
@@ -635,7 +719,8 @@ def stop_listening(conn):
 
 def _guard(conn, fn, *args):
     """Run fn(*args) -> (value, None) within the deadline, mapping expected
-    failures to (None, err)."""
+    failures to (None, err) (running out of memory too: what to make
+    smaller)."""
     conn.t0 = ticks_ms()
     try:
         return fn(*args), None
@@ -649,7 +734,8 @@ def _guard(conn, fn, *args):
         return None, "%s: network error (%s)" % (conn.name, e)
     except MemoryError:
         collect()
-        return None, "%s: out of memory reading the reply" % conn.name
+        return None, ("%s: out of memory reading the reply (a smaller mcp.max_result; "
+                      "ai tools clear if the tools cache is large)" % conn.name)
     finally:
         conn.t0 = None
 
@@ -670,39 +756,41 @@ def connect(url, token=None, name=None, elicit=None, sample=None, listen=False, 
     return conn, None
 
 
-def _list_tools(conn, raw):
+def _list_tools(conn, raw, each):
     out = []
-    acc = _Tools(out, raw)
+    acc = _Tools(out, raw, each)
     cursor = None
     for _ in range(_MAX_PAGES):
         _request(conn, "tools/list", {"cursor": cursor} if cursor else None, acc)
         cursor = acc.finish()
         if not isinstance(cursor, str) or not cursor:
-            return out
+            return out if each is None else acc.count
         collect()
     raise McpError("%s: tools/list has more than %d pages" % (conn.name, _MAX_PAGES))
 
 
-def tools(conn, raw=False):
+def tools(conn, raw=False, each=None):
     """(tools, err): [{name, description, parameters}]; raw=True gives each
-    parameters schema as jsonstream.Raw (compact JSON text) to send on."""
-    return _guard(conn, _list_tools, conn, raw)
+    parameters schema as jsonstream.Raw (compact JSON text) to send on. With
+    each, every tool goes to each(tool) as it is parsed, page by page, and
+    the value is the number of tools."""
+    return _guard(conn, _list_tools, conn, raw, each)
 
 
-def _call(conn, name, args):
-    acc = _Call()
+def _call(conn, name, args, dest, limit):
+    acc = _Call(dest, limit)
     # a progress token makes long tools send progress events, which keeps
     # the read timeout from firing while they work (the events are skipped)
     params = {"name": name, "arguments": args, "_meta": {"progressToken": conn._id + 1}}
     _request(conn, "tools/call", params, acc)
-    text = acc.finish()
+    acc.finish()
     conn.last_is_error = acc.is_error
-    if acc.is_error:
-        raise McpError("tool error: " + (text or "(no details)"))
-    return text
 
 
-def call(conn, name, args=None):
+def call(conn, name, args=None, out=None, limit=MAX_TEXT):
+    """(text, err): the result flattened to text, cut at limit bytes. With
+    out, the text goes to out.add(piece) as it is read instead and text is
+    "" (a failed tool's text too: err is then just "tool error")."""
     conn.last_is_error = False
     if args is None or args == "":
         args = {}
@@ -713,9 +801,24 @@ def call(conn, name, args=None):
             return None, "bad tool arguments for %s: %s" % (name, e)
     if not isinstance(args, dict):
         return None, "bad tool arguments for %s: not a JSON object" % name
-    text, err = _guard(conn, _call, conn, name, args)
+    dest = out
+    if out is None:
+        # the text in RAM, or (the settings' module loaded: a board with its
+        # flash in use) spooled to flash once long, to be read back in one
+        # block: its size once, not twice (see store.Spool); the cut is _Call's
+        store = sys.modules.get("store")
+        dest = store.Spool("result") if store else _Cap(1 << 30)
+    _, err = _guard(conn, _call, conn, name, args, dest, limit)
     collect()
-    return text, err
+    text = ""
+    if out is None:
+        # the str only now, when nothing of the exchange is left in RAM
+        if err is None or conn.last_is_error:
+            text, err = _guard(conn, dest.text)
+        dest.drop()
+    if conn.last_is_error and err is None:
+        return None, "tool error" + (": " + (text or "(no details)") if out is None else "")
+    return (None, err) if err else (text, None)
 
 
 def close(conn):

@@ -10,7 +10,9 @@
 #   time, then GET the endpoint with `Last-Event-ID` to resume it;
 # - tool result items other than text (image/audio/blob sizes counted from
 #   their base64 stream, resource links, embedded resources);
-# - JSON-RPC error text: "message (code N)".
+# - JSON-RPC error text: "message (code N)";
+# - structuredContent copied as compact JSON while it is read (copy()).
+import jsonstream
 from compat import sleep_ms, const
 from mcp import client
 
@@ -189,3 +191,40 @@ def item(add, t, it):
             add("[blob %s %s, %d bytes]" % (uri, mime, size))
     else:
         add("[%s content]" % t)
+
+
+def copy(p, write):
+    """The value at the parser's cursor as compact JSON text, to write(str)
+    in pieces (strings streamed); nothing is held but one flag per open
+    container."""
+    J = jsonstream
+    stack = []      # per open container: True once it holds an element
+    while True:
+        t = p.peek()
+        if t == J.END_OBJ or t == J.END_ARR:
+            p.next()
+            write("}" if t == J.END_OBJ else "]")
+            stack.pop()
+        else:
+            if stack:
+                if stack[-1]:
+                    write(",")
+                stack[-1] = True
+            if t == J.KEY:
+                p.next()
+                write(J.dumps(p.value) + ":")
+                t = p.peek()
+            if t == J.OBJ or t == J.ARR:
+                p.next()
+                write("{" if t == J.OBJ else "[")
+                stack.append(False)
+                continue
+            if t == J.STR:
+                write('"')
+                p.stream_string(lambda s: write(J.dumps(s)[1:-1]))
+                write('"')
+            else:
+                p.next()
+                write(J.dumps(p.value))
+        if not stack:
+            return

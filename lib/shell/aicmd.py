@@ -16,12 +16,15 @@
 A question becomes one turn of lib/ai/history.py: the saved conversation is
 streamed from flash into the request, the reply streams to the terminal
 through the markdown renderer (shell/md.py) with a spinner until the first
-piece, and only a completed turn is written back (Ctrl-C or an error leave
-no half turn). The file is then trimmed to ai.history.bytes /
-ai.history.turns. When the tools cache exists, ai.run offers those tools;
-before each call the setting ai.tools.approve decides: ask (default; the
-call is shown whole and a typed y / n / a decides, a = always for that tool
-on that server: shell/approve.py), always, never.
+piece and, as it arrives, into the turn's file on flash (nothing of it is
+kept in RAM: a reply may be as long as ai.<use>.max_reply, 128 KB unless
+set); only a completed turn is saved (Ctrl-C or an error leave no half
+turn), keeping the newest turns within ai.history.bytes / ai.history.turns.
+`ai history` streams each message from the file through the renderer.
+When the tools cache exists, ai.run offers those tools; before each call
+the setting ai.tools.approve decides: ask (default; the call is shown
+whole and a typed y / n / a decides, a = always for that tool on that
+server: shell/approve.py), always, never.
 """
 import shell
 from shell import out, Error, count as _n
@@ -31,6 +34,7 @@ from compat import const
 
 _HISTORY_BYTES = const(16384)   # default of ai.history.bytes
 _HISTORY_TURNS = const(20)      # default of ai.history.turns
+_MAX_REPLY = const(131072)      # default of ai.<use>.max_reply at the console
 _LINE = const(72)               # width of one-line summaries
 
 
@@ -61,16 +65,18 @@ def main(args):
         if arg == "clear":
             ai.tools_cache_clear()
             return out("tools cache removed; chats offer no MCP tools (ai -tools builds it)")
-        items = ai.tools_cache()
-        if not items:
-            return out("no tools cache; build it with: ai -tools")
-        for server, d in items:
+        from ai import toolcache
+        n = 0
+        for server, d in toolcache.read():      # a line at a time
+            n += 1
             shell.write("%-24s " % d["name"])
             out("(" + server + ")", shell.DIM)
             desc = _short(d.get("description"), _LINE - 4)
             if desc:
                 out("    " + desc)
-        return out(_n(len(items), "tool"))
+        if not n:
+            return out("no tools cache; build it with: ai -tools")
+        return out(_n(n, "tool"))
     if sub == "-tools":
         return tools_build(ai)
     use, new, question, model = _options(sub)
@@ -171,25 +177,32 @@ def chat(ai, use, question, model=None):
         _tool_line(None, None, text, bad)
         screen.wait()
 
+    # keep=False: the reply goes to the screen and, as it arrives, into the
+    # turn's file on flash (ai.ask records it), never whole into RAM
+    o = {"use": use, "stream": screen.sink, "keep": False}
+    if not (store.get("ai.%s.max_reply" % use) or store.get("ai.general.max_reply")):
+        o["max_reply"] = _MAX_REPLY
+    if model:
+        o["model"] = model
     screen.wait()
     try:
-        reply, err = ai.run(turn, {"use": use, "stream": screen.sink, "model": model},
-                            approve=approve, show=show)
+        _, err = ai.run(turn, o, approve=approve, show=show)
     except KeyboardInterrupt:
         screen.end()
+        turn.drop()
         shell.write("^C", shell.RED)
         out(" cancelled (the conversation is unchanged)")
         return
+    except BaseException:
+        turn.drop()
+        raise
     finally:
         screen.end()
     if err:
+        turn.drop()
         raise Error(err)
-    if reply and not screen.pieces:       # not streamed (text fallback)
-        screen.sink(reply)
-        screen.end()
-    turn.commit()
-    h.trim(_int_setting("ai.history.bytes", _HISTORY_BYTES),
-           _int_setting("ai.history.turns", _HISTORY_TURNS))
+    turn.commit(_int_setting("ai.history.bytes", _HISTORY_BYTES),
+                _int_setting("ai.history.turns", _HISTORY_TURNS))
 
 
 def _int_setting(key, default):
@@ -202,28 +215,29 @@ def _int_setting(key, default):
 
 def history(use):
     _check_use(use)
-    from ai.history import History
+    from ai.history import History, head, pieces
     from shell import md
     h = History(use)
     turns = 0
     tty = shell.tty()
     for m in h:
         role = m.get("role")
-        text = m.get("content") or ""
+        text = m.get("content") or ""     # a long one: a RawFile (see ai/history.py)
         if role == "user":
             turns += 1
             shell.write("you> ", shell.BOLD_GREEN)
-            out(text)
+            pieces(text, shell.write)
+            out()
         elif role == "assistant":
             if text:
                 shell.write("ai> ", shell.BOLD_CYAN)
                 r = md.Render(shell.raw, tty)
-                r.feed(text)
+                pieces(text, r.feed)
                 r.close()
             for c in m.get("tool_calls") or ():
                 _tool_line(c.get("name"), c.get("args"))
         elif role == "tool":
-            _tool_line(None, None, text, m.get("is_error"))
+            _tool_line(None, None, head(text, _LINE), m.get("is_error"))
     if not turns:
         return out("no conversation for %s yet" % use)
     out("%s: %s, %d bytes (ai -new starts over)" % (

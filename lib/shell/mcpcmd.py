@@ -122,27 +122,28 @@ def _params(schema):
     return ", ".join(req + [k + "?" for k in sorted(props) if k not in req])
 
 
+def _with(name, fn, *args):
+    """fn(conn, *args) on a fresh session with server `name`."""
+    conn, err = mcp.connect_named(name)
+    if err:
+        raise Error(err)
+    try:
+        return fn(conn, *args)
+    finally:
+        mcp.close(conn)
+
+
 def _session(name, doing, fn, *args):
-    """fn(conn, *args) on a fresh session with server `name`, spinner shown."""
-    def run():
-        conn, err = mcp.connect_named(name)
-        if err:
-            raise Error(err)
-        try:
-            return fn(conn, *args)
-        finally:
-            mcp.close(conn)
-    return term.busy(doing + " ...", run)
+    """_with() with a spinner shown."""
+    return term.busy(doing + " ...", _with, name, fn, *args)
 
 
 def _tools(name):
-    listed, err = _session(name, "listing the tools of %s" % name, mcp.tools)
-    if err:
-        raise Error(err)
-    if not listed:
-        out("%s offers no tools" % name)
-        return
-    for t in listed:
+    # each tool is shown as it is parsed: the list is never held
+    spin = term.Spinner("listing the tools of %s ..." % name)
+
+    def show(t):
+        spin.stop()
         out("%s(%s)" % (t["name"], _params(t.get("parameters"))))
         # the first line of the description, cut to _DESC_WIDTH
         d = (t.get("description") or "").strip()
@@ -153,7 +154,13 @@ def _tools(name):
             d = d[:_DESC_WIDTH - 3] + "..."
         if d:
             out("    " + d)
-    out(count(len(listed), "tool"))
+    try:
+        n, err = _with(name, mcp.tools, show)
+    finally:
+        spin.stop()
+    if err:
+        raise Error(err)
+    out(count(n, "tool") if n else "%s offers no tools" % name)
 
 
 def _call(name, tool, text):

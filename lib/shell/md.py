@@ -20,8 +20,11 @@ pipes and files). `nl` is the line end written ("\r\n" on a raw terminal).
 
     s = Screen(); s.wait(); s.sink(piece) ...; s.end()   # spinner, then Render
 
-Memory: state is a few short strings; nothing grows with the reply except
-one pending link (bounded by _MAX_LINK, then written literally).
+Memory: the text is walked as UTF-8 bytes (MicroPython interns every
+one-character str for good), plain runs are copied whole, and the output
+waits in one buffer written out every _FLUSH bytes: what is held is bounded
+by a screen line (a line start of _MAX_HEAD bytes, one pending link of
+_MAX_LINK, the buffer), never by the reply.
 """
 import shell
 from shell import term
@@ -37,6 +40,18 @@ H1 = "\x1b[1;4m"
 RULE = "\u2500" * 40
 _MAX_HEAD = const(80)   # line start held to classify a block (then: text)
 _MAX_LINK = const(300)  # link text + url held back (then: literal)
+_FLUSH = const(256)     # output bytes collected before a write
+_INLINE = b"\n*_\\`["   # bytes that end a plain run of text
+_ESCAPABLE = b"\\`*_{}[]()#+-.!>~|"
+
+
+def _alnum(c):
+    """A letter or digit byte; any byte of a non-ASCII character counts."""
+    return 48 <= c <= 57 or 65 <= c <= 90 or 97 <= c <= 122 or c >= 128
+
+
+def _space(c):
+    return c == 32 or c == 10 or c == 9
 
 
 class Render:
@@ -47,38 +62,41 @@ class Render:
         self.w = write
         self.tty = tty
         self.nl = nl
-        self.out = []
+        self.out = bytearray()
         self.start = True     # at the start of a line (head being classified)
-        self.head = ""        # held line start
-        self.fence = None     # the fence character while inside a code block
-        self.pend = ""        # held emphasis run or "\\"
+        self.head = b""       # held line start
+        self.fence = 0        # the fence byte while inside a code block
+        self.pend = b""       # held emphasis run or b"\\"
         self.link = None      # None, or [text, url or None, "(" seen]
         self.em = 0           # inline attributes on: 1 italic, 2 bold, 4 code
         self.heading = ""     # the heading attribute while the line is one
         self.styled = False   # some attribute is on in this line
-        self.prev = " "       # last visible character written
-        self.col = 0          # characters written on this line
+        self.prev = 32        # last visible byte written
+        self.col = 0          # bytes written on this line
 
     # -- output ---------------------------------------------------------
     def _emit(self, s):
         if s:
-            self.out.append(s)
+            self.out += s
             self.col += len(s)
             self.prev = s[-1]
 
+    def _put(self, s):
+        self.out += s.encode()
+
     def _attr(self, s):
-        self.out.append(s)
+        self._put(s)
         self.styled = True
 
     def _off(self, s):
-        self.out.append(s)
+        self._put(s)
         if self.heading:      # "bold off" also ends the heading's bold
-            self.out.append(self.heading)
+            self._put(self.heading)
         self.styled = bool(self.em or self.heading)
 
     def _reset(self):
         """All attributes off, then the open inline ones on again."""
-        self.out.append(RESET)
+        self._put(RESET)
         self.styled = False
         if self.heading:
             self._attr(self.heading)
@@ -86,6 +104,12 @@ class Render:
             self._attr(BOLD)
         if self.em & 1:
             self._attr(ITAL)
+
+    def _flush(self):
+        if self.out:
+            s = str(self.out, "utf-8")
+            self.out = bytearray()
+            self.w(s)
 
     def feed(self, text):
         if not text:
@@ -95,11 +119,8 @@ class Render:
             self.col = 0 if text[-1] == "\n" else 1
             self.w(text.replace("\n", self.nl))
             return
-        self._chars(text)
-        if self.out:
-            text = "".join(self.out)
-            self.out = []
-            self.w(text)
+        self._chars(text.encode())
+        self._flush()
 
     def close(self):
         """End of the reply: write what is held, reset, end the line."""
@@ -108,46 +129,71 @@ class Render:
                 self._classify(True)
             if not self.start:
                 if self.fence:
-                    self.out.append(CODE_OFF)
+                    self._put(CODE_OFF)
                     self.styled = False
                 else:
                     self._end()
             if self.styled:
-                self.out.append(RESET)
+                self._put(RESET)
         if self.col:
-            self.out.append(self.nl)
-        if self.out:
-            self.w("".join(self.out))
+            self._put(self.nl)
+        self._flush()
         self.__init__(self.w, self.tty, self.nl)     # fresh for the next reply
 
-    # -- per character ----------------------------------------------------
-    def _chars(self, s):
-        for c in s:
-            if c == "\r":
-                continue
+    # -- the walk -----------------------------------------------------------
+    def _chars(self, b):
+        """Render the bytes b (whole characters; clean() left no CR)."""
+        i = 0
+        n = len(b)
+        while i < n:
+            c = b[i]
+            k = i + 1
+            if c >= 0xC0:       # a character's whole UTF-8 sequence
+                while k < n and b[k] & 0xC0 == 0x80:
+                    k += 1
             if self.start:
-                self.head += c
-                self._classify(c == "\n")
-            elif self.fence:
-                if c == "\n":
-                    self.out.append(CODE_OFF)
-                    self.styled = False
-                    self._newline()
-                else:
-                    self._emit(c)
+                self.head += b[i:k]
+                i = k
+                self._classify(c == 10)
+            elif self.link is not None or self.pend:
+                self._inline(c, b[i:k])
+                i = k
             else:
-                self._inline(c)
+                # a plain run: to the next byte that means something here
+                code = self.fence or self.em & 4
+                j = i
+                e = i + _FLUSH if i + _FLUSH < n else n
+                while j < e:
+                    d = b[j]
+                    if d == 10 or (d in _INLINE if not code else d == 96 and not self.fence):
+                        break
+                    j += 1
+                while j < n and j > i and b[j] & 0xC0 == 0x80:
+                    j += 1      # (a run cut at e ends after a character)
+                if j > i:
+                    self._emit(b[i:j])
+                    i = j
+                else:
+                    if self.fence:      # only a newline ends a run here
+                        self._put(CODE_OFF)
+                        self.styled = False
+                        self._newline()
+                    else:
+                        self._inline(c, b[i:k])
+                    i = k
+            if len(self.out) >= _FLUSH:
+                self._flush()
 
     def _newline(self):
         if self.styled:
-            self.out.append(RESET)
+            self._put(RESET)
             self.styled = False
         self.heading = ""
-        self.out.append(self.nl)
+        self._put(self.nl)
         self.col = self.em = 0
-        self.prev = " "
+        self.prev = 32
         self.start = True
-        self.head = ""
+        self.head = b""
 
     def _classify(self, final):
         """Decide the kind of the held line start, or keep holding it."""
@@ -155,165 +201,166 @@ class Render:
         f = self.fence
         if f:                           # inside a code block
             s = head.strip()
-            if s and s == f * len(s) and (len(s) >= 3 if final else (
-                    len(head) <= _MAX_HEAD and head.lstrip(" ")[0] == f)):
+            if s and not s.strip(bytes((f,))) and (len(s) >= 3 if final else (
+                    len(head) <= _MAX_HEAD and head.lstrip(b" ")[0] == f)):
                 if final:               # the closing fence: no output
-                    self.fence = None
-                    self.head = ""
+                    self.fence = 0
+                    self.head = b""
                 return                  # (or could still be it)
             self.start = False
-            self.head = ""
+            self.head = b""
             self._attr(CODE)
-            self._emit("  " + head.rstrip("\n"))
+            self._emit(b"  " + head.rstrip(b"\n"))
             if final:
-                self.out.append(CODE_OFF)
+                self._put(CODE_OFF)
                 self.styled = False
                 self._newline()
             return
-        s = head.lstrip(" ")
+        s = head.lstrip(b" ")
         indent = head[:len(head) - len(s)]
         pre = indent                    # ordinary text unless a branch says
         if final:
-            s = s.rstrip("\n")
+            s = s.rstrip(b"\n")
             line = s.rstrip()
             if not line:
                 return self._newline()
             ch = line[0]
-            if len(line) >= 3 and ch in "-*_" and not line.strip(ch + " "):
+            if len(line) >= 3 and ch in b"-*_" and not line.strip(bytes((ch, 32))):
                 self._attr(DIM)
-                self._emit(RULE)
+                self._emit(RULE.encode())
                 return self._newline()
-            if len(line) >= 3 and ch in "`~" and line[:3] == ch * 3:
+            if len(line) >= 3 and ch in b"`~" and line[1] == ch and line[2] == ch:
                 self.fence = ch
-                lang = line[3:].strip(ch + " ")
+                lang = line[3:].strip(bytes((ch, 32)))
                 if lang:
                     self._attr(DIM)
-                    self._emit("  " + lang)
+                    self._emit(b"  " + lang)
                     self._newline()
                 else:
-                    self.head = ""
+                    self.head = b""
                 return
         elif len(head) <= _MAX_HEAD:
             if not s:
                 return                                  # only indentation so far
             ch = s[0]
-            if ch == "#":
-                n = len(s) - len(s.lstrip("#"))
+            if ch == 35:                                # "#"
+                n = len(s) - len(s.lstrip(b"#"))
                 if n <= 6:
                     if n == len(s):
                         return
-                    if s[n] == " ":
-                        pre = self.heading = H1 if n == 1 else BOLD
-                        self._attr(pre)
-                        pre, s = "", s[n + 1:]
-            elif ch in "-*+_":
+                    if s[n] == 32:
+                        self.heading = H1 if n == 1 else BOLD
+                        self._attr(self.heading)
+                        pre, s = b"", s[n + 1:]
+            elif ch in b"-*+_":
                 if len(s) == 1:
                     return
-                if ch != "_" and s[1] == " " and (len(s) == 2 or s[2] != ch or ch == "+"):
-                    pre, s = indent + "\u2022 ", s[2:]          # the bullet
-                elif not s.strip(ch + " "):
+                if ch != 95 and s[1] == 32 and (len(s) == 2 or s[2] != ch or ch == 43):
+                    pre, s = indent + "\u2022 ".encode(), s[2:]     # the bullet
+                elif not s.strip(bytes((ch, 32))):
                     return                              # a rule, or bold: wait
-            elif ch.isdigit():
+            elif 48 <= ch <= 57:
                 i = 0
-                while i < len(s) and s[i].isdigit():
+                while i < len(s) and 48 <= s[i] <= 57:
                     i += 1
                 if i < 10:
-                    if i == len(s) or (s[i] in ".)" and i + 1 == len(s)):
+                    if i == len(s) or (s[i] in b".)" and i + 1 == len(s)):
                         return
-                    if s[i] in ".)" and s[i + 1] == " ":
+                    if s[i] in b".)" and s[i + 1] == 32:
                         pre, s = indent + s[:i + 2], s[i + 2:]
-            elif ch in "`~":
-                n = len(s) - len(s.lstrip(ch))
+            elif ch in b"`~":
+                n = len(s) - len(s.lstrip(bytes((ch,))))
                 if n >= 3 or n == len(s):
                     return                              # a fence line: wait for its end
-            elif ch == ">":
+            elif ch == 62:                              # ">"
                 if len(s) == 1:
                     return
                 self._attr(DIM)
-                self._emit(indent + "\u2502 ")          # the quote bar
+                self._emit(indent + "\u2502 ".encode())     # the quote bar
                 self._reset()
-                pre, s = "", s[2:] if s[1] == " " else s[1:]
+                pre, s = b"", s[2:] if s[1] == 32 else s[1:]
         self.start = False
-        self.head = ""
+        self.head = b""
         self._emit(pre)
         self._chars(s)
         if final:
-            self._inline("\n")
+            self._inline(10, b"\n")
 
     # -- inline spans -------------------------------------------------------
-    def _inline(self, c):
-        if c == "\n":
+    def _inline(self, c, ch):
+        """One character: c its first byte, ch its bytes."""
+        if c == 10:
             self._end()
             return self._newline()
         em = self.em
         if em & 4:                      # in `code`
-            if c == "`":
+            if c == 96:
                 self.em = em & 3
                 self._off(CODE_OFF)
             else:
-                self._emit(c)
+                self._emit(ch)
             return
         link = self.link
         if link is not None:
-            if len(link[0]) + len(link[1] or "") <= _MAX_LINK:
+            if len(link[0]) + len(link[1] or b"") <= _MAX_LINK:
                 if link[1] is None:
-                    if c == "]":
-                        link[1] = ""            # text done; "(" must follow
+                    if c == 93:                 # "]"
+                        link[1] = bytearray()   # text done; "(" must follow
                     else:
-                        link[0] += c
+                        link[0] += ch
                     return
                 if not link[2]:
-                    if c == "(":
+                    if c == 40:                 # "("
                         link[2] = True
                         return
-                elif c == ")":
+                elif c == 41:                   # ")"
                     self.link = None
                     self._attr(UNDER)
                     self._emit(link[0])
                     self._off(UNDER_OFF)
                     if link[1] and link[1] != link[0]:
                         self._attr(DIM)
-                        self._emit(" <" + link[1] + ">")
+                        self._emit(b" <" + link[1] + b">")
                         self._reset()
                     return
                 else:
-                    link[1] += c
+                    link[1] += ch
                     return
             self._end()                 # not a link after all: literal
         p = self.pend
-        if p == "\\":
-            self.pend = ""
-            if c in "\\`*_{}[]()#+-.!>~|":     # escapable
-                self._emit(c)
+        if p == b"\\":
+            self.pend = b""
+            if c in _ESCAPABLE:
+                self._emit(ch)
                 return
             self._emit(p)
         elif p:
             if c == p[0] and len(p) < 3:
-                self.pend = p + c
+                self.pend = p + ch
                 return
             self._emphasis(c)
-        if c in "*_\\":
-            self.pend = c
-        elif c == "`":
+        if c == 42 or c == 95 or c == 92:   # "*", "_", "\\"
+            self.pend = ch
+        elif c == 96:                       # "`"
             self.em |= 4
             self._attr(CODE)
-        elif c == "[":
-            self.link = ["", None, False]
+        elif c == 91:                       # "["
+            self.link = [bytearray(), None, False]
         else:
-            self._emit(c)
+            self._emit(ch)
 
     def _emphasis(self, c):
         """Resolve the held run of * or _ now that the next character is
-        known: it opens, closes, or is literal. Its length is the mask:
-        1 italic, 2 bold, 3 both."""
-        run, self.pend = self.pend, ""
+        known (c: its first byte): it opens, closes, or is literal. Its
+        length is the mask: 1 italic, 2 bold, 3 both."""
+        run, self.pend = self.pend, b""
         m = len(run)
         prev = self.prev
-        left = c not in " \n\t"               # can open (c: the next character)
-        right = prev not in " \n\t"          # can close
-        if run[0] == "_":
-            left = left and not (prev.isalpha() or prev.isdigit())
-            right = right and not (c.isalpha() or c.isdigit())
+        left = not _space(c)                # can open
+        right = not _space(prev)            # can close
+        if run[0] == 95:
+            left = left and not _alnum(prev)
+            right = right and not _alnum(c)
         em = self.em
         if em & m == m and right:
             self.em = em ^ m
@@ -330,17 +377,17 @@ class Render:
         link = self.link
         if link is not None:
             self.link = None
-            s = "[" + link[0]
+            s = b"[" + link[0]
             if link[1] is not None:
-                s += "]"
+                s += b"]"
                 if link[2]:
-                    s += "(" + link[1]
+                    s += b"(" + link[1]
             self._emit(s)
-        if self.pend == "\\":
-            self.pend = ""
-            self._emit("\\")
+        if self.pend == b"\\":
+            self.pend = b""
+            self._emit(b"\\")
         elif self.pend:
-            self._emphasis("\n")
+            self._emphasis(10)
 
     # -- a reply on the console (Screen) ------------------------------------
     def wait(self, label="thinking"):

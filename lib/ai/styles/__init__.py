@@ -1,31 +1,39 @@
 """API styles: one module per wire format (openai, responses, anthropic,
-gemini) plus
-the text fallback (text.py, which wraps any of them). This package holds
-what they share; a new style is a module here that follows the contract
-below, plus one line in load() and its catalogue entries (ai/catalog.py).
+gemini) plus the text fallback (text.py, which wraps any of them). This
+package holds what they share; a new style is a module here that follows
+the contract below, plus one line in load() and its catalogue entries
+(ai/catalog.py).
 
 THE STYLE CONTRACT. The driver (ai/__init__.py) resolves the settings into
 cfg (ai/config.py: provider, name, style, use, model, key, base_url,
-max_tokens, temperature, system, timeout, thinking, thinking_map,
-tools_level, max_reply, quirks, headers (extra request headers, e.g.
-Copilot's), sources), sends, retries and words the errors; a style
-only translates. A style module opens with its wire format and exposes:
+max_tokens, temperature, system, timeout, deadline, thinking,
+thinking_map, tools_level, max_reply, quirks, headers (extra request
+headers, e.g. Copilot's), sources), sends, retries and words the errors; a
+style only translates. A style module opens with its wire format and
+exposes:
 
   request(cfg, history, tools, stream) -> (url, headers, body)
       history: re-iterable messages in the internal vocabulary (README:
       Python API); iterate it lazily, it may be streamed from flash and is
       walked at least twice (a length-counting pass, then the write).
-      tools: None or [{"name", "description", "parameters"}] (parameters may
-      be jsonstream.Raw). body: a jsonstream value tree (dicts, lists,
-      jsonstream.Array(factory) for long lists, Raw for pre-encoded JSON),
-      never one big string. stream: True for the streaming endpoint.
-  read_reply(cfg, body) -> Reply
+      Message contents read back from a flash history may be
+      jsonstream.RawFile (an encoded JSON string in a file): pass them
+      through as values, call as_str() only where one must change.
+      tools: None or an iterable of {"name", "description", "parameters"}
+      (parameters may be jsonstream.Raw / RawFile). body: a jsonstream
+      value tree (dicts, lists, jsonstream.Array(factory) for long lists,
+      Raw for pre-encoded JSON), never one big string. stream: True for the
+      streaming endpoint.
+  read_reply(cfg, body, out) -> Reply
       body: the 200 response (readinto); parse it with jsonstream from the
-      socket, keep only what the Reply needs.
-  read_stream(cfg, events, sink) -> Reply
+      socket, keep only what the Reply needs. The reply's text goes to
+      out.add(piece) as it is read (output(cfg, out) gives the Out to use).
+  read_stream(cfg, events, out) -> Reply
       events: httpc.SSE of the 200 response (next() -> Event or None at the
-      end; an Event has readinto); sink(piece) gets reply text as it
-      arrives, never thinking text.
+      end; an Event has readinto); text pieces go to out as they arrive,
+      never thinking text.
+      The Reply (reply(out, calls, finish, echo)) holds only calls, finish
+      and the echo; the driver fills in the text from its Out.
   error_info(status, body, headers) -> (message, retry_after_s, kind)
       for a non-200 reply; never raises on a garbage body; kind None |
       "key" | "model" | "blocked" steers the hint the driver adds.
@@ -39,14 +47,19 @@ stream, a bound exceeded) raises StyleError with a message for a person
 httpc.HTTPError pass through to the driver. Rarely used paths (error
 bodies, model lists) live in <style>_more.py, imported on first use.
 
-Memory rules: every text and argument bound comes from cfg["max_reply"]
-(TextBuffer); nothing grows with the reply but what the caller asked to
-keep; a parse buffer is reused across the events of one stream. Data the
+Memory rules: a reply's text is never held by the style: it goes to the
+Out (bounded by cfg["max_reply"], streamed, recorded by a flash history,
+kept only for API callers that want a str); text a style must hold (tool
+arguments, reasoning) is an Out(..., what=..., spill=False) bounded by
+HELD; a parse buffer is reused across the events of one stream. Data the
 provider needs echoed verbatim rides in the assistant turn's "_echo" dict
 ({"style": name, ...}) and is replayed only to the same style (and, where
 the field is provider-specific, the same provider).
 """
+import store
 from compat import quote  # noqa: F401  (URL query values: the *_more modules)
+
+HELD = 16384        # characters a style holds in RAM: tool arguments, reasoning
 
 
 class StyleError(Exception):
@@ -81,36 +94,75 @@ def assistant_turn(text, calls, echo=None):
     return turn
 
 
-class TextBuffer:
-    """Text pieces under a bound. Stream deltas are a few characters each
-    and a str object costs far more than its characters, so every 32 small
-    pieces are joined into one chunk; text() joins the chunks once."""
+class Out:
+    """Text that arrives in pieces, under a bound: each piece is counted
+    against limit (characters; StyleError "<what> longer than ..." beyond),
+    handed to sink and, with keep, kept in a store.Spool for text(). A
+    reply's text (the driver's Out): streamed to the caller, recorded by a
+    flash history, spooled to flash when long (API callers want a str);
+    without keep nothing grows with it. Text a style holds (tool arguments,
+    reasoning: Out(..., what=..., spill=False)) stays in RAM. ticks: a
+    backtick came (the text fallback only looks for calls then)."""
 
-    def __init__(self, limit, what="reply"):
-        self.chunks = []
-        self.small = []
-        self.size = 0
+    own = False     # made by the style itself (see output())
+    ticks = False
+
+    def __init__(self, limit, sink=None, keep=True, what="reply", spill=True):
         self.limit = limit
+        self.sink = sink
         self.what = what
+        self.size = 0
+        self.spool = store.Spool(what, spill) if keep else None
 
     def add(self, piece):
         if piece:
             self.size += len(piece)
             if self.size > self.limit:
                 raise StyleError("%s longer than %d characters" % (self.what, self.limit))
-            small = self.small
-            small.append(piece)
-            if len(small) >= 32:
-                self.chunks.append("".join(small))
-                self.small = []
+            if not self.ticks and "`" in piece:
+                self.ticks = True
+            if self.spool is not None:
+                self.spool.add(piece)
+            if self.sink is not None:
+                self.sink(piece)
 
     def text(self):
-        if self.small:
-            self.chunks.append("".join(self.small))
-            self.small = []
-        if len(self.chunks) > 1:
-            self.chunks = ["".join(self.chunks)]
-        return self.chunks[0] if self.chunks else ""
+        """The kept text ("" when not kept); once."""
+        return self.spool.text() if self.spool is not None else ""
+
+    def drop(self):
+        if self.spool is not None:
+            self.spool.drop()
+
+
+def output(cfg, out):
+    """The Out a style reads into: the driver's, or for a style used on its
+    own (out a stream sink or None) one of its own that keeps the text, which
+    the style's Reply then carries (see reply())."""
+    if isinstance(out, Out):
+        return out
+    out = Out(cfg.get("max_reply") or HELD, out)
+    out.own = True
+    return out
+
+
+def reply(out, calls, finish, echo=None):
+    """A style's Reply. Its text (and the turn's content) are filled in here
+    only when the style made out itself; the driver fills them after the
+    response is closed (ai.ask)."""
+    text = out.text() if out.own else ""
+    return Reply(text, calls, finish, assistant_turn(text, calls, echo))
+
+
+def as_str(v):
+    """A message content as str: a jsonstream.RawFile from a flash history
+    is read (see ai/history.py)."""
+    if isinstance(v, str):
+        return v
+    if v is None:
+        return ""
+    from ai import history
+    return history.string(v)
 
 
 def load(style):

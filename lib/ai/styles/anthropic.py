@@ -62,22 +62,23 @@ both the tool_use and the tool_result side.
 
 Memory: stream events are parsed with jsonstream.select (one compiled rule
 set and one buffer for all events), a whole reply with a walk of the pull
-parser (no rule set to build: the heap peaks while a reply is read); text,
-thinking and argument strings arrive as pieces collected under bounds
-(cfg["max_reply"] characters for text and for all tool arguments,
-cfg.get("max_thinking") or the same for thinking, MAX_OPAQUE for signatures
-and redacted data); nothing else is materialized. A request's tool-call
+parser (no rule set to build: the heap peaks while a reply is read); text
+pieces go to the driver's Out as they arrive (cfg["max_reply"] characters;
+a text block is also held only once thinking was seen, for the echo),
+thinking and argument strings are held under bounds (ai.styles.HELD for
+all tool arguments, cfg.get("max_thinking") or the same for thinking,
+MAX_OPAQUE for signatures and redacted data); nothing else is
+materialized. A request's tool-call
 arguments are checked (one JSON object?) in the body's first pass only, the
 length count (see _input).
 """
 import jsonstream
-from jsonstream import Array, Raw, Stream
-from ai.styles import Reply, StyleError, TextBuffer, assistant_turn
+from jsonstream import Array, Raw, RawFile, Stream
+from ai.styles import HELD, Out, StyleError, output, reply as _reply, as_str
 from compat import const
 
 VERSION = "2023-06-01"
 _DEFAULT_MAX_TOKENS = const(1024)
-_DEFAULT_MAX_REPLY = const(16000)
 MAX_OPAQUE = 32768          # signatures / redacted data kept for the echo
 _MAX_ERROR = const(300)             # characters of an error message kept
 PAGE = 100                  # models per page
@@ -151,18 +152,16 @@ def _system(cfg, history):
         if m.get("role") != "system":
             break
         if m.get("content"):
-            parts.append(_str(m["content"]))
+            parts.append(as_str(m["content"]))
     if not parts:
         return None
     return parts[0] if len(parts) == 1 else "\n\n".join(parts)
 
 
 def _str(v):
-    """Text of a content value (a jsonstream.RawFile is a JSON string kept
-    on flash: written as it is)."""
-    if isinstance(v, str) or isinstance(v, jsonstream.RawFile):
-        return v
-    return str(v)
+    """A content as it goes on the wire: str, or a flash history's
+    RawFile passed through."""
+    return v if isinstance(v, (str, RawFile)) else str(v)
 
 
 def _tid(s):
@@ -231,7 +230,7 @@ def _messages(history, chk):
             c = m.get("content")
             new = [{"type": "text", "text": _str(c)}] if c else None
             if new and r == "system":
-                new[0]["text"] = "[system] " + new[0]["text"]
+                new[0]["text"] = "[system] " + as_str(c)
         if r != "tool" and not new:
             continue            # the service refuses empty text blocks
         if wire != role and (results or blocks):
@@ -267,7 +266,7 @@ class _Block:
 
     def __init__(self):
         self.type = None
-        self.parts = TextBuffer(1 << 30)   # text / thinking / partial_json
+        self.parts = Out(1 << 30, None, True, "block", False)   # text / thinking / partial_json
         # pieces (bounds are counted per kind in _Content.count)
         self.sig = []       # signature pieces
         self.id = None
@@ -276,11 +275,15 @@ class _Block:
 
 
 class _Content:
-    """The content blocks of one reply, assembled under bounds."""
+    """The content blocks of one reply, assembled under bounds. Text goes
+    to out; a block keeps its text too only once thinking was seen (for the
+    echo, see the top)."""
 
-    def __init__(self, cfg):
-        self.limit = cfg.get("max_reply") or _DEFAULT_MAX_REPLY
+    def __init__(self, cfg, out):
+        self.out = out
+        self.limit = min(cfg.get("max_reply") or HELD, HELD)
         self.think = cfg.get("max_thinking") or self.limit
+        self.thinking = False
         self.blocks = {}
         self.order = []
         self.sizes = {}
@@ -306,11 +309,16 @@ class _Content:
         """Append a piece to block i; what: text|thinking|args|opaque."""
         if not piece:
             return
-        if what == "opaque":
+        if what == "text":
+            self.out.add(piece)
+            if not self.thinking:
+                return
+        elif what == "opaque":
             self.count(what, len(piece), MAX_OPAQUE)
         else:
-            self.count("reply" if what == "text" else what, len(piece),
-                       self.think if what == "thinking" else self.limit)
+            self.count(what, len(piece), self.think if what == "thinking" else self.limit)
+        if what != "args":
+            self.thinking = True
         b = self.block(i)
         if what == "opaque":
             b.sig.append(piece)
@@ -318,23 +326,20 @@ class _Content:
             b.parts.add(piece)
 
     def reply(self):
-        """The Reply: text, calls, finish and the history turn (+ echo)."""
-        text = []
+        """The Reply: calls, finish and the history turn (+ echo); the text
+        went to out."""
         calls = []
         echo = False
         for i in self.order:
             b = self.blocks[i]
             t = b.type
-            if t == "text":
-                text.append(b.parts.text())
-            elif t == "tool_use":
+            if t == "tool_use":
                 if b.args is None:
                     b.args = b.parts.text() or "{}"
-                b.parts = TextBuffer(0)
+                b.parts = None
                 calls.append({"id": b.id or "", "name": b.name or "", "args": b.args})
             elif t == "thinking" or t == "redacted_thinking":
                 echo = True
-        text = "".join(text)
         turn_echo = None
         if echo and calls:      # see "Echo" at the top
             turn_echo = {"style": "anthropic", "blocks": self._echo_blocks()}
@@ -347,7 +352,7 @@ class _Content:
         elif finish is None:
             finish = "tool_calls" if calls else "stop"
         calls = calls or None
-        return Reply(text, calls, finish, assistant_turn(text, calls, turn_echo))
+        return _reply(self.out, calls, finish, turn_echo)
 
     def _echo_blocks(self):
         out = []
@@ -391,11 +396,11 @@ def _block(p, c, i):
             p.skip_value()
 
 
-def read_reply(cfg, body):
+def read_reply(cfg, body, out=None):
     """Parse a whole (non-stream) messages reply from body.readinto: a walk
     with the pull parser (content[*] blocks and stop_reason; everything
     else skipped unread), lighter than select() rules."""
-    c = _Content(cfg)
+    c = _Content(cfg, output(cfg, out))
     J = jsonstream
     p = J.Parser(body, max_value=max(16384, c.limit))
     if p.peek() != J.OBJ:
@@ -423,9 +428,10 @@ def read_reply(cfg, body):
     return c.reply()
 
 
-def read_stream(cfg, events, sink):
-    """Read an SSE messages stream; sink(piece) gets reply text as it comes."""
-    c = _Content(cfg)
+def read_stream(cfg, events, out):
+    """Read an SSE messages stream; out (an Out, or a sink) gets reply
+    text as it comes."""
+    c = _Content(cfg, output(cfg, out))
     ev = {}     # fields of the event being parsed
     got = []    # (what, piece) of the event, routed once its index is known
 
@@ -446,12 +452,9 @@ def read_stream(cfg, events, sink):
             if len(m) < _MAX_ERROR:
                 ev["message"] = m + p
             return
-        if k == "text":
-            if sink:
-                sink(p)
-        elif k == "partial_json":
+        if k == "partial_json":
             k = "args"
-        elif k != "thinking":
+        elif k != "thinking" and k != "text":
             k = "opaque"            # signature, data
         got.append((k, p))
 

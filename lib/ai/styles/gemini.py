@@ -78,10 +78,11 @@ Echo (history["_echo"]) = {"style": "gemini", and only what is present:
 
 Memory: stream events are parsed with jsonstream.select (one compiled rule
 set and one buffer for all events), a whole reply with a walk of the pull
-parser that feeds the same handlers (no rule set to build); text, thought
-text and signatures arrive as pieces collected under bounds
-(cfg["max_reply"] characters for text and for thought text, MAX_OPAQUE for
-signatures); functionCall objects are materialized one at a time (bounded
+parser that feeds the same handlers (no rule set to build); a part's text
+waits in a store.Spool until the part is known (then to the driver's Out:
+cfg["max_reply"] characters), thought text and signatures are held under
+bounds (ai.styles.HELD for thought text, MAX_OPAQUE for signatures);
+functionCall objects are materialized one at a time (bounded
 by jsonstream's max_value, _MAX_ARGS); nothing else is kept. A request's
 call arguments and tool schemas given as JSON text are parsed in the body's
 first pass, the length count, and the verdicts reused by the pass that
@@ -89,9 +90,8 @@ sends it (see _args, _declarations).
 """
 import jsonstream
 from compat import ticks_ms, const
-from ai.styles import Reply, StyleError, TextBuffer, assistant_turn
+from ai.styles import HELD, StyleError, output, reply as _reply, as_str as _text
 
-_DEFAULT_MAX_REPLY = const(16000)
 MAX_OPAQUE = 262144       # all signatures of one reply (they can pass 128 KB)
 _MAX_ARGS = const(16384)          # one functionCall object as materialized
 _MAX_CALLS = const(64)
@@ -139,7 +139,7 @@ def request(cfg, history, tools, stream):
     if system:
         body["systemInstruction"] = {"parts": [{"text": s} for s in system]}
     if tools and cfg.get("tools_level", "native") == "native":
-        dchk = [0]      # see _declarations
+        dchk = [0, bytearray()]     # see _declarations
         body["tools"] = [{"functionDeclarations": jsonstream.Array(
             lambda: _declarations(tools, dchk))}]
     gen = {}
@@ -178,11 +178,9 @@ def _generation(cfg):
 
 
 def _str(v):
-    """Text of a content value (a jsonstream.RawFile is a JSON string kept
-    on flash: written as it is)."""
-    if isinstance(v, str) or isinstance(v, jsonstream.RawFile):
-        return v
-    return str(v)
+    """A content as it goes on the wire: str, or a flash history's
+    RawFile passed through."""
+    return v if isinstance(v, (str, jsonstream.RawFile)) else str(v)
 
 
 def _system(cfg, history):
@@ -195,40 +193,43 @@ def _system(cfg, history):
         if m.get("role") != "system":
             break
         if m.get("content"):
-            out.append(_str(m["content"]))
+            out.append(_text(m["content"]))
     return out
 
 
 def _declarations(tools, chk):
-    """Yields the functionDeclarations. A schema given as JSON text (Raw:
-    MCP tools in ai.run) is loaded and cleaned in the body's first pass
-    (the length count, which holds no write buffer), and chk = [cursor,
-    verdict...] notes per text what the next passes write: 0 no
-    parameters, 1 the text itself (cleaning changes nothing), 2 the
-    cleaned copy (loaded and cleaned again, one tool at a time)."""
+    """Yields the functionDeclarations. A schema given as JSON text (Raw,
+    or RawFile: MCP tools in ai.run, the tools cache) is loaded and cleaned
+    in the body's first pass (the length count, which holds no write
+    buffer), and chk = [cursor, bytearray of verdicts] notes per text what
+    the next passes write: 0 no parameters, 1 the text itself (cleaning
+    changes nothing), 2 the cleaned copy (loaded and cleaned again, one
+    tool at a time). One byte per tool: the count of tools costs no heap."""
     chk[0] = 0
+    seen = chk[1]
     for t in tools:
         d = {"name": t["name"]}
         if t.get("description"):
             d["description"] = t["description"]
         p = t.get("parameters")
-        raw = isinstance(p, jsonstream.Raw)
+        raw = not isinstance(p, dict) and p is not None
         if raw:
             n = chk[0] = chk[0] + 1
-            v = chk[n] if n < len(chk) else None
+            v = seen[n - 1] if n <= len(seen) else None
             if v == 1:
                 d["parameters"] = p
             if v == 1 or v == 0:
                 yield d
                 continue
-            p = jsonstream.loads(p.data)
+            from ai import lines
+            p = lines.load(p)
         v = 0
         if isinstance(p, dict) and (p.get("properties") or p.get("type") not in (None, "object")):
             c = clean_schema(p)
             v = 1 if raw and c == p else 2
             d["parameters"] = t["parameters"] if v == 1 else c
-        if raw and n == len(chk):
-            chk.append(v)
+        if raw and n > len(seen):
+            seen.append(v)
         p = c = None
         yield d
 
@@ -409,7 +410,7 @@ def _contents(history, three, chk):
         else:
             text = _str(m.get("content") or "")
             if r == "system":
-                text = "[system] " + text
+                text = "[system] " + _text(text)
             yield {"role": "user", "parts": [{"text": text}]}
     if pending:
         yield _results(pending, names, real)
@@ -422,17 +423,18 @@ class _Reader:
 
     A part is only known to be thought text once the whole part object is
     read ("thought": true may follow "text"), so each part's text waits in
-    `pend` until the part ends: at the next part, or at the end of the
-    document / stream event. Then it goes to the reply text (and the sink)
-    or to the current thought run."""
+    `pend` (a store.Spool: a whole reply's one long part goes to flash, not
+    RAM) until the part ends: at the next part, or at the end of the
+    document / stream event. Then it goes to out or to the current thought
+    run."""
 
-    def __init__(self, cfg, sink=None):
-        self.limit = cfg.get("max_reply") or _DEFAULT_MAX_REPLY
-        self.sink = sink
-        self.text = TextBuffer(self.limit)
+    def __init__(self, cfg, out):
+        import store
+        self.limit = cfg.get("max_reply") or HELD   # a part's text
+        self.held = min(self.limit, HELD)           # thought text, held
+        self.out = out
         self.idx = None          # index of the open part
-        self.pend = []
-        self.plen = 0
+        self.pend = store.Spool("part")
         self.thought = False
         self.sig = None          # signature pieces of the open part
         self.fc = None           # functionCall of the open part
@@ -484,10 +486,9 @@ class _Reader:
         if not piece or not isinstance(piece, str):
             return
         if k == "text":
-            self.plen += len(piece)
-            if self.plen > self.limit:
+            self.pend.add(piece)
+            if self.pend.size > self.limit:
                 raise StyleError("%s longer than %d characters" % ("reply", self.limit))
-            self.pend.append(piece)
             return
         self.opaque += len(piece)
         if self.opaque > MAX_OPAQUE:
@@ -529,26 +530,22 @@ class _Reader:
             self.run = []
             self.runlen = 0
         elif self.thought:
-            self.runlen += self.plen
-            if self.runlen > self.limit:
-                raise StyleError("%s longer than %d characters" % ("thinking", self.limit))
-            self.run.extend(self.pend)
+            self.runlen += self.pend.size
+            if self.runlen > self.held:
+                raise StyleError("%s longer than %d characters" % ("thinking", self.held))
+            self.run.append(self.pend.text())
             if sig:
                 self.thoughts.append(["".join(self.run), sig])
                 self.run = []
                 self.runlen = 0
-        elif self.pend or sig:
+        elif self.pend.size or sig:
             self.run = []       # an unsigned thought run: dropped
             self.runlen = 0
-            for p in self.pend:
-                self.text.add(p)
-                if self.sink:
-                    self.sink(p)
+            self.pend.pieces(self.out.add)
             if sig:
                 self.text_sig = sig
         self.idx = None
-        self.pend = []
-        self.plen = 0
+        self.pend.drop()
         self.thought = False
         self.sig = None
         self.fc = None
@@ -577,7 +574,6 @@ class _Reader:
 
     def reply(self):
         self.flush()
-        text = self.text.text()
         calls = self.calls or None
         f = self.finish
         if f is None and self.block:
@@ -602,7 +598,7 @@ class _Reader:
             echo["ids"] = True
         if echo:
             echo["style"] = "gemini"
-        return Reply(text, calls, finish, assistant_turn(text, calls, echo or None))
+        return _reply(self.out, calls, finish, echo or None)
 
 
 def _enter(p, ev):
@@ -660,14 +656,14 @@ def _candidate(p, r, path):
             p.skip_value()
 
 
-def read_reply(cfg, body):
+def read_reply(cfg, body, out=None):
     """The Reply of a whole generateContent body (object with readinto): a
     walk with the pull parser over what the stream rules name
     (candidates[0].content.parts[*], finishReason, promptFeedback.blockReason,
     error.message/status); everything else skipped unread. Lighter than
     select() rules; the handlers see the same paths (they read the part
     index path[4] and the field name path[-1])."""
-    r = _Reader(cfg)
+    r = _Reader(cfg, output(cfg, out))
     J = jsonstream
     p = J.Parser(body, max_value=_MAX_ARGS)
     path = [None, 0, None, None, 0, None]
@@ -703,10 +699,10 @@ def read_reply(cfg, body):
     return r.reply()
 
 
-def read_stream(cfg, events, sink):
-    """The Reply of a streamGenerateContent?alt=sse reply; sink(piece) gets
-    reply text as it arrives (never thought text)."""
-    r = _Reader(cfg, sink)
+def read_stream(cfg, events, out):
+    """The Reply of a streamGenerateContent?alt=sse reply; out (an Out, or a
+    sink) gets reply text as it arrives (never thought text)."""
+    r = _Reader(cfg, output(cfg, out))
     rules = r.rules()
     buf = bytearray(256)    # one parse buffer for every event
     while True:

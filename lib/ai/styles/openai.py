@@ -57,7 +57,7 @@ OpenAI-shaped services may refuse the unknown field).
 Tool results with is_error get an "Error: " prefix (the wire has no flag).
 """
 import jsonstream
-from ai.styles import Reply, StyleError, TextBuffer, assistant_turn
+from ai.styles import HELD, Out, StyleError, output, reply as _reply, as_str
 from ai.styles.oai import bearer_headers, effort
 from compat import const
 
@@ -114,10 +114,10 @@ def _messages(cfg, history, headers):
         if first:
             first = False
             if m.get("role") == "system":
-                text = m.get("content") or ""
+                c = m.get("content") or ""
                 if system:
-                    text = system + "\n\n" + text if text else system
-                yield {"role": "system", "content": text}
+                    c = system + "\n\n" + as_str(c) if c else system
+                yield {"role": "system", "content": c}
                 continue
             if system:
                 yield {"role": "system", "content": system}
@@ -132,8 +132,10 @@ def _message(cfg, m):
     role = m.get("role")
     if role == "tool":
         content = m.get("content") or ""
-        if m.get("is_error") is True and not content.startswith("Error"):
-            content = "Error: " + content
+        if m.get("is_error") is True:
+            content = as_str(content)     # (a file-backed one is read)
+            if not content.startswith("Error"):
+                content = "Error: " + content
         return {"role": "tool", "tool_call_id": m.get("tool_call_id") or "",
                 "content": content}
     if role != "assistant":
@@ -159,26 +161,25 @@ def _message(cfg, m):
 # ---------------------------------------------------------------- replies
 
 class _Reader:
-    """What one reply (whole or streamed) accumulates, under bounds."""
+    """What one reply (whole or streamed) accumulates, under bounds: the
+    text goes to out, reasoning and call arguments are held (HELD)."""
 
-    def __init__(self, cfg, sink=None):
-        limit = cfg.get("max_reply") or 16000
+    def __init__(self, cfg, out, stream=False):
+        limit = min(cfg.get("max_reply") or HELD, HELD)
         self.limit = limit
         self.cfg = cfg
-        self.sink = sink
-        self.text = TextBuffer(limit, "reply")
-        self.reasoning = TextBuffer(limit, "reasoning")
+        self.out = out
+        self.stream = stream
+        self.reasoning = Out(limit, None, True, "reasoning", False)
         self.reasoning_over = False
-        self.calls = []           # [id, name, TextBuffer(args)] by index
+        self.calls = []           # [id, name, Out(args)] by index
         self.finish = None
         self.error = None
 
     # handlers (path, value) for jsonstream.select
     def on_text(self, path, piece):
-        if isinstance(piece, str) and piece:
-            self.text.add(piece)
-            if self.sink:
-                self.sink(piece)
+        if isinstance(piece, str):
+            self.out.add(piece)
 
     def on_reasoning(self, path, piece):
         if not isinstance(piece, str) or self.reasoning_over:
@@ -208,14 +209,14 @@ class _Reader:
             fn = {}
         idx = f.get("index")
         if not isinstance(idx, int) or isinstance(idx, bool):
-            idx = path[4] if self.sink is None else None
+            idx = None if self.stream else path[4]
         calls = self.calls
         if idx is None:
             idx = len(calls) if f.get("id") or not calls else len(calls) - 1
         if idx < 0 or idx >= _MAX_CALLS:
             raise StyleError("more than %d tool calls" % _MAX_CALLS)
         while len(calls) <= idx:
-            calls.append([None, None, TextBuffer(self.limit, "tool call arguments")])
+            calls.append([None, None, Out(self.limit, None, True, "tool call arguments", False)])
         c = calls[idx]
         if isinstance(f.get("id"), str) and f["id"]:
             c[0] = f["id"]
@@ -240,7 +241,6 @@ class _Reader:
                 continue    # an index announced but never filled
             calls.append({"id": c[0] or "call_%d" % i, "name": c[1] or "",
                           "args": c[2].text() or "{}"})
-        text = self.text.text()
         finish = self.finish
         if calls and finish in (None, "stop"):
             finish = "tool_calls"  # Ollama used to say stop
@@ -254,8 +254,7 @@ class _Reader:
             if rc:
                 echo = {"style": "openai", "provider": self.cfg.get("provider"),
                         "reasoning_content": rc}
-        return Reply(text, calls or None, finish,
-                     assistant_turn(text, calls or None, echo))
+        return _reply(self.out, calls or None, finish, echo)
 
 
 def _rules(r, where):
@@ -280,9 +279,10 @@ def _select(r, src, rules, buf=None):
     jsonstream.select(src, rules, max_value=6 * r.limit + 1024, buf=buf)
 
 
-def read_reply(cfg, body):
-    """Reply from a whole (non-streamed) 200 body."""
-    r = _Reader(cfg)
+def read_reply(cfg, body, out=None):
+    """Reply from a whole (non-streamed) 200 body; its text goes to out
+    (see ai.styles.output)."""
+    r = _Reader(cfg, output(cfg, out))
     _select(r, body, _rules(r, "message"))
     return r.reply()
 
@@ -316,9 +316,10 @@ class _Peek:
         return self.src.readinto(buf)
 
 
-def read_stream(cfg, events, sink):
-    """Reply from an SSE stream; text pieces go to sink as they arrive."""
-    r = _Reader(cfg, sink)
+def read_stream(cfg, events, out):
+    """Reply from an SSE stream; text pieces go to out (an Out, or a sink)
+    as they arrive."""
+    r = _Reader(cfg, output(cfg, out), True)
     rules = _rules(r, "delta")
     buf = bytearray(256)    # one parse buffer for every event
     peek = _Peek()

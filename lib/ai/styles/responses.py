@@ -68,14 +68,15 @@ replays them exactly there, before the function_call_output items (the
 service answers 400 when a call comes back without its reasoning item).
 Replayed only to the same provider; other turns are rebuilt without ids.
 
-Memory: a whole reply is walked with the pull parser (text and arguments
-streamed into TextBuffers, reasoning items materialized under MAX_OPAQUE);
-stream events are read with select() and one parse buffer; reply text and
-arguments are bounded by cfg["max_reply"].
+Memory: a whole reply is walked with the pull parser (text streamed to
+the driver's Out, arguments into bounded Outs held in RAM, reasoning items
+materialized under MAX_OPAQUE); stream events are read with select() and
+one parse buffer; reply text is bounded by cfg["max_reply"], arguments by
+HELD.
 """
 import jsonstream
 from jsonstream import Array, Stream
-from ai.styles import Reply, StyleError, TextBuffer, assistant_turn
+from ai.styles import HELD, Out, StyleError, output, reply as _reply, as_str
 from ai.styles.oai import bearer_headers, effort
 from compat import const
 
@@ -125,7 +126,7 @@ def _instructions(cfg, history):
         if m.get("role") != "system":
             break
         if m.get("content"):
-            parts.append(m["content"])
+            parts.append(as_str(m["content"]))    # (a file-backed one is read)
     return "\n\n".join(parts) if parts else None
 
 
@@ -147,8 +148,10 @@ def _input(cfg, history):
         lead = False
         if role == "tool":
             out = m.get("content") or ""
-            if m.get("is_error") is True and not out.startswith("Error"):
-                out = "Error: " + out
+            if m.get("is_error") is True:
+                out = as_str(out)           # (a file-backed one is read)
+                if not out.startswith("Error"):
+                    out = "Error: " + out
             yield {"type": "function_call_output", "call_id": m.get("tool_call_id") or "",
                    "output": out}
         elif role == "assistant":
@@ -193,14 +196,13 @@ def _assistant(cfg, m):
 # ---------------------------------------------------------------- replies
 
 class _Reader:
-    """One reply, whole or streamed: the text, and per output item [type,
-    id, call_id, name, arguments TextBuffer, reasoning item]."""
+    """One reply, whole or streamed: the text goes to out; per output item
+    [type, id, call_id, name, arguments Out, reasoning item]."""
 
-    def __init__(self, cfg, sink=None):
+    def __init__(self, cfg, out):
         self.cfg = cfg
-        self.sink = sink
-        self.limit = cfg.get("max_reply") or 16000
-        self.text = TextBuffer(self.limit, "reply")
+        self.out = out
+        self.limit = min(cfg.get("max_reply") or HELD, HELD)
         self.items = []
         self.opaque = 0
         self.status = None
@@ -208,10 +210,8 @@ class _Reader:
         self.error = None
 
     def on_text(self, path, piece):
-        if isinstance(piece, str) and piece:
-            self.text.add(piece)
-            if self.sink:
-                self.sink(piece)
+        if isinstance(piece, str):
+            self.out.add(piece)
 
     def item(self, i):
         """The entry of output item i (entries made up to i)."""
@@ -233,7 +233,7 @@ class _Reader:
 
     def args(self, e, piece):
         if e[4] is None:
-            e[4] = TextBuffer(self.limit, "tool call arguments")
+            e[4] = Out(self.limit, None, True, "tool call arguments", False)
         if not isinstance(piece, str):
             piece = jsonstream.dumps(piece)     # a server sending an object
         e[4].add(piece)
@@ -280,20 +280,20 @@ class _Reader:
                                  "max_tokens setting)" % reason)
             finish = {"max_output_tokens": "length", "content_filter": "filter"}.get(
                 reason, reason)
-            if self.text.size:
+            if self.out.size:
                 self.on_text(None, "\n[reply cut short: %s]" % reason)
-        text = self.text.text()
         echo = None
         if calls and seen and whole:
             echo = {"style": "responses", "provider": self.cfg.get("provider"),
                     "items": stubs}
-        return Reply(text, calls or None, finish, assistant_turn(text, calls or None, echo))
+        return _reply(self.out, calls or None, finish, echo)
 
 
-def read_reply(cfg, body):
+def read_reply(cfg, body, out=None):
     """Reply from a whole (non-streamed) 200 body: a walk of the pull
-    parser that keeps status, error, incomplete_details and output[]."""
-    r = _Reader(cfg)
+    parser that keeps status, error, incomplete_details and output[]; the
+    text goes to out (see ai.styles.output)."""
+    r = _Reader(cfg, output(cfg, out))
     p = jsonstream.Parser(body, max_value=MAX_OPAQUE + 1024)
     if p.next() != jsonstream.OBJ:
         raise StyleError("the reply is not a JSON object")
@@ -367,9 +367,10 @@ def _too_long(err, what):
     raise err
 
 
-def read_stream(cfg, events, sink):
-    """Reply from an SSE stream; text pieces go to sink as they arrive."""
-    r = _Reader(cfg, sink)
+def read_stream(cfg, events, out):
+    """Reply from an SSE stream; text pieces go to out (an Out, or a sink)
+    as they arrive."""
+    r = _Reader(cfg, output(cfg, out))
     got = {}
     pend = []           # argument pieces of one event (its output_index may follow)
     kind = None

@@ -20,7 +20,7 @@ joined into one user message. This wraps any wire style; the wire style
 sends no tools field at all.
 """
 import jsonstream
-from ai.styles import Reply, assistant_turn
+from ai.styles import Reply, assistant_turn, as_str as _text
 
 MAX_TOOLS_PROMPT = 6000
 FENCE = "```tool_call"
@@ -35,8 +35,12 @@ def system_prompt(system, tools):
                  "which arrive as 'Tool result for TOOL (...)'. Tools:")
     size = 0
     for t in tools:
+        p = t.get("parameters") or {}
+        if not isinstance(p, dict):     # Raw / RawFile: JSON text already
+            from ai.lines import load
+            p = load(p)
         line = "- %s: %s Arguments (JSON Schema): %s" % (
-            t["name"], t.get("description") or "", jsonstream.dumps(t.get("parameters") or {}))
+            t["name"], t.get("description") or "", jsonstream.dumps(p))
         size += len(line)
         if size > MAX_TOOLS_PROMPT:
             lines.append("- (more tools not listed)")
@@ -62,13 +66,13 @@ class History:
             role = m["role"]
             if role == "tool":
                 results.append("Tool result for %s (%s): %s" % (
-                    m.get("name", "tool"), m.get("tool_call_id", ""), m.get("content", "")))
+                    m.get("name", "tool"), m.get("tool_call_id", ""), _text(m.get("content"))))
                 continue
             if results:
                 yield {"role": "user", "content": "\n\n".join(results)}
                 results = []
             if role == "assistant" and m.get("tool_calls"):
-                parts = [m.get("content") or ""] + [_call_block(c) for c in m["tool_calls"]]
+                parts = [_text(m.get("content"))] + [_call_block(c) for c in m["tool_calls"]]
                 yield {"role": "assistant", "content": "\n".join(p for p in parts if p)}
             else:
                 yield m

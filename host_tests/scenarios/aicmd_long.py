@@ -1,0 +1,21 @@
+# The console's `ai` command with a long reply, every module of that path
+# imported first and markdown on (tty): argv flash_root command...
+# e.g. `ai write a long text`, `ai history`. The reply streams through the
+# renderer to stdout and into the history file; prints the working heap.
+import sys
+import store
+store.set_root(sys.argv[1])
+import shell
+from shell import term, md, aicmd  # noqa: F401
+import ai
+from ai import loop, history, config, catalog  # noqa: F401
+from ai.styles import openai  # noqa: F401
+import httpc
+import jsonstream  # noqa: F401
+import heapmon
+
+shell.set_tty(True)
+httpc.close_all()
+heapmon.start()
+shell.dispatch(" ".join(sys.argv[2:]))
+heapmon.report()

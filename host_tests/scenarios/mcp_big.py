@@ -1,0 +1,89 @@
+# Big MCP tool results under a small heap, from the Python SDK server's
+# big (text + the same as structuredContent) and big_text (text only) tools.
+# argv: store_root mcp_url size call
+#       store_root mcp_url size run provider base_url model key
+# call: mcp.call of both tools; prints CALL <tool> <len> <ok> <tail>.
+# run: `ai`-style round on a turn on flash (keep=False, tools of the
+#      server): the fake provider calls sdk__big, the result goes to the
+#      history and the next request; prints RUN <err> and, read back from
+#      the history file, TOOL <chars> <ok> <tail>.
+import sys
+import mcp
+import store
+from mcp import client  # noqa: F401  (code in the baseline, as frozen)
+
+BIG = "0123456789abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ.,;\n"
+
+
+class Check:
+    """Compares text arriving in pieces with BIG repeated for its first
+    `upto` characters; what follows (the cut note) is kept in rest."""
+
+    def __init__(self, upto):
+        self.upto = upto
+        self.n = 0
+        self.ok = True
+        self.rest = ""
+
+    def add(self, s):
+        k = 0
+        while k < len(s) and self.n < self.upto:
+            i = self.n % len(BIG)
+            m = min(len(s) - k, len(BIG) - i, self.upto - self.n)
+            if s[k:k + m] != BIG[i:i + m]:
+                self.ok = False
+            k += m
+            self.n += m
+        if k < len(s):
+            self.rest = (self.rest + s[k:])[:80]
+
+    def result(self, size):
+        """ok: the pattern, then the note when the text was cut."""
+        note = "\n... (truncated, %d bytes)" % size if size > self.upto else ""
+        return self.ok and self.n == min(size, self.upto) and self.rest == note
+
+
+root, url, size, mode = sys.argv[1:5]
+size = int(size)
+store.set_root(root)
+mcp.add("sdk", url)
+if mode == "call":
+    import heapmon
+    heapmon.start()
+    conn, err = mcp.connect_named("sdk")
+    for tool in ("big", "big_text"):
+        text, err = mcp.call(conn, tool, {"size": size})
+        c = Check(16384)
+        i = 0
+        while text is not None and i < len(text):
+            c.add(text[i:i + 256])
+            i += 256
+        print("CALL", tool, None if text is None else len(text), repr(err), c.result(size),
+              repr(c.rest))
+        text = None
+    mcp.close(conn)
+    heapmon.report()
+else:
+    import ai
+    from ai import history, loop  # noqa: F401
+    from ai.styles import load
+    ov = {"provider": sys.argv[5], "base_url": sys.argv[6], "model": sys.argv[7],
+          "key": sys.argv[8], "timeout": 10, "keep": False}
+    load(sys.argv[5])
+    ov["max_reply"] = 65536
+    h = history.History("chat")
+    t = h.turn({"role": "user", "content": "call big"})
+    import heapmon
+    heapmon.start()
+    reply, err = ai.run(t, ov, mcps=["sdk"])
+    print("RUN", repr(reply), repr(err))
+    if err is None:
+        t.commit()
+    t = None
+    heapmon.sample()
+    for m in h:
+        if m["role"] == "tool":
+            c = Check(16384)
+            history.pieces(m["content"], c.add)
+            print("TOOL", c.n, c.result(size), repr(c.rest))
+    heapmon.report()

@@ -1,0 +1,167 @@
+"""The driver's rarely used paths (ai/__init__.py), imported on first use so
+that a chat pays no heap for them: error wording (HTTP errors, network
+errors, empty replies), the wait before a retry,
+the catalogue as dicts, the live model list, building and listing the
+tools cache (ai/toolcache.py)."""
+import httpc
+import jsonstream
+from compat import collect, const, ticks_ms
+from ai import catalog
+from ai.config import ConfigError, resolve, source
+from ai.styles import StyleError, load
+
+_MAX_PAGES = const(50)
+
+
+def providers():
+    """The catalogue: a list of dicts (id, name, style, base_url, key,
+    model, tools, local)."""
+    return [catalog.entry(p) for p in catalog.PROVIDERS]
+
+
+def scrub(cfg, msg):
+    """msg without any secret (store.scrub: every configured key and token,
+    and the key in use)."""
+    import store
+    return store.scrub(msg, cfg.get("key"))
+
+
+def retry_wait(attempt, status, headers, hint):
+    """Seconds to wait before retrying, or None when the reply is final."""
+    should = headers.get("x-should-retry")
+    if should == "false":
+        return None
+    if status not in (408, 409, 429, 500, 502, 503, 504, 529) and should != "true":
+        return None
+    wait = None
+    try:
+        if "retry-after-ms" in headers:
+            wait = float(headers["retry-after-ms"]) / 1000
+        elif "retry-after" in headers:
+            wait = float(headers["retry-after"])
+    except ValueError:
+        pass  # an HTTP date: use our own backoff
+    if wait is None:
+        wait = hint
+    if wait is None:
+        wait = min(0.5 * (2 ** attempt), 8)
+    return max(wait, 0)
+
+
+def explain(cfg, status, msg, kind, wait):
+    head = "%s: %d %s" % (cfg["provider"], status, msg or "error")
+    if cfg.get("login") and status in (401, 403):
+        return "%s (run: %s)" % (head, cfg["login"])
+    if status in (401, 403) or kind == "key":
+        return "%s (check %s)" % (head, source(cfg, "key"))
+    if status == 404 or kind == "model":
+        return "%s (check %s)" % (head, source(cfg, "model"))
+    if status == 429:
+        return head + (" (rate limited; retry in %d s)" % wait if wait else " (rate limited; try again later)")
+    if status == 529 or status >= 500:
+        return head + " (the service is overloaded or failing; try again later)"
+    return head
+
+
+def network_error(cfg, e):
+    if e.kind == "deadline":
+        return "%s: no complete reply within %d s (raise %s)" % (
+            cfg["provider"], cfg["deadline"], source(cfg, "deadline"))
+    msg = "%s: %s" % (cfg["provider"], scrub(cfg, str(e)))
+    if e.kind == "timeout":
+        return "%s (raise %s)" % (msg, source(cfg, "timeout"))
+    if cfg["local"] and e.kind in ("connect", "dns"):
+        return "%s (is %s running? or run: ai config %s)" % (msg, cfg["name"], cfg["use"])
+    return msg
+
+
+def empty_reason(reply):
+    f = reply.finish or "unknown"
+    if f == "length":
+        return "empty reply: max tokens reached (raise the max_tokens setting)"
+    if f.startswith("blocked"):
+        return "prompt blocked (%s)" % f[8:]
+    if f == "filter":
+        return "empty reply: blocked by the content filter"
+    return "empty reply (finish reason: %s)" % f
+
+
+def fetch_models(provider, key, use, limit):
+    """The provider's live model ids (at most `limit`): (models, err)."""
+    from ai import KEEP
+    o = {"provider": provider, "key": key, "use": use}
+    try:
+        cfg = resolve(o)
+        style = load(cfg["style"])
+    except ConfigError as e:
+        return None, str(e)
+    if "copilot" in cfg["quirks"]:
+        from ai import copilot
+        err = copilot.prepare(cfg, None)
+        if err:
+            return None, err
+    found = []
+
+    def add(mid):
+        if len(found) < limit:
+            found.append(mid)
+
+    token = None
+    t0 = ticks_ms()
+    from ai import _left
+    try:
+        for _ in range(_MAX_PAGES):
+            url, headers = style.models_request(cfg, token)
+            with httpc.request("GET", url, headers, keep=KEEP, timeout=cfg["timeout"],
+                               deadline=_left(cfg, t0)) as resp:
+                if resp.status != 200:
+                    msg, _, kind = style.error_info(resp.status, resp, resp.headers)
+                    return None, explain(cfg, resp.status, scrub(cfg, msg), kind, None)
+                token = style.read_models(cfg, resp, add)
+            if not token or len(found) >= limit:
+                break
+    except httpc.HTTPError as e:
+        return None, network_error(cfg, e)
+    except (jsonstream.JSONError, StyleError) as e:
+        return None, scrub(cfg, "%s: bad model list (%s)" % (cfg["provider"], e))
+    except MemoryError:
+        n = len(found)
+        found = None
+        collect()
+        return None, "%s: out of memory after %d models (ask for fewer: limit=%d)" % (
+            cfg["provider"], n, n // 2)
+    return found, None
+
+
+def tools_cache_build(progress):
+    """List the tools of every configured MCP server into the cache file:
+    (count, err). Servers that fail are reported in err; the rest are kept.
+    The old cache stays until the new one is complete."""
+    import mcp
+    import store
+    from ai.toolcache import CACHE, Tools
+    path = store.path(CACHE)
+    w = Tools(path + ".tmp", True)
+    errors = []
+    try:
+        for s in mcp.servers():
+            n, err = w.list(s["name"])
+            if err:
+                errors.append(err)
+            elif progress:
+                progress(s["name"], n)
+    finally:
+        w.close()
+    store.replace(path + ".tmp", path)
+    return w.count, ("; ".join(errors) or None)
+
+
+def tools_cache():
+    """[(server, tool definition with "name" as offered and "remote")] or []."""
+    from ai import lines
+    from ai.toolcache import read
+    out = []
+    for server, d in read():
+        d["parameters"] = lines.load(d["parameters"])
+        out.append((server, d))
+    return out

@@ -354,7 +354,7 @@ def test_text_fallback_quoted_call_runs_nothing_end_to_end(flash):
     tool = {"name": "delete_all", "description": "deletes everything", "parameters": schema(),
             "run": lambda a: ran.append(a) or "deleted"}
     with FakeTextOnly(key="sk-test") as srv:
-        store.update({"ai.chat.provider": "openai", "ai.chat.key": "sk-test",
+        store.update({"ai.chat.provider": "openai", "ai.chat.style": "openai", "ai.chat.key": "sk-test",
                       "ai.chat.base_url": srv.base_url, "ai.chat.model": "text-model-1",
                       "ai.chat.tools": "text-fallback"})
         srv.queue(Text(QUOTED[0]), Text(QUOTED[2]))
@@ -372,7 +372,7 @@ TOKEN = "tok-QRSTUVWX98765432"
 
 def test_provider_error_echoing_the_key_is_scrubbed(flash):
     with FakeOpenAI(key=KEY) as srv:
-        store.update({"ai.chat.provider": "openai", "ai.chat.key": KEY,
+        store.update({"ai.chat.provider": "openai", "ai.chat.style": "openai", "ai.chat.key": KEY,
                       "ai.chat.base_url": srv.base_url})
         for echo in (KEY.upper(), "key ending " + KEY[-10:], "Incorrect API key: " + KEY):
             srv.queue(Fail(401, message=echo))
@@ -393,7 +393,7 @@ def test_mcp_text_echoing_the_token_is_scrubbed(flash, capsys):
     tools = [{"name": n, "description": n, "inputSchema": schema()} for n in results]
     with EvilMcp(tools, results) as f, FakeOpenAI(key=KEY) as srv:
         assert mcp.add("s", f.url, TOKEN) is None
-        store.update({"ai.chat.provider": "openai", "ai.chat.key": KEY,
+        store.update({"ai.chat.provider": "openai", "ai.chat.style": "openai", "ai.chat.key": KEY,
                       "ai.chat.base_url": srv.base_url})
         # to the model and to the screen (show) in a chat
         srv.queue(Calls([("s__" + n, {}) for n in results]))
@@ -405,12 +405,24 @@ def test_mcp_text_echoing_the_token_is_scrubbed(flash, capsys):
         assert not leaks(sent, TOKEN) and not leaks(reply_text, TOKEN), sent
         for t in shown:
             assert "***" in t and not leaks(t, TOKEN), t
+        # the same with the conversation on flash, as the console keeps it:
+        # results go from the socket to a file, scrubbed on the way
+        from ai.history import History
+        srv.queue(Calls([("s__" + n, {}) for n in results]))
+        turn = History("chat").turn({"role": "user", "content": "x"})
+        _, err = ai.run(turn, {"keep": False}, mcps=["s"])
+        assert err is None and len(f.calls) == 6
+        sent = srv.requests[-1].raw.decode()
+        assert "***" in sent and not leaks(sent, TOKEN), sent
+        turn.commit(16384, 20)
+        saved = (flash / "history" / "chat.jsonl").read_text()
+        assert "***" in saved and not leaks(saved, TOKEN), saved
         # the console's mcp call, as a person sees it
         capsys.readouterr()
         for n in results:
             shell.dispatch("mcp call s %s {}" % n)
         out = capsys.readouterr().out
-        assert len(f.calls) == 6 and out.count("***") == 3, out
+        assert len(f.calls) == 9 and out.count("***") == 3, out
         assert not leaks(out, TOKEN), out
 
 
@@ -455,7 +467,7 @@ def test_colliding_cleaned_names_are_two_working_tools(flash):
              for n in ("a.b", "a_b", "a b", "_x", "x")]
     with EvilMcp(tools, {}) as f, FakeOpenAI(key="sk-test") as srv:
         assert mcp.add("s", f.url) is None
-        store.update({"ai.chat.provider": "openai", "ai.chat.key": "sk-test",
+        store.update({"ai.chat.provider": "openai", "ai.chat.style": "openai", "ai.chat.key": "sk-test",
                       "ai.chat.base_url": srv.base_url})
         live = [loop.tool_name("s", n) for n in ("a.b", "a_b", "a b")]
         assert live[1] == "s__a_b" and len(set(live)) == 3
@@ -472,12 +484,10 @@ def test_colliding_cleaned_names_are_two_working_tools(flash):
             assert [n for n, _ in f.calls] == ["a.b", "a_b", "a b"]
         # legal names that meet: s + "_x" and s_ + "x" are both "s___x"
         assert mcp.add("s_", f.url) is None
-        conns = {}
-        t = loop._gather(None, ["s", "s_"], conns)
-        for conn in conns.values():
-            mcp.close(conn)
-        assert len(t[1]) == 10 and t[1]["s___x"] == ("mcp", "s", "_x", None)
-        assert t[1][loop.tool_name("s_", "x", True)] == ("mcp", "s_", "x", None)
+        t, routes = loop._gather(None, ["s", "s_"])    # listed into a tool file
+        assert not routes and len([d for d in t]) == 10
+        assert loop._route(t, routes, "s___x") == ("mcp", "s", "_x", None)
+        assert loop._route(t, routes, loop.tool_name("s_", "x", True)) == ("mcp", "s_", "x", None)
 
 
 # ---------------------------------------------------------------- the unix port

@@ -311,23 +311,20 @@ def display(key, value):
     return mask(value) if is_secret(key) else str(value)
 
 
-def scrub(text, extra=None):
-    """text with every secret hidden, for text from outside (error bodies,
-    tool results) that may echo one: each setting is_secret() names and
-    extra (a key or token in use that is not in the settings), found
-    case-insensitively, whole or any run of 8 or more of its characters,
-    becomes "***" (secrets shorter than 4 characters are left alone).
-    Read in windows of _WINDOW characters: beyond the scrubbed copy it
-    returns (only when a secret was found) the working heap is a window,
-    whatever the text's size."""
-    if not text or not isinstance(text, str):
-        return text
+def _secrets(extra=None):
+    """The lowered values scrub() hides: every is_secret() setting and
+    extra, those of 4 characters or more."""
     vals = [str(v).lower() for k, v in _load().items() if v and is_secret(k)]
     if extra:
         vals.append(str(extra).lower())
-    if not vals:
-        return text
-    spans = []      # (start, end) of hidden runs, may overlap
+    return [v for v in vals if len(v) >= 4]
+
+
+def _spans(text, vals):
+    """Sorted, joined (start, end) of the runs of text to hide: any run of
+    min(len, _RUN) characters of a value, any case. Read in windows of
+    _WINDOW characters: the working heap is a window, whatever the size."""
+    spans = []
     n = len(text)
     at = 0
     while at < n:
@@ -337,42 +334,96 @@ def scrub(text, extra=None):
             low = "".join(c if len(c.lower()) != 1 else c.lower() for c in w)
         for v in vals:
             run = min(len(v), _RUN)
-            if run < 4:
-                continue
             for j in range(len(v) - run + 1):
                 g = v[j:j + run]
-                a = b = -1          # occurrences that touch join into one span
                 i = low.find(g)
                 while i >= 0:
-                    if i > b:
-                        if b >= 0:
-                            spans.append((at + a, at + b))
-                        a = i
-                    b = i + run
+                    spans.append((at + i, at + i + run))
                     i = low.find(g, i + 1)
-                if b >= 0:
-                    spans.append((at + a, at + b))
         if at + len(w) >= n:
             break
         at += _WINDOW - _RUN + 1        # overlap: no run is split
     if not spans:
-        return text
+        return spans
     spans.sort()
-    spans.append((n + 1, n + 1))
-    runs = []       # the text of each joined span (touching spans join)
-    a = b = -1
+    joined = []
+    a, b = spans[0]
     for s, e in spans:
         if s > b:
-            if b >= 0 and text[a:b] not in runs:
-                runs.append(text[a:b])
+            joined.append((a, b))
             a = s
         if e > b:
             b = e
-    # replace() makes the one copy (per run); slices of the text would be more
+    joined.append((a, b))
+    return joined
+
+
+def scrub(text, extra=None):
+    """text with every secret hidden, for text from outside (error bodies,
+    tool results) that may echo one: each setting is_secret() names and
+    extra (a key or token in use that is not in the settings), found
+    case-insensitively, whole or any run of 8 or more of its characters,
+    becomes "***" (secrets shorter than 4 characters are left alone).
+    Beyond the scrubbed copy it returns (only when a secret was found) the
+    working heap is a window of _WINDOW characters, whatever the size."""
+    if not text or not isinstance(text, str):
+        return text
+    vals = _secrets(extra)
+    spans = _spans(text, vals) if vals else None
+    if not spans:
+        return text
+    runs = []       # the text of each span: replace() makes one copy per run
+    for a, b in spans:
+        if text[a:b] not in runs:
+            runs.append(text[a:b])
     runs.sort(key=len, reverse=True)
     for r in runs:
         text = text.replace(r, "***")
     return text
+
+
+class Scrub:
+    """scrub() for text that arrives in pieces (a tool result written to
+    flash as it is read): add(piece) hands sink the scrubbed text but the
+    last characters, which may begin a secret; close() the rest. A secret
+    that runs across the cut is cut after it, so it is hidden whole."""
+
+    def __init__(self, sink, extra=None):
+        self.sink = sink
+        self.vals = _secrets(extra)
+        self.hold = min(max([len(v) for v in self.vals] + [0]), _WINDOW)
+        self.buf = ""
+
+    def add(self, piece):
+        if not self.vals:
+            return self.sink(piece)
+        b = self.buf + piece
+        cut = len(b) - self.hold
+        if cut < _WINDOW:
+            self.buf = b
+            return
+        self._out(b, cut)
+
+    def _out(self, b, cut):
+        spans = _spans(b, self.vals)
+        for a, e in spans:
+            if a < cut < e:
+                cut = e             # a secret across the cut goes out whole
+        p = 0
+        for a, e in spans:
+            if a >= cut:
+                break
+            if a > p:
+                self.sink(b[p:a])
+            self.sink("***")
+            p = e
+        if cut > p:
+            self.sink(b[p:cut])
+        self.buf = b[cut:]
+
+    def close(self):
+        if self.buf:
+            self._out(self.buf, len(self.buf))
 
 
 def mask_url(url):

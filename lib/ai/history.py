@@ -203,7 +203,9 @@ def _write(f, m):
 
 class StrFile:
     """A JSON string written piece by piece to tmp/<name> on flash (a tool
-    result the loop keeps out of RAM); value() is its jsonstream.RawFile."""
+    result the loop keeps out of RAM), scrubbed of every secret on the way
+    (store.Scrub: a server may echo a key or token); value() is its
+    jsonstream.RawFile."""
 
     def __init__(self, name):
         store.makedirs(store.path("tmp"))
@@ -215,13 +217,15 @@ class StrFile:
         """Start the string again (empty)."""
         if self.f is not None:
             self.f.close()
-        self.f = open(self.path, "wb")
-        self.f.write(b'"')
+        f = self.f = open(self.path, "wb")
+        f.write(b'"')
+        self.s = store.Scrub(lambda piece: f.write(_esc(piece)))
 
     def add(self, s):
-        self.f.write(_esc(s))
+        self.s.add(s)
 
     def value(self):
+        self.s.close()
         f = self.f
         f.write(b'"')
         n = f.tell()

@@ -454,7 +454,7 @@ class SdkServers:
                 require_sdk()
                 self.checked = True
             if p is None:
-                p = sdk_peer(*key)
+                p = sdk_peer(json, stateless, token, big=big)
                 p.start()
                 self.peers[key] = p
             elif not p.alive:  # a test killed it: bring it back

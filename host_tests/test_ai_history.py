@@ -138,7 +138,7 @@ def test_commit_trims_old_turns_but_keeps_the_newest(flash):
 # ---------------------------------------------------------------- ask / run
 
 def _cfg(srv):
-    store.update({"ai.chat.provider": "openai", "ai.chat.key": "sk-test",
+    store.update({"ai.chat.provider": "openai", "ai.chat.style": "openai", "ai.chat.key": "sk-test",
                   "ai.chat.base_url": srv.base_url})
 
 
@@ -178,7 +178,7 @@ def test_text_fallback_calls_found_in_a_recorded_reply(flash, sdk_server):
     import mcp
     assert mcp.add("sdk", sdk_server()) is None
     with FakeTextOnly(key="sk-test") as srv:
-        store.update({"ai.chat.provider": "openai", "ai.chat.key": "sk-test",
+        store.update({"ai.chat.provider": "openai", "ai.chat.style": "openai", "ai.chat.key": "sk-test",
                       "ai.chat.base_url": srv.base_url, "ai.chat.tools": "text-fallback",
                       "ai.chat.model": "text-model-1"})
         srv.queue(Calls([("sdk__get_weather", {"city": "Rochdale"})], text="Let me look."))

@@ -17,7 +17,7 @@ from mcp import client, registry, client_more  # noqa: F401
 import httpc  # noqa: F401
 import jsonstream  # noqa: F401
 
-store.update({"ai.chat.provider": "openai", "ai.chat.key": "sk-test",
+store.update({"ai.chat.provider": "openai", "ai.chat.style": "openai", "ai.chat.key": "sk-test",
               "ai.chat.base_url": base, "ai.chat.model": "gpt-4o-mini",
               "ai.chat.timeout": 10})
 mcp.add("sdk", url)

@@ -69,6 +69,8 @@ else:
     from ai.styles import load
     ov = {"provider": sys.argv[5], "base_url": sys.argv[6], "model": sys.argv[7],
           "key": sys.argv[8], "timeout": 10, "keep": False}
+    if sys.argv[5] == "openai":
+        ov["style"] = "openai"      # FakeOpenAI speaks chat completions
     load(sys.argv[5])
     ov["max_reply"] = 65536
     h = history.History("chat")

@@ -33,6 +33,8 @@ else:
     from ai.styles import load
     ov = {"provider": sys.argv[4], "base_url": sys.argv[5], "model": sys.argv[6],
           "key": sys.argv[7], "timeout": 10, "keep": False}
+    if sys.argv[4] == "openai":
+        ov["style"] = "openai"      # FakeOpenAI speaks chat completions
     load(sys.argv[4])
     t = history.History("chat").turn({"role": "user", "content": "hello"})
     heapmon.start()

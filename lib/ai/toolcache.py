@@ -62,11 +62,14 @@ class Tools:
         server = self.server
         remote = d["name"]
         name = tool_name(server, remote) if server else remote
-        if self._taken(name) and server:
-            # two tools of one server whose cleaned names collide: the
-            # second takes the hashed form (stable, distinct)
+        hit = self._holder(name)
+        if hit is not None and server and not (
+                isinstance(hit, dict) and hit.get("server") == server and hit.get("remote") == remote):
+            # another tool whose cleaned name is the same (a.b and a_b, or
+            # s + _x and s_ + x): this one takes the hashed form (stable)
             name = tool_name(server, remote, True)
-        if self._taken(name):
+            hit = self._holder(name)
+        if hit is not None:
             raise McpError("tool name '%s' is offered twice" % name)
         h = hash(name) & 511
         self.bits[h >> 3] |= 1 << (h & 7)
@@ -82,15 +85,16 @@ class Tools:
         self.f.write(b"\n")
         self.count += 1
 
-    def _taken(self, name):
-        """Is name offered already (here, or besides the file)?"""
+    def _holder(self, name):
+        """What offers name already: True (besides the file), its line, or
+        None."""
         if name in self.taken:
             return True
         h = hash(name) & 511
         if not self.bits[h >> 3] & (1 << (h & 7)):
-            return False
+            return None
         self.f.flush()
-        return self.find(name) is not None
+        return self.find(name)
 
     def list(self, server):
         """List the tools of a configured MCP server into the file:

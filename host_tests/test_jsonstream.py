@@ -352,7 +352,10 @@ def test_events_and_values():
     ('"abc\x01"', "JSON: control character in string at byte 4"),
     ('[' * 65, "JSON: nesting deeper than 64 at byte 64"),
     ('"' + "y" * 20000 + '"', "JSON: value longer than 16384 bytes at byte 0"),
-    ('[' + '"aaaaaaaaaa",' * 2000 + '1]', "JSON: value longer than 16384 bytes at byte 0"),
+    ('[' + ('"' + "a" * 100 + '",') * 200 + '1]', "JSON: value longer than 16384 bytes at byte 0"),
+    ('[' + '1,' * 1023 + '1]', "JSON: more than 1024 elements at byte 2047"),
+    ('{' + ''.join('"k%03d":0,' % i for i in range(600)) + '"z":0}',
+     "JSON: more than 1024 elements at byte 4607"),
     ('[1, 2, 03]', "JSON: expected ',' or ']' at byte 8"),
     ('[1, 2, 3.]', "JSON: expected digit at byte 9"),
     ('-', "JSON: unexpected end of input at byte 1"),
@@ -365,6 +368,49 @@ def test_error_messages_name_offset_and_expectation(doc, msg):
             js.load(src, bufsize=32) if not isinstance(src, str) else js.loads(src)
         assert str(ei.value) == msg
         assert isinstance(ei.value, ValueError)
+
+
+def test_max_items_bounds_materialized_values_everywhere():
+    lists = ("[" + ",".join(["[]"] * 5461) + "]").encode()  # 16 KB
+    want = "JSON: more than 1024 elements at byte 3070"
+    for src, kw in ((lists, {}), (Chunks(lists, 1), {"bufsize": 32}), (Chunks(lists, 7), {})):
+        with pytest.raises(js.JSONError) as ei:
+            js.load(src, **kw)
+        assert str(ei.value) == want
+    assert len(js.loads(lists, max_items=5462)) == 5461
+    with pytest.raises(js.JSONError, match="more than 5 elements at byte 14"):
+        js.loads(b'{"a": [1, 2], "b": 3}', max_items=5)  # the key "b" is the 6th
+    assert js.loads(b'{"a": [1, 2], "b": 3}', max_items=7) == {"a": [1, 2], "b": 3}
+    assert js.loads(b'"scalar"', max_items=1) == "scalar"
+    # select() materializes with the same bound; skipped values are not counted
+    doc = b'{"skip": ' + lists + b', "take": [1, 2, 3]}'
+    got = []
+    js.select(doc, {"take": lambda p, v: got.append(v)}, max_value=1 << 20)
+    assert got == [[1, 2, 3]]
+    with pytest.raises(js.JSONError, match="more than 3 elements at byte 29"):
+        js.select(b'{"skip": 1, "take": [[], [], [], []]}', {"take": lambda p, v: None}, max_items=3)
+    rules = js.Rules({"skip": lambda p, v: None})
+    for _ in range(2):  # a parser reused by Rules keeps the bound
+        with pytest.raises(js.JSONError, match="more than 1024 elements at byte 3079"):
+            js.select(Chunks(doc, 100), rules, max_value=1 << 20)
+
+
+def test_max_items_micropython_error_instead_of_memory(mpy):
+    lists = ("[" + ",".join(["[]"] * 5461) + "]").encode()
+    keys = ("{" + ",".join('"k%d":0' % i for i in range(1700)) + "}").encode()
+    for kind, n, doc in (("lists", 5461, lists), ("keys", 1700, keys)):
+        with pytest.raises(js.JSONError) as ei:
+            js.loads(doc)
+        r = mpy.run("js_items", heap="96K", args=[kind, n, "-"])
+        assert r.rc == 0 and "items: JSONError %s" % ei.value in r.out, r
+        print("%s: %d items refused at %s; working heap %d bytes" % (kind, n, ei.value, r.working))
+    # the bound is what keeps it inside the cap: unbounded, it runs out
+    r = mpy.run("js_items", heap="96K", args=["lists", 5461, 10000])
+    assert r.rc != 0 and "MemoryError" in r.err, r
+    r = mpy.run("js_items", heap="32K", args=["lists", 5461, 100])
+    assert r.rc == 0 and "items: JSONError JSON: more than 100 elements at byte 298" in r.out, r
+    r = mpy.run("js_items", heap="32K", args=["lists", 50, "-"])
+    assert r.rc == 0 and "items: 50" in r.out, r
 
 
 def test_number_longer_than_buffer():
@@ -503,6 +549,50 @@ def test_dump_types_raw_array_generators():
     for bad in (float("nan"), float("inf"), -float("inf")):
         with pytest.raises(js.JSONError):
             js.dumps([bad])
+
+
+def test_rawfile_copies_file_bytes_in_pieces_every_pass(tmp_path):
+    value = {"text": "caf\u00e9 \"q\"\n" * 50, "n": [1, 2.5, None]}
+    enc = json.dumps(value).encode()
+    f = tmp_path / "hist.jsonl"
+    f.write_bytes(b"garbage before" + enc + b"\nafter")
+    rf = js.RawFile(str(f), 14, len(enc))
+    msg = {"role": "user", "content": rf}
+    n = js.encoded_len(msg)
+    for _ in range(2):  # encoded_len, then dump twice: opened every pass
+        parts = []
+        js.dump(msg, parts.append, bufsize=16)
+        out = b"".join(parts)
+        assert len(out) == n and all(0 < len(p) <= 16 for p in parts)
+        assert json.loads(out) == {"role": "user", "content": value}
+    assert js.dumps([rf, rf]) == "[%s,%s]" % (enc.decode(), enc.decode())
+    assert js.encoded_len(js.RawFile(str(tmp_path / "absent"), 0, 7)) == 7  # not read
+    with pytest.raises(js.JSONError) as ei:
+        js.dumps([js.RawFile(str(f), 14, len(enc) + 100)])
+    assert str(ei.value) == "JSON: %s ends before byte %d" % (f, 14 + len(enc) + 100)
+    with pytest.raises(OSError):
+        js.dumps(js.RawFile(str(tmp_path / "absent"), 0, 7))
+
+
+def test_rawfile_micropython_64k_under_small_heap(mpy, tmp_path):
+    import hashlib
+    working = {}
+    for size in (1024, 64 * 1024):
+        text = ("line %d: caf\u00e9 \"quoted\"\n" * (size // 20))[:size]
+        enc = json.dumps(text).encode()
+        f = tmp_path / ("hist%d.jsonl" % size)
+        f.write_bytes(b'{"role":"assistant","content":' + enc + b"}\n")
+        want = b'["user",' + enc + b"]"
+        r = mpy.run("js_rawfile", heap="16K", args=[f, 30, len(enc)])
+        assert r.rc == 0, r
+        n, b1, b2, piece, digest = r.out.split("rawfile: ")[1].split()
+        assert int(n) == int(b1) == int(b2) == len(want) and int(piece) <= 256
+        assert digest == hashlib.sha256(want).hexdigest()
+        working[size] = r.working
+        print("RawFile of %d bytes under a 16K heap: working heap %d bytes" % (len(enc), r.working))
+    assert working[64 * 1024] < 8000 and abs(working[64 * 1024] - working[1024]) < 1500, working
+    r = mpy.run("js_rawfile", heap="16K", args=[f, 30, len(enc) + 10])
+    assert r.rc == 0 and "rawfile: JSONError JSON: %s ends before byte %d" % (f, 30 + len(enc) + 10) in r.out, r
 
 
 def test_dump_big_string_pieces_bounded():

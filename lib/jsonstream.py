@@ -16,11 +16,13 @@ handlers; everything else is skipped; Rules() compiles the rules once for
 many documents). After a KEY event, read_value(),
 skip_value() and stream_string() act on that member's value. Iterative,
 never recursive; nesting is limited (max_depth), every materialized value
-is limited (max_value bytes of JSON text, strings and numbers included).
+is limited (max_value bytes of JSON text, strings and numbers included, and
+max_items values and keys: "JSON: more than 1024 elements at byte X").
 
 Writer: dump() writes bytes pieces of at most ~bufsize through write(),
 encoded_len() counts the exact length first (for Content-Length), dumps() for
-small values. Raw() echoes pre-encoded JSON verbatim, Array(factory) writes
+small values. Raw() echoes pre-encoded JSON verbatim, RawFile(path, offset,
+length) copies pre-encoded JSON from a file in pieces, Array(factory) writes
 an array from a re-runnable generator factory.
 
 Decisions for the implementation-defined inputs (JSONTestSuite i_*.json):
@@ -93,6 +95,14 @@ _LEADS = ((b"\xe0", 0xA0, 0xBF), (b"\xed", 0x80, 0x9F),
           (b"\xf0", 0x90, 0xBF), (b"\xf4", 0x80, 0x8F))
 
 
+# read_value() refuses a value of more items than this (every value and
+# object key counts, the outermost included): the text bound max_value does
+# not bound the heap (16 KB of "[[],[],...]" are 5,461 lists, ~415 KB on the
+# 64-bit unix port); 1024 items cost at most ~70 KB there, ~35 KB on the
+# ESP32, and hold any tool schema or call arguments seen in practice.
+MAX_ITEMS = const(1024)
+
+
 class JSONError(ValueError):
     pass
 
@@ -147,7 +157,8 @@ def _tail(b, a, e):
 class Parser:
     """Pull parser over one JSON document; see the module docstring."""
 
-    def __init__(self, src, bufsize=256, max_depth=64, max_value=16384, buf=None):
+    def __init__(self, src, bufsize=256, max_depth=64, max_value=16384, buf=None,
+                 max_items=MAX_ITEMS):
         if isinstance(src, str):
             src = src.encode()
         elif isinstance(src, memoryview):
@@ -163,16 +174,17 @@ class Parser:
             self._src = src
         self._mv = memoryview(self._b)
         self._stack = bytearray(max_depth + 1)
-        self._start(max_value)
+        self._start(max_value, max_items)
         if self._src is None:
             self._n = len(self._b)
 
-    def _start(self, max_value):
+    def _start(self, max_value, max_items):
         """Ready for a document from self._src (select() reuses a parser
         for the documents of one Rules, one per stream event)."""
         self._n = self._i = self._base = self._depth = 0
         self._st = _VALUE
         self._maxv = max_value
+        self._maxi = max_items
         self._skip = False
         self.value = None
 
@@ -620,26 +632,36 @@ class Parser:
 
     def read_value(self):
         """Return the next value as Python objects (iterative; the JSON text
-        of the value is limited to max_value bytes)."""
+        of the value is limited to max_value bytes, its values and keys to
+        max_items)."""
         c = self._at_value()
         start = self._base + self._i
         ev = self._val(c)
         if ev != OBJ and ev != ARR:
             return self.value
         maxv = self._maxv
+        left = self._maxi - 1  # items still allowed after the outermost
         cur = {} if ev == OBJ else []
         root = cur
         up = []
         key = None
         while True:
+            if left <= 0:
+                # the bound is reached: only closers may follow; the error
+                # names the first byte of the item that would exceed it
+                self._prep()
+                at = self._base + self._i
             ev = self.next()
-            if ev == KEY:
-                key = self.value
-                continue
             if ev == END_OBJ or ev == END_ARR:
                 if not up:
                     return root
                 cur = up.pop()
+                continue
+            left -= 1
+            if left < 0:
+                self._fail("more than %d elements" % self._maxi, at)
+            if ev == KEY:
+                key = self.value
                 continue
             if ev == OBJ:
                 v = {}
@@ -971,7 +993,7 @@ def select(src, rules, **kw):
         # the same rules for another stream: reuse the parser, its buffer
         # and its attribute table (fewer allocations in a fragmented heap)
         p._src = src
-        p._start(kw.get("max_value", 16384))
+        p._start(kw.get("max_value", 16384), kw.get("max_items", MAX_ITEMS))
     else:
         p = Parser(src, **kw)
         if hasattr(src, "readinto"):
@@ -1037,6 +1059,19 @@ class Raw:
         self.data = data.encode() if isinstance(data, str) else bytes(data)
 
 
+class RawFile:
+    """`length` bytes of pre-encoded JSON copied verbatim from the file
+    `path` at `offset`, in pieces through dump()'s buffer. The file is
+    opened at every dump (encoded_len() only adds `length`), so a request
+    can be counted, sent and retried without the text ever being whole in
+    RAM (long messages from the chat-history file)."""
+
+    def __init__(self, path, offset, length):
+        self.path = path
+        self.offset = offset
+        self.length = length
+
+
 class Array:
     """A JSON array of the values yielded by factory(); factory is called
     again for every pass (encoded_len, then dump)."""
@@ -1079,6 +1114,24 @@ class _Out:
             z = a + self.size
             self.write(bytes(mv[a:z if z < n else n]))
             a = z
+
+    def copy(self, rf):
+        """Copy a RawFile's bytes through the buffer."""
+        left = rf.length
+        if self.write is None:
+            self.n += left
+            return
+        with open(rf.path, "rb") as f:
+            f.seek(rf.offset)
+            while left > 0:
+                if self.k >= self.size:
+                    self.flush()
+                z = self.size if self.size - self.k < left else self.k + left
+                got = f.readinto(self.mv[self.k:z])
+                if not got:
+                    raise JSONError("JSON: %s ends before byte %d" % (rf.path, rf.offset + rf.length))
+                self.k += got
+                left -= got
 
     def flush(self):
         if self.k:
@@ -1155,6 +1208,8 @@ def _dump(value, out, max_depth=64):
             out.put(repr(v).encode())
         elif isinstance(v, Raw):
             out.put(v.data)
+        elif isinstance(v, RawFile):
+            out.copy(v)
         elif isinstance(v, dict):
             it = iter(v.items())
         elif isinstance(v, (list, tuple)):

@@ -762,6 +762,9 @@ def test_writer_cases_micropython_32k(mpy):
     assert json.loads(got["escape_out"]) == "a\"b\\c\n\x01\u00e9"
     assert json.loads(got["raw_array"]) == [{"x": [1]}, [1, 2]]
     assert got["encoded_len"] == "True"
+    s = "".join(chr(c) for c in range(0, 34)) + "\\ \x7f \u00e9\U0001F600" + "x" * 7
+    want = js.dumps([s, {s: s}])
+    assert got["all_escapes"] == "%d 8 %s" % (len(want.encode()), want)
 
 
 def test_models_list_select_under_32k_heap_both_sizes(mpy, tmp_path):

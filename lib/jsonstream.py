@@ -1460,10 +1460,81 @@ _ESCW = {34: b'\\"', 92: b"\\\\", 10: b"\\n", 13: b"\\r", 9: b"\\t",
 _SPECIAL = (b'"', b"\\", b"\n", b"\t")  # found with find(); rarer control chars by min()
 
 
+if MICROPYTHON:
+    @micropython.viper
+    def _wesc(out, e: ptr8, i: int, n: int, count: int) -> int:
+        # The native writer of a string's bytes e[i:n] as JSON string text
+        # (the same escapes as the pure-Python path below) into out's
+        # buffer, up to where it is full; returns the next i. count: only
+        # add the length to out.n (encoded_len), return n.
+        if count:
+            c = int(out.n)
+            while i < n:
+                x = e[i]
+                i += 1
+                if x >= 32 and x != 34 and x != 92:
+                    c += 1
+                elif x == 34 or x == 92 or x == 10 or x == 13 or x == 9 or x == 8 or x == 12:
+                    c += 2
+                else:
+                    c += 6
+            out.n = c
+            return n
+        b = ptr8(out.buf)
+        k = int(out.k)
+        size = int(out.size)
+        while i < n:
+            x = e[i]
+            if x >= 32 and x != 34 and x != 92:
+                if k >= size:
+                    break
+                b[k] = x
+                k += 1
+            else:
+                y = x
+                if x == 10:
+                    y = 110
+                elif x == 13:
+                    y = 114
+                elif x == 9:
+                    y = 116
+                elif x == 8:
+                    y = 98
+                elif x == 12:
+                    y = 102
+                elif x < 32:
+                    y = 117  # \u00XX
+                if k + (6 if y == 117 else 2) > size:
+                    break
+                b[k] = 92
+                b[k + 1] = y
+                k += 2
+                if y == 117:
+                    b[k] = 48
+                    b[k + 1] = 48
+                    b[k + 2] = 48 + (x >> 4)
+                    x &= 15
+                    b[k + 3] = x + (48 if x < 10 else 87)
+                    k += 4
+            i += 1
+        out.k = k
+        return i
+else:
+    _wesc = None
+
+
 def _wstr(out, s):
     e = s.encode()
     n = len(e)
     out.put(b'"')
+    if _wesc is not None:
+        count = out.write is None
+        k = _wesc(out, e, 0, n, count)
+        while k < n:  # the buffer is full
+            out.flush()
+            k = _wesc(out, e, k, n, count)
+        out.put(b'"')
+        return
     mv = memoryview(e)
     # next position of each _SPECIAL byte (n: none left)
     nxt = [0, 0, 0, 0]
@@ -1577,8 +1648,9 @@ def _dump(value, out, max_depth=64):
 
 
 def dump(value, write, bufsize=256):
-    """Serialize value, calling write(bytes) with pieces of <= bufsize."""
-    _dump(value, _Out(write, bufsize))
+    """Serialize value, calling write(bytes) with pieces of <= bufsize
+    (at least 8: an escape is written whole)."""
+    _dump(value, _Out(write, bufsize if bufsize > 8 else 8))
 
 
 def encoded_len(value):

@@ -13,11 +13,12 @@ None), peek(), read_value(), skip_value() (nothing allocated per skipped
 value), stream_string() (long strings to a sink in str pieces; an empty
 string gives no piece), load()/loads(), and select() (path rules ->
 handlers; everything else is skipped; Rules() compiles the rules once for
-many documents). After a KEY event, read_value(),
-skip_value() and stream_string() act on that member's value. Iterative,
-never recursive; nesting is limited (max_depth), every materialized value
-is limited (max_value bytes of JSON text, strings and numbers included, and
-max_items values and keys: "JSON: more than 1024 elements at byte X").
+many documents), offset() (of the next unread byte). After a KEY event,
+read_value(), skip_value() and stream_string() act on that member's value.
+Iterative, never recursive; nesting is limited (max_depth), every
+materialized value is limited (max_value bytes of JSON text, strings and
+numbers included, and max_items values and keys: "JSON: more than 1024
+elements at byte X"); a skipped string or number may be of any length.
 
 Writer: dump() writes bytes pieces of at most ~bufsize through write(),
 encoded_len() counts the exact length first (for Content-Length), dumps() for
@@ -28,7 +29,7 @@ an array from a re-runnable generator factory.
 Decisions for the implementation-defined inputs (JSONTestSuite i_*.json):
 - numbers with huge exponents or too many digits: floats follow float()
   (1e999 -> inf, 1e-999 -> 0.0, as CPython's json); integers of any size are
-  int; a number token is limited to max_value bytes like a string.
+  int; a materialized number is limited to max_value bytes like a string.
 - \\u escapes that are lone or mismatched UTF-16 surrogates decode to U+FFFD
   (replacement character): a truncated emoji from a provider must not lose
   the whole reply, and MicroPython str cannot hold lone surrogates.
@@ -52,6 +53,15 @@ Several rules matching the same value are all called with it.
 Errors are JSONError(ValueError) with messages like
 "JSON: expected ',' or '}' at byte 1234" (byte offset from the start of the
 input).
+
+Speed on MicroPython: two @micropython.viper functions (chosen at import;
+CPython runs the pure-Python path alone). _run walks select()'s and
+skip_value()'s documents through the buffer natively, following the rules
+compiled to a node program (Rules), and hands Python only the values
+rules take; every token it does not take whole (cut by the end of the
+buffer, longer than it, escaped or wildcard keys, anything wrong) goes
+through next(), so verdicts, messages and offsets are the pure-Python
+path's at every chunking. _wesc escapes strings into dump()'s buffer.
 """
 from compat import const, MICROPYTHON
 
@@ -167,7 +177,7 @@ if MICROPYTHON:
         # leaves them updated. A value whose node (p._cur; 0: none) is
         # walked: a container is entered, its node kept in ns[depth]; each
         # key or index leads to the next node by the edges of the program
-        # prog (see _compile) and goes into path; a value whose node has
+        # prog (see Rules) and goes into path; a value whose node has
         # rules ending there stops the walk (_HIT, state _VALUE), a string
         # without escapes read first (state _AFTER, p._at: where its text
         # starts). Every other value is skipped. p._wd: the depth of the
@@ -362,7 +372,7 @@ if MICROPYTHON:
                         q = prog[o + 3]
                         ln = j - i - 1
                         if ln >= 255:
-                            break  # (named keys that long: see _compile)
+                            break  # (named keys that long: see Rules)
                         while q > 0:
                             if prog[e + 2] == ln:
                                 k = 0
@@ -990,7 +1000,7 @@ class Parser:
         if _run is not None:
             self._cur = 0  # no node: the native walker skips the value
             self._wd = self._bd = self._depth
-            _drive(self, None, None)
+            _drive(self, None, None, None)
         else:
             d = self._depth
             self._skip = True
@@ -1050,8 +1060,23 @@ class Rules:
     select() for any number of documents (e.g. one per stream event); a
     plain dict is compiled on every call. Each rule is one tuple
     (handler, is_stream, step, step, ...); a step is a key (str), an index
-    (int), None (any key) or -1 (any index); self.c is their program (see
-    _compile)."""
+    (int), None (any key) or -1 (any index).
+
+    self.c = (program, keys) of the rules (at most 32): one node per set of
+    rules that match a path so far (a mask) and its depth, from the root
+    (node 1; node 0: no rule, the value is skipped). program: two bytes
+    (little endian) saying where the node table starts, then per node a
+    record: where rules end, 1 (+2 if all of them are Stream) and their
+    mask (4 bytes, little endian); elsewhere 0, the node after any key not
+    named, after any index not named, the number of keys named, of indices
+    named; per key: its node, its index in keys, UTF-8 length (at most 255)
+    and bytes; per index: its node, 3 bytes (little endian). Then the
+    table: two bytes (little endian) per node, from node 1, for the offset
+    of its record.
+    Where rules end nothing deeper is looked at (the outermost match takes
+    the value whole). Two passes: the first finds the nodes and counts, so
+    that what is kept is allocated first, each piece once (rules are
+    compiled per reply, on a fragmented heap)."""
 
     def __init__(self, rules):
         self.r = []
@@ -1061,12 +1086,97 @@ class Rules:
             h = rules[pat]
             s = isinstance(h, Stream)
             self.r.append((h.fn if s else h, s) + _pattern(pat, seen))
-        self.c = _compile(self.r)
-        # the native walker's node, index and path per walked depth
-        k = 2
-        for r in self.r:
-            k = max(k, len(r))
-        self.w = (bytearray(k), bytearray(4 * k), [None] * k)
+        self.w = None  # the native walker's state, made at the first select
+        # the program, compiled here (not in a function of its own: on the
+        # board each function is a heap object from import on)
+        rl = self.r
+        if len(rl) > 32:
+            raise ValueError("select: more than 32 rules")
+        prog = keys = None
+        order = [((1 << len(rl)) - 1) << 7]  # node k + 1: mask << 7 | depth
+        for _ in range(2):
+            nk = 0
+            at = 2
+            k = 0
+            while k < len(order):
+                m = order[k] >> 7
+                d = order[k] & 127
+                k += 1
+                o = at
+                at += 5
+                if prog is not None:
+                    prog[tab + 2 * k - 2] = o & 255
+                    prog[tab + 2 * k - 1] = o >> 8
+                hit = 0
+                flags = 3
+                anykey = anyidx = 0
+                for i in range(len(rl)):
+                    r = rl[i]
+                    if not m >> i & 1:
+                        continue
+                    if len(r) == d + 2:
+                        hit |= 1 << i
+                        if not r[1]:
+                            flags = 1
+                    elif r[d + 2] is None:
+                        anykey |= 1 << i
+                    elif r[d + 2] == -1:
+                        anyidx |= 1 << i
+                if hit:
+                    if prog is not None:
+                        prog[o] = flags
+                        for i in range(4):
+                            prog[o + 1 + i] = hit >> 8 * i & 255
+                    continue
+                done = 0  # the rules whose named step is written
+                for i in range(2 * len(rl)):  # the keys, then the indices
+                    t = rl[i % len(rl)][d + 2] if m >> i % len(rl) & 1 else None
+                    if t is None or t == -1 or done >> i % len(rl) & 1 or isinstance(t, str) != (i < len(rl)):
+                        continue
+                    i %= len(rl)
+                    mt = anykey if isinstance(t, str) else anyidx
+                    for j in range(i, len(rl)):
+                        if m >> j & 1 and rl[j][d + 2] == t:
+                            mt |= 1 << j
+                            done |= 1 << j
+                    e = t.encode()[:255] if isinstance(t, str) else b"..."
+                    nk += isinstance(t, str)
+                    mt = mt << 7 | d + 1  # (its node: new ones go into order)
+                    if mt not in order:
+                        order.append(mt)
+                    if prog is not None:
+                        prog[at] = order.index(mt) + 1
+                        if isinstance(t, str):
+                            # (a key of 255 bytes or more: its first 255; the
+                            # walker leaves such keys to _edge)
+                            prog[o + 3] += 1
+                            prog[at + 1] = nk - 1
+                            prog[at + 2] = len(e)
+                            prog[at + 3:at + 3 + len(e)] = e
+                            keys[nk - 1] = t
+                        else:
+                            prog[o + 4] += 1
+                            prog[at + 1] = t & 255
+                            prog[at + 2] = t >> 8 & 255
+                            prog[at + 3] = t >> 16 & 255
+                    at += 3 + len(e) if isinstance(t, str) else 4
+                for i in (1, 2):  # the nodes after any key, any index
+                    mt = anykey if i == 1 else anyidx
+                    if mt:
+                        mt = mt << 7 | d + 1
+                        if mt not in order:
+                            order.append(mt)
+                        if prog is not None:
+                            prog[o + i] = order.index(mt) + 1
+            if prog is None:
+                if at + 2 * len(order) > 65535 or nk > 255 or len(order) > 255:
+                    raise ValueError("select: too many rules")
+                tab = at
+                prog = bytearray(at + 2 * len(order))
+                prog[0] = at & 255
+                prog[1] = at >> 8
+                keys = [None] * nk
+        self.c = (prog, keys)
 
 
 def _pattern(p, seen=None):
@@ -1098,124 +1208,15 @@ def _pattern(p, seen=None):
     return tuple(steps)
 
 
-def _compile(rl):
-    """(program, hits, keys) of the rules rl: one node per set of rules
-    that match a path so far (a mask) and its depth, from the root (node 1;
-    node 0: no rule, the value is skipped). hits[node]: the rules that end
-    there, or None. program: two bytes (little endian) saying where the
-    node table starts, then per node a record: 1 if rules end there (+2 if
-    all of them are Stream), the node after any key not named, after any
-    index not named, the number of keys named, of indices named; per key:
-    its node, its index in keys, UTF-8 length (at most 255) and bytes; per
-    index: its node, 3 bytes (little endian). Then the table: two bytes
-    (little endian) per node, from node 1, for the offset of its record.
-    Where rules end nothing deeper is looked at (the outermost match takes
-    the value whole). Two passes, the first only counts, so the program is
-    one allocation (rules are compiled per reply, on a fragmented heap)."""
-    prog = None
-    for _ in range(2):
-        order = [((1 << len(rl)) - 1) << 7]  # node k + 1: mask << 7 | depth
-        hits = [None]
-        keys = []
-        at = 2
-        k = 0
-        while k < len(order):
-            m = order[k] >> 7
-            d = order[k] & 127
-            k += 1
-            o = at
-            at += 5
-            if prog is not None:
-                prog[tab + 2 * k - 2] = o & 255
-                prog[tab + 2 * k - 1] = o >> 8
-            hit = None
-            flags = 3
-            anykey = anyidx = 0
-            for i in range(len(rl)):
-                r = rl[i]
-                if not m >> i & 1:
-                    continue
-                if len(r) == d + 2:
-                    if hit is None:
-                        hit = []
-                    hit.append(r)
-                    if not r[1]:
-                        flags = 1
-                elif r[d + 2] is None:
-                    anykey |= 1 << i
-                elif r[d + 2] == -1:
-                    anyidx |= 1 << i
-            hits.append(hit)
-            if hit is not None:
-                if prog is not None:
-                    prog[o] = flags
-                continue
-            done = 0  # the rules whose named step is written
-            for i in range(2 * len(rl)):  # the keys, then the indices
-                t = rl[i % len(rl)][d + 2] if m >> i % len(rl) & 1 else None
-                if t is None or t == -1 or done >> i % len(rl) & 1 or isinstance(t, str) != (i < len(rl)):
-                    continue
-                i %= len(rl)
-                mt = anykey if isinstance(t, str) else anyidx
-                for j in range(i, len(rl)):
-                    if m >> j & 1 and rl[j][d + 2] == t:
-                        mt |= 1 << j
-                        done |= 1 << j
-                e = t.encode()[:255] if isinstance(t, str) else b"..."
-                if prog is not None:
-                    prog[at] = _node(order, mt, d + 1)
-                    if isinstance(t, str):
-                        # (a key of 255 bytes or more: its first 255; the
-                        # walker leaves such keys to _edge)
-                        prog[o + 3] += 1
-                        prog[at + 1] = len(keys)
-                        prog[at + 2] = len(e)
-                        prog[at + 3:at + 3 + len(e)] = e
-                        keys.append(t)
-                    else:
-                        prog[o + 4] += 1
-                        prog[at + 1] = t & 255
-                        prog[at + 2] = t >> 8 & 255
-                        prog[at + 3] = t >> 16 & 255
-                else:
-                    _node(order, mt, d + 1)
-                at += 3 + len(e) if isinstance(t, str) else 4
-            if prog is not None:
-                prog[o + 1] = _node(order, anykey, d + 1)
-                prog[o + 2] = _node(order, anyidx, d + 1)
-            else:
-                _node(order, anykey, d + 1)
-                _node(order, anyidx, d + 1)
-        if prog is None:
-            if at + 2 * len(order) > 65535 or len(keys) > 255 or len(order) > 255:
-                raise ValueError("select: too many rules")
-            tab = at
-            prog = bytearray(at + 2 * len(order))
-            prog[0] = at & 255
-            prog[1] = at >> 8
-    return prog, hits, keys
-
-
-def _node(order, m, d):
-    """The node number for mask m at depth d (0 for no rules), added to
-    order when new."""
-    if not m:
-        return 0
-    m = m << 7 | d
-    if m not in order:
-        order.append(m)
-    return order.index(m) + 1
-
-
 def _edge(c, nd, key):
     """The node after a key (str) or index (int) from node nd of the
     compiled rules c."""
     prog = c[0]
-    o = (prog[0] | prog[1] << 8) + 2 * nd - 2
+    o = (prog[0] | prog[1] << 8) + 2 * nd - 2  # its record
     o = prog[o] | prog[o + 1] << 8
     e = o + 5
     for _ in range(prog[o + 3]):
-        if c[2][prog[e + 1]] == key:
+        if c[1][prog[e + 1]] == key:
             return prog[e]
         e += prog[e + 2] + 3
     if isinstance(key, str):
@@ -1227,34 +1228,38 @@ def _edge(c, nd, key):
     return prog[o + 2]
 
 
-def _deliver(p, path, hits, streams, v=None):
-    """Hand the value at the cursor, or v (a string the native scanner
-    has read), to every rule in hits (streams: all of them are Stream)."""
-    if streams and (v is not None or p.peek() == STR):
+def _deliver(p, path, rl, prog, o, v=None):
+    """Hand the value at the cursor, or v (a string the native walker has
+    read), to the rules that end at the node whose record is prog[o:] (its
+    mask: the bits of rules in rl)."""
+    m = prog[o + 1] | prog[o + 2] << 8 | prog[o + 3] << 16 | prog[o + 4] << 24
+    if prog[o] & 2 and (v is not None or p.peek() == STR):  # all Stream
         pl = list(path)
 
         def sink(piece):
-            for r in hits:
-                r[0](pl, piece)
+            for i in range(len(rl)):
+                if m >> i & 1:
+                    rl[i][0](pl, piece)
         if v is None:
             p.stream_string(sink)
         elif v:
             sink(v)  # what stream_string gives for it
-        for r in hits:
-            r[0](pl, None)
+        sink(None)
         return
     if v is None:
         v = p.read_value()
-    for r in hits:
-        r[0](list(path), v)
-        if r[1] and isinstance(v, str):
-            r[0](list(path), None)
+    for i in range(len(rl)):
+        if m >> i & 1:
+            rl[i][0](list(path), v)
+            if rl[i][1] and isinstance(v, str):
+                rl[i][0](list(path), None)
 
 
-def _drive(p, c, w):
+def _drive(p, rl, c, w):
     """MicroPython: run the native walker (_run) until the value at depth
-    p._bd ends, delivering the values its nodes take to their rules (c, w:
-    Rules.c and .w; None for skip_value), reading input as it runs out and
+    p._bd ends, delivering the values its nodes take to their rules (rl, c,
+    w: Rules.r, .c and .w; None for skip_value), reading input as it runs
+    out and
     taking one at a time the tokens it leaves: next() reads them (longer
     than the buffer, escaped keys, errors: same messages everywhere)."""
     filled = False
@@ -1262,28 +1267,29 @@ def _drive(p, c, w):
         if c is None:
             r = _run(p, b"\0\0", b"", b"", None, None)
         else:
-            r = _run(p, c[0], w[0], w[1], w[2], c[2])
+            r = _run(p, c[0], w[0], w[1], w[2], c[1])
         if r & _END:
             return
         if r & _HIT:
             filled = False
-            hits = c[1][p._cur]
-            streams = True
-            for h in hits:
-                streams = streams and h[1]
+            prog = c[0]
+            o = (prog[0] | prog[1] << 8) + 2 * p._cur - 2  # its record
+            o = prog[o] | prog[o + 1] << 8
             if p._st == _AFTER:  # a string the walker has read
-                if not streams and p._i - 1 - p._at <= p._maxv:
+                if prog[o] == 1 and p._i - 1 - p._at <= p._maxv:
                     # the common case in one place: rules that take it whole
                     v = str(p._mv[p._at:p._i - 1], "utf-8")
-                    for h in hits:
-                        h[0](w[2][:p._depth], v)
+                    m = prog[o + 1] | prog[o + 2] << 8 | prog[o + 3] << 16 | prog[o + 4] << 24
+                    for i in range(len(rl)):
+                        if m >> i & 1:
+                            rl[i][0](w[2][:p._depth], v)
                     continue
-                if streams:
-                    _deliver(p, w[2][:p._depth], hits, streams, str(p._mv[p._at:p._i - 1], "utf-8"))
+                if prog[o] & 2:
+                    _deliver(p, w[2][:p._depth], rl, prog, o, str(p._mv[p._at:p._i - 1], "utf-8"))
                     continue
                 p._i = p._at - 1  # too long: read again for the error
                 p._st = _VALUE
-            _deliver(p, w[2][:p._depth], hits, streams)
+            _deliver(p, w[2][:p._depth], rl, prog, o)
             continue
         if r & _MOVED or not filled:
             # stopped at a token cut by the buffer's end (or one for
@@ -1322,23 +1328,30 @@ def select(src, rules, **kw):
         p = Parser(src, **kw)
         if hasattr(src, "readinto"):
             rules.p = p
-    hits = rules.c[1]
     if _run is not None:
+        if rules.w is None:
+            # the native walker's node, index and path per walked depth
+            k = 2
+            for r in rules.r:
+                k = max(k, len(r))
+            rules.w = (bytearray(k), bytearray(4 * k), [None] * k)
         p._cur = 1
         p._wd = p._bd = 0
-        _drive(p, rules.c, rules.w)
+        _drive(p, rules.r, rules.c, rules.w)
         p.finish()
         return
+    prog = rules.c[0]
     path = []
     nodes = []  # the node of each walked container
     nd = 1
     while True:
         # the value at path: deliver it, walk into it or skip it
-        if hits[nd] is not None:
-            streams = True
-            for h in hits[nd]:
-                streams = streams and h[1]
-            _deliver(p, path, hits[nd], streams)
+        o = -1
+        if nd:
+            o = (prog[0] | prog[1] << 8) + 2 * nd - 2  # its record
+            o = prog[o] | prog[o + 1] << 8
+        if o >= 0 and prog[o] & 1:
+            _deliver(p, path, rules.r, prog, o)
         elif nd and p.peek() in (OBJ, ARR):
             p.next()
             nodes.append(nd)

@@ -354,7 +354,7 @@ EDGES = [
     b'"\x01"', b'"\x1f"', b'"\x7f"', b'"\xc2\x80"', b'"\xc1\xbf"', b'"\xe0\xa0\x80"', b'"\xe0\x9f\xbf"',
     b'"\xed\x9f\xbf"', b'"\xed\xa0\x80"', b'"\xef\xbf\xbf"', b'"\xf0\x90\x80\x80"',
     b'"\xf0\x8f\xbf\xbf"', b'"\xf4\x8f\xbf\xbf"', b'"\xf4\x90\x80\x80"', b'"\xf5\x80\x80\x80"',
-    b'"\x80"', b'"\xe0\xa0"', b'"\xc3\xa9\xc3"', b"[]", b"{}", b"[,]", b"[1,]", b"{,}", b'{"a" 1}',
+    b'"\x80"', b'"\xe0\xa0"', b'"\xc3\xa9\xc3"', b'"plain text!"', b'""', b"[]", b"{}", b"[,]", b"[1,]", b"{,}", b'{"a" 1}',
     b'{"a":1,}', b"[" * 70 + b"]" * 70, b'"' + b"y" * 300 + b'"', b"9" * 300, b'"\xc3\xa9' * 40 + b'"',
 ]
 
@@ -377,7 +377,7 @@ def test_select_and_skip_micropython_native_same_as_cpython(mpy, tmp_path):
     # places it walks through: a skipped member, a selected one, an element
     for t in EDGES:
         for shape in (b'[%s]', b'{"zz": %s, "a": 1}', b'{"a":%s}', b'{"d": [{"id": "x"}, {"q": %s, "id": 2}]}',
-                      b'{%s: 1, "a": 2}'):
+                      b'{%s: 1, "a": 2}', b'{"d": [{"id": "x", "n": %s}]}'):
             docs.append(shape % t)
     f = tmp_path / "docs.txt"
     f.write_bytes(b"\n".join(docs) + b"\n")

@@ -1005,8 +1005,9 @@ class Parser:
             d = self._depth
             self._skip = True
             try:
-                while self.next() and (self._depth != d or self._st != _AFTER):
-                    pass
+                self.next()
+                while self._depth != d or self._st != _AFTER:
+                    self.next()
             finally:
                 self._skip = False
         self.value = None
@@ -1066,8 +1067,8 @@ class Rules:
     rules that match a path so far (a mask) and its depth, from the root
     (node 1; node 0: no rule, the value is skipped). program: two bytes
     (little endian) saying where the node table starts, then per node a
-    record: where rules end, 1 (+2 if all of them are Stream) and their
-    mask (4 bytes, little endian); elsewhere 0, the node after any key not
+    record: where rules end, 1 (+2 if all of them are Stream, +4 if any)
+    and their mask (4 bytes, little endian); elsewhere 0, the node after any key not
     named, after any index not named, the number of keys named, of indices
     named; per key: its node, its index in keys, UTF-8 length (at most 255)
     and bytes; per index: its node, 3 bytes (little endian). Then the
@@ -1108,7 +1109,7 @@ class Rules:
                     prog[tab + 2 * k - 2] = o & 255
                     prog[tab + 2 * k - 1] = o >> 8
                 hit = 0
-                flags = 3
+                flags = 3  # see above: 2 is cleared by a rule not Stream
                 anykey = anyidx = 0
                 for i in range(len(rl)):
                     r = rl[i]
@@ -1116,8 +1117,7 @@ class Rules:
                         continue
                     if len(r) == d + 2:
                         hit |= 1 << i
-                        if not r[1]:
-                            flags = 1
+                        flags = flags | 4 if r[1] else flags & 5
                     elif r[d + 2] is None:
                         anykey |= 1 << i
                     elif r[d + 2] == -1:
@@ -1259,37 +1259,40 @@ def _drive(p, rl, c, w):
     """MicroPython: run the native walker (_run) until the value at depth
     p._bd ends, delivering the values its nodes take to their rules (rl, c,
     w: Rules.r, .c and .w; None for skip_value), reading input as it runs
-    out and
-    taking one at a time the tokens it leaves: next() reads them (longer
-    than the buffer, escaped keys, errors: same messages everywhere)."""
+    out and taking one at a time the tokens it leaves: next() reads them
+    (longer than the buffer, escaped keys, errors: same messages
+    everywhere)."""
     filled = False
+    prog, keys = (b"\0\0", None) if c is None else c
+    ns, ix, path = (b"", b"", None) if w is None else w
+    tab = (prog[0] | prog[1] << 8) - 2  # node k's record: at prog[tab + 2k]
+    last = -1  # the node of the last hit, and its handlers (hs)
     while True:
-        if c is None:
-            r = _run(p, b"\0\0", b"", b"", None, None)
-        else:
-            r = _run(p, c[0], w[0], w[1], w[2], c[1])
+        r = _run(p, prog, ns, ix, path, keys)
         if r & _END:
             return
         if r & _HIT:
             filled = False
-            prog = c[0]
-            o = (prog[0] | prog[1] << 8) + 2 * p._cur - 2  # its record
-            o = prog[o] | prog[o + 1] << 8
-            if p._st == _AFTER:  # a string the walker has read
-                if prog[o] == 1 and p._i - 1 - p._at <= p._maxv:
-                    # the common case in one place: rules that take it whole
-                    v = str(p._mv[p._at:p._i - 1], "utf-8")
+            nd = p._cur
+            o = prog[tab + 2 * nd] | prog[tab + 2 * nd + 1] << 8
+            if p._st == _AFTER and prog[o] == 1 and p._i - 1 - p._at <= p._maxv:
+                # the common case in one place: a string the walker has
+                # read, for rules none of which is a Stream
+                if nd != last:
                     m = prog[o + 1] | prog[o + 2] << 8 | prog[o + 3] << 16 | prog[o + 4] << 24
-                    for i in range(len(rl)):
-                        if m >> i & 1:
-                            rl[i][0](w[2][:p._depth], v)
-                    continue
+                    hs = [rl[i][0] for i in range(len(rl)) if m >> i & 1]
+                    last = nd
+                v = str(p._mv[p._at:p._i - 1], "utf-8")
+                for h in hs:
+                    h(path[:p._depth], v)
+                continue
+            if p._st == _AFTER:  # read by the walker
                 if prog[o] & 2:
-                    _deliver(p, w[2][:p._depth], rl, prog, o, str(p._mv[p._at:p._i - 1], "utf-8"))
+                    _deliver(p, path[:p._depth], rl, prog, o, str(p._mv[p._at:p._i - 1], "utf-8"))
                     continue
                 p._i = p._at - 1  # too long: read again for the error
                 p._st = _VALUE
-            _deliver(p, w[2][:p._depth], rl, prog, o)
+            _deliver(p, path[:p._depth], rl, prog, o)
             continue
         if r & _MOVED or not filled:
             # stopped at a token cut by the buffer's end (or one for
@@ -1301,8 +1304,8 @@ def _drive(p, rl, c, w):
         d = p._depth
         if c is not None and d == p._wd and p._st == _KEY:
             p.next()  # a key of a walked object, decoded
-            p._cur = _edge(c, w[0][d], p.value)
-            w[2][d - 1] = p.value
+            p._cur = _edge(c, ns[d], p.value)
+            path[d - 1] = p.value
             continue
         p._skip = True
         try:

@@ -250,18 +250,22 @@ def rand_num(rng):
     return rng.randrange(0, 10)
 
 
-def rand_value(rng, depth=0):
+def rand_value(rng, depth=0, keys=None):
+    """A random value; keys: objects take their keys from these (the ones
+    js_select's patterns name) and strings are also plain or empty."""
     c = rng.randrange(10 if depth < 6 else 6)
     if c == 0:
         return rand_str(rng)
     if c == 1:
         return rand_num(rng)
     if c == 2:
-        return rng.choice([True, False, None])
+        return rng.choice([True, False, None] + ([] if keys is None else ["", "plain", "x" * 70]))
     if c in (3, 4, 5):
         return rand_str(rng) if c == 3 else rand_num(rng)
     if c in (6, 7):
-        return [rand_value(rng, depth + 1) for _ in range(rng.randrange(5))]
+        return [rand_value(rng, depth + 1, keys) for _ in range(rng.randrange(5))]
+    if keys is not None:
+        return {k: rand_value(rng, depth + 1, keys) for k in rng.sample(keys, rng.randrange(6))}
     return {rand_str(rng)[:10]: rand_value(rng, depth + 1) for _ in range(rng.randrange(5))}
 
 
@@ -312,32 +316,15 @@ def test_differential_micropython(mpy, tmp_path):
 KEYS = ["a", "b", "c", "d", "e", "f", "g", "id", "n", "k", "o", "x\"y", "\u00e9", "k" * 300, "zz"]
 
 
-def sel_value(rng, depth=0):
-    """A random value whose objects use the keys js_select's patterns name,
-    with arrays of objects (the scanner's walk from one element to the
-    next) and strings that need escapes or are not ASCII."""
-    c = rng.randrange(9 if depth < 5 else 4)
-    if c == 0:
-        return rand_str(rng)
-    if c == 1:
-        return rand_num(rng)
-    if c == 2:
-        return rng.choice([True, False, None, "", "plain", "x" * 70])
-    if c == 3:
-        return rng.randrange(100000)
-    if c in (4, 5):
-        return [sel_value(rng, depth + 1) if rng.random() < 0.3 else
-                {k: sel_value(rng, depth + 2) for k in rng.sample(KEYS, rng.randrange(4))}
-                for _ in range(rng.randrange(6))]
-    return {k: sel_value(rng, depth + 1) for k in rng.sample(KEYS, rng.randrange(6))}
+MUTATIONS = b'{}[]",:\\ u0123456789.eE+-tfnrl\x00\x1f\x7f\xc3\xa9\xed\xf0'
 
 
-def mutate(rng, data):
-    alphabet = b'{}[]",:\\ u0123456789.eE+-tfnrl\x00\x1f\x7f\xc3\xa9\xed\xf0'
+def mutate(rng, data, alphabet=MUTATIONS):
+    """data with 1-3 bytes deleted, inserted or replaced."""
     data = bytearray(data)
     for _ in range(rng.randrange(1, 4)):
-        pos = rng.randrange(len(data) + 1)
         op = rng.randrange(3)
+        pos = rng.randrange(len(data) + 1)
         if op == 0 and pos < len(data):
             del data[pos]
         elif op == 1:
@@ -366,7 +353,8 @@ def test_select_and_skip_micropython_native_same_as_cpython(mpy, tmp_path):
     rng = random.Random(17)
     docs = []
     while len(docs) < 160:
-        v = sel_value(rng) if rng.random() < 0.8 else [sel_value(rng) for _ in range(3)]
+        v = rand_value(rng, keys=KEYS) if rng.random() < 0.8 else [
+            {k: rand_value(rng, 1, KEYS) for k in rng.sample(KEYS, 3)} for _ in range(3)]
         text = json.dumps(v, ensure_ascii=rng.random() < 0.3, separators=rng.choice([None, (",", ":")]))
         data = text.encode()
         if rng.random() < 0.35:
@@ -853,21 +841,10 @@ def test_read_value_after_key_and_none_from_readinto():
 
 def test_fuzz_mutations_only_jsonerror_and_agree_with_cpython():
     rng = random.Random(99)
-    alphabet = b'{}[]",:\\ u0123456789.eE+-tfnrl\x00\x1f\x7f\xc3\xa9\xed\xf0\n'
     checked = 0
     for _ in range(1500):
         _, data = rand_doc(rng)
-        data = bytearray(data[:300])
-        for _ in range(rng.randrange(1, 4)):
-            op = rng.randrange(3)
-            pos = rng.randrange(len(data) + 1)
-            if op == 0 and pos < len(data):
-                del data[pos]
-            elif op == 1:
-                data[pos:pos] = bytes([rng.choice(alphabet)])
-            elif pos < len(data):
-                data[pos] = rng.choice(alphabet)
-        data = bytes(data)
+        data = mutate(rng, data[:300], MUTATIONS + b"\n")
         results = []
         for src, kw in ((data, {}), (Chunks(data, 1), {"bufsize": 32}), (Chunks(data, 5), {"bufsize": 32})):
             try:

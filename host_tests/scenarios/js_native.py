@@ -4,6 +4,7 @@
 # plain documents, in place and through 256-byte reads. Prints
 # "<case> <calls of next> <result>" lines; the test expects 0 calls.
 import jsonstream as js
+from js_chunks import Chunks
 
 calls = [0]
 _next = js.Parser.next
@@ -15,19 +16,6 @@ def counting(self):
 
 
 js.Parser.next = counting
-
-
-class Chunks:
-    def __init__(self, data, k):
-        self.data = data
-        self.k = k
-        self.i = 0
-
-    def readinto(self, buf):
-        n = min(len(self.data) - self.i, self.k, len(buf))
-        buf[0:n] = self.data[self.i:self.i + n]
-        self.i += n
-        return n
 
 
 DOCS = (

@@ -9,23 +9,7 @@
 import sys
 from collections import OrderedDict
 import jsonstream as js
-
-
-class Chunks:
-    def __init__(self, data, k):
-        self.data = data
-        self.k = k
-        self.i = 0
-
-    def readinto(self, buf):
-        n = len(self.data) - self.i
-        if n > self.k:
-            n = self.k
-        if n > len(buf):
-            n = len(buf)
-        buf[0:n] = self.data[self.i:self.i + n]
-        self.i += n
-        return n
+from js_chunks import Chunks
 
 
 LONG = "k" * 300  # a key longer than the scanner's packed keys allow

@@ -13,8 +13,9 @@ None), peek(), read_value(), skip_value() (nothing allocated per skipped
 value), stream_string() (long strings to a sink in str pieces; an empty
 string gives no piece), load()/loads(), and select() (path rules ->
 handlers; everything else is skipped; Rules() compiles the rules once for
-many documents), offset() (of the next unread byte). After a KEY event,
-read_value(), skip_value() and stream_string() act on that member's value.
+many documents), p.pos (the offset of the next unread byte). After a KEY
+event, read_value(), skip_value() and stream_string() act on that member's
+value.
 Iterative, never recursive; nesting is limited (max_depth), every
 materialized value is limited (max_value bytes of JSON text, strings and
 numbers included, and max_items values and keys: "JSON: more than 1024
@@ -455,8 +456,10 @@ else:
     _run = None
 
 
-class Parser:
-    """Pull parser over one JSON document; see the module docstring."""
+class _Parser:
+    """The pull parser (see Parser), without properties: a class with one
+    makes MicroPython look every attribute store up in the class first,
+    which doubles its cost, so select() and load() make these."""
 
     def __init__(self, src, bufsize=256, max_depth=64, max_value=16384, buf=None,
                  max_items=MAX_ITEMS):
@@ -490,12 +493,6 @@ class Parser:
         self._maxi = max_items
         self._skip = False
         self.value = None
-
-    def offset(self):
-        """Byte offset of the next unread byte. (A method, not a property:
-        a property makes MicroPython look each attribute store up in the
-        class first, which doubles their cost.)"""
-        return self._base + self._i
 
     # -- errors -----------------------------------------------------------
     def _fail(self, msg, at=None):
@@ -1032,9 +1029,18 @@ class Parser:
             self._err("end of input", c)
 
 
+class Parser(_Parser):
+    """Pull parser over one JSON document; see the module docstring."""
+
+    @property
+    def pos(self):
+        """Byte offset of the next unread byte."""
+        return self._base + self._i
+
+
 def load(src, **kw):
     """Read one whole document from src (see Parser)."""
-    p = Parser(src, **kw)
+    p = _Parser(src, **kw)
     v = p.read_value()
     p.finish()
     return v
@@ -1328,7 +1334,7 @@ def select(src, rules, **kw):
         p._src = src
         p._start(kw.get("max_value", 16384), kw.get("max_items", MAX_ITEMS))
     else:
-        p = Parser(src, **kw)
+        p = _Parser(src, **kw)
         if hasattr(src, "readinto"):
             rules.p = p
     if _run is not None:

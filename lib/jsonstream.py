@@ -104,8 +104,7 @@ _STREAM = const(2)
 # _CLS[byte - 43] -> class; accepting states: 2, 3 (int), 5, 8 (float)
 _NT = b'\x01\x02\x03\xff\xff\xff\xff\xff\x02\x03\xff\xff\xff\xff\xff\xff\xff\x04\x06\xff\xff\xff\x03\x03\x04\x06\xff\xff\xff\x05\x05\xff\xff\xff\xff\xff\x05\x05\xff\x06\xff\xff\x07\x08\x08\xff\xff\x07\xff\xff\x08\x08\xff\xff\xff\xff\xff\x08\x08\xff\xff\xff\xff'
 _CLS = b'\x05\x06\x00\x03\x06\x01\x02\x02\x02\x02\x02\x02\x02\x02\x02\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x04\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x04'
-_ESC = {34: b'"', 92: b"\\", 47: b"/", 98: b"\b", 102: b"\f", 110: b"\n",
-        114: b"\r", 116: b"\t"}
+_ESC = {34: 34, 92: 92, 47: 47, 98: 8, 102: 12, 110: 10, 114: 13, 116: 9}  # byte
 # strict UTF-8 on MicroPython: lead bytes that need a narrower second byte
 _LEADS = ((b"\xe0", 0xA0, 0xBF), (b"\xed", 0x80, 0x9F),
           (b"\xf0", 0x90, 0xBF), (b"\xf4", 0x80, 0x8F))
@@ -200,8 +199,13 @@ if MICROPYTHON:
         cur = int(p._cur)
         wd = int(p._wd)
         base = int(p._bd)
-        tab = prog[0] | prog[1] << 8  # the nodes' offsets (minus node 0)
-        tab -= 2
+        d0 = d  # (stored back only when changed, see the end)
+        st0 = st
+        cur0 = cur
+        wd0 = wd
+        tab = 0  # where the nodes' offsets are (minus node 0)
+        if cur != 0 or wd != base:  # (not skip_value's walk, which has none)
+            tab = (prog[0] | prog[1] << 8) - 2
         r = 0
         if d == base and st == _AFTER:
             r = _END
@@ -444,22 +448,26 @@ if MICROPYTHON:
             if d == base:
                 r = _END
                 break
-        p._i = i
-        p._depth = d
-        p._st = st
-        p._cur = cur
-        p._wd = wd
+        # (stores only of what changed: the class has a property, which
+        # makes MicroPython look every attribute store up in it first)
         if i != i0:
+            p._i = i
             r |= _MOVED
+        if d != d0:
+            p._depth = d
+        if st != st0:
+            p._st = st
+        if cur != cur0:
+            p._cur = cur
+        if wd != wd0:
+            p._wd = wd
         return r
 else:
     _run = None
 
 
-class _Parser:
-    """The pull parser (see Parser), without properties: a class with one
-    makes MicroPython look every attribute store up in the class first,
-    which doubles its cost, so select() and load() make these."""
+class Parser:
+    """Pull parser over one JSON document; see the module docstring."""
 
     def __init__(self, src, bufsize=256, max_depth=64, max_value=16384, buf=None,
                  max_items=MAX_ITEMS):
@@ -493,6 +501,11 @@ class _Parser:
         self._maxi = max_items
         self._skip = False
         self.value = None
+
+    @property
+    def pos(self):
+        """Byte offset of the next unread byte."""
+        return self._base + self._i
 
     # -- errors -----------------------------------------------------------
     def _fail(self, msg, at=None):
@@ -905,7 +918,7 @@ class _Parser:
                         self._err("escape character", 0, self._base + bs + 1)
                     i = bs + 2
                     if acc is not None:
-                        acc += ch
+                        acc.append(ch)
             elif q < n:
                 i = q + 1
                 self._i = i
@@ -1029,18 +1042,9 @@ class _Parser:
             self._err("end of input", c)
 
 
-class Parser(_Parser):
-    """Pull parser over one JSON document; see the module docstring."""
-
-    @property
-    def pos(self):
-        """Byte offset of the next unread byte."""
-        return self._base + self._i
-
-
 def load(src, **kw):
     """Read one whole document from src (see Parser)."""
-    p = _Parser(src, **kw)
+    p = Parser(src, **kw)
     v = p.read_value()
     p.finish()
     return v
@@ -1098,7 +1102,7 @@ class Rules:
         # board each function is a heap object from import on)
         rl = self.r
         if len(rl) > 32:
-            raise ValueError("select: more than 32 rules")
+            raise ValueError("select: too many rules")
         prog = keys = None
         order = [((1 << len(rl)) - 1) << 7]  # node k + 1: mask << 7 | depth
         for _ in range(2):
@@ -1145,8 +1149,8 @@ class Rules:
                         if m >> j & 1 and rl[j][d + 2] == t:
                             mt |= 1 << j
                             done |= 1 << j
-                    e = t.encode()[:255] if isinstance(t, str) else b"..."
-                    nk += isinstance(t, str)
+                    e = t.encode()[:255] if isinstance(t, str) else None
+                    nk += e is not None
                     mt = mt << 7 | d + 1  # (its node: new ones go into order)
                     if mt not in order:
                         order.append(mt)
@@ -1165,8 +1169,8 @@ class Rules:
                             prog[at + 1] = t & 255
                             prog[at + 2] = t >> 8 & 255
                             prog[at + 3] = t >> 16 & 255
-                    at += 3 + len(e) if isinstance(t, str) else 4
-                for i in (1, 2):  # the nodes after any key, any index
+                    at += 4 if e is None else 3 + len(e)
+                for i in range(1, 3):  # the nodes after any key, any index
                     mt = anykey if i == 1 else anyidx
                     if mt:
                         mt = mt << 7 | d + 1
@@ -1269,9 +1273,13 @@ def _drive(p, rl, c, w):
     (longer than the buffer, escaped keys, errors: same messages
     everywhere)."""
     filled = False
-    prog, keys = (b"\0\0", None) if c is None else c
-    ns, ix, path = (b"", b"", None) if w is None else w
-    tab = (prog[0] | prog[1] << 8) - 2  # node k's record: at prog[tab + 2k]
+    prog = ns = ix = b""  # skip_value: no rules (the walker reads none)
+    keys = path = None
+    tab = 0
+    if c is not None:
+        prog, keys = c
+        ns, ix, path = w
+        tab = (prog[0] | prog[1] << 8) - 2  # node k's record: at prog[tab + 2k]
     last = -1  # the node of the last hit, and its handlers (hs)
     while True:
         r = _run(p, prog, ns, ix, path, keys)
@@ -1334,7 +1342,7 @@ def select(src, rules, **kw):
         p._src = src
         p._start(kw.get("max_value", 16384), kw.get("max_items", MAX_ITEMS))
     else:
-        p = _Parser(src, **kw)
+        p = Parser(src, **kw)
         if hasattr(src, "readinto"):
             rules.p = p
     if _run is not None:

@@ -179,8 +179,8 @@ if MICROPYTHON:
         # key or index leads to the next node by the edges of the program
         # prog (see Rules) and goes into path; a value whose node has
         # rules ending there stops the walk (_HIT, state _VALUE), a string
-        # without escapes read first (state _AFTER, p._at: where its text
-        # starts). Every other value is skipped. p._wd: the depth of the
+        # without escapes read first (state _AFTER, the result + 8 times
+        # where its text starts). Every other value is skipped. p._wd: the depth of the
         # innermost walked container; the walk ends (_END) when the value
         # at depth p._bd is complete. It stops (0) before any token it does
         # not take whole: one cut by the end of the buffer, one with an
@@ -362,7 +362,7 @@ if MICROPYTHON:
                     break
                 if r == _HIT:
                     if esc == 0:
-                        p._at = i + 1
+                        r |= (i + 1) << 3  # where its text starts
                         i = j + 1
                         st = _AFTER
                     break
@@ -487,7 +487,7 @@ class Parser:
         self._mv = memoryview(self._b)
         self._stack = bytearray(max_depth + 1)
         # the native walker's state (see _run)
-        self._at = self._cur = self._wd = self._bd = 0
+        self._cur = self._wd = self._bd = 0
         self._start(max_value, max_items)
         if self._src is None:
             self._n = len(self._b)
@@ -523,6 +523,7 @@ class Parser:
         """Move the unread bytes to the front and read more. False at end."""
         if self._src is None:
             return False
+        # (each attribute store counts: the class has a property, see _run)
         i = self._i
         n = self._n
         mv = self._mv
@@ -532,15 +533,14 @@ class Parser:
             n -= i
             self._base += i
             self._i = 0
-        self._n = n
-        if n >= len(self._b):
-            return True
-        k = self._src.readinto(mv[n:])
-        if not k:
-            self._src = None
-            return False
-        self._n = n + k
-        return True
+        k = 0
+        if n < len(self._b):
+            k = self._src.readinto(mv[n:])
+            if not k:
+                self._src = None
+        if i or k:
+            self._n = n + (k or 0)
+        return n >= len(self._b) or bool(k)
 
     def _ws(self):
         """Skip whitespace; return the next byte (not consumed) or -1."""
@@ -1289,22 +1289,23 @@ def _drive(p, rl, c, w):
             filled = False
             nd = p._cur
             o = prog[tab + 2 * nd] | prog[tab + 2 * nd + 1] << 8
-            if p._st == _AFTER and prog[o] == 1 and p._i - 1 - p._at <= p._maxv:
+            at = r >> 3  # where the text of a string the walker read starts
+            if p._st == _AFTER and prog[o] == 1 and p._i - 1 - at <= p._maxv:
                 # the common case in one place: a string the walker has
                 # read, for rules none of which is a Stream
                 if nd != last:
                     m = prog[o + 1] | prog[o + 2] << 8 | prog[o + 3] << 16 | prog[o + 4] << 24
                     hs = [rl[i][0] for i in range(len(rl)) if m >> i & 1]
                     last = nd
-                v = str(p._mv[p._at:p._i - 1], "utf-8")
+                v = str(p._mv[at:p._i - 1], "utf-8")
                 for h in hs:
                     h(path[:p._depth], v)
                 continue
             if p._st == _AFTER:  # read by the walker
                 if prog[o] & 2:
-                    _deliver(p, path[:p._depth], rl, prog, o, str(p._mv[p._at:p._i - 1], "utf-8"))
+                    _deliver(p, path[:p._depth], rl, prog, o, str(p._mv[at:p._i - 1], "utf-8"))
                     continue
-                p._i = p._at - 1  # too long: read again for the error
+                p._i = at - 1  # too long: read again for the error
                 p._st = _VALUE
             _deliver(p, path[:p._depth], rl, prog, o)
             continue

@@ -1,8 +1,12 @@
 """Run scenario scripts under the real MicroPython unix port.
 
-lib/ and the scenarios are compiled to .mpy first (host bytecode): compiling
-.py sources under a small heap cap fails on the compiler's own memory, and on
-the device lib/ is frozen bytecode anyway.
+lib/ and the scenarios are compiled to .mpy first (bytecode, and native code
+for this host: -march=host, as jsonstream's @micropython.viper functions need
+an architecture; the firmware's are built for xtensawin): compiling .py
+sources under a small heap cap fails on the compiler's own memory, and on
+the device lib/ is frozen anyway. Native code loaded from the ROM image runs
+from memory the unix port maps outside the GC heap (on the board it runs
+from flash), so it costs the heap what bytecode does: its function objects.
 
 Frozen code, emulated. On the board lib/ is frozen: its bytecode, constants
 and names (qstrs) are in flash, and an import costs the heap only its
@@ -152,15 +156,26 @@ class Result:
 
 
 class Runner:
-    def __init__(self):
+    def __init__(self, extra=(), replace=None):
+        """extra: more folders of scenarios (tools/bench/mp); replace:
+        {module file name in lib/: another source for it} (the benchmark's
+        baseline jsonstream)."""
         self.micropython = tool("micropython")
         # one folder per test session: parallel sessions must not share it
         os.makedirs(BUILD_ROOT, exist_ok=True)
         self.build = tempfile.mkdtemp(prefix="mpy-host-", dir=BUILD_ROOT)
         atexit.register(shutil.rmtree, self.build, True)
-        # lib/ as the firmware freezes it (-O3); scenarios keep their asserts
+        # lib/ as the firmware freezes it (-O3, native code for this host);
+        # scenarios keep their asserts
         errors = compile_tree(LIB, os.path.join(self.build, "lib"))
-        errors += compile_tree(SCEN, os.path.join(self.build, "scen"), opt=0)
+        for name, src in (replace or {}).items():
+            tmp = os.path.join(self.build, "replace")
+            os.makedirs(tmp, exist_ok=True)
+            shutil.copy(src, os.path.join(tmp, name))
+            errors += compile_tree(tmp, os.path.join(self.build, "lib"))
+            shutil.rmtree(tmp)
+        for folder in (SCEN,) + tuple(extra):
+            errors += compile_tree(folder, os.path.join(self.build, "scen"), opt=0)
         if errors:
             raise RuntimeError("mpy-cross failed: %r" % errors)
         self.rom = os.path.join(self.build, "lib.rom")

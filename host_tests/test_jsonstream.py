@@ -4,6 +4,7 @@ import json
 import math
 import os
 import random
+import subprocess
 import sys
 
 import pytest
@@ -249,18 +250,22 @@ def rand_num(rng):
     return rng.randrange(0, 10)
 
 
-def rand_value(rng, depth=0):
+def rand_value(rng, depth=0, keys=None):
+    """A random value; keys: objects take their keys from these (the ones
+    js_select's patterns name) and strings are also plain or empty."""
     c = rng.randrange(10 if depth < 6 else 6)
     if c == 0:
         return rand_str(rng)
     if c == 1:
         return rand_num(rng)
     if c == 2:
-        return rng.choice([True, False, None])
+        return rng.choice([True, False, None] + ([] if keys is None else ["", "plain", "x" * 70]))
     if c in (3, 4, 5):
         return rand_str(rng) if c == 3 else rand_num(rng)
     if c in (6, 7):
-        return [rand_value(rng, depth + 1) for _ in range(rng.randrange(5))]
+        return [rand_value(rng, depth + 1, keys) for _ in range(rng.randrange(5))]
+    if keys is not None:
+        return {k: rand_value(rng, depth + 1, keys) for k in rng.sample(keys, rng.randrange(6))}
     return {rand_str(rng)[:10]: rand_value(rng, depth + 1) for _ in range(rng.randrange(5))}
 
 
@@ -306,6 +311,82 @@ def test_differential_micropython(mpy, tmp_path):
         no, k, out = ln.split(" ", 2)
         assert not out.startswith("ERROR"), ln
         assert same(json.loads(out), kept[int(no)]), (ln, kept[int(no)])
+
+
+KEYS = ["a", "b", "c", "d", "e", "f", "g", "id", "n", "k", "o", "x\"y", "\u00e9", "k" * 300, "zz"]
+
+
+MUTATIONS = b'{}[]",:\\ u0123456789.eE+-tfnrl\x00\x1f\x7f\xc3\xa9\xed\xf0'
+
+
+def mutate(rng, data, alphabet=MUTATIONS):
+    """data with 1-3 bytes deleted, inserted or replaced."""
+    data = bytearray(data)
+    for _ in range(rng.randrange(1, 4)):
+        op = rng.randrange(3)
+        pos = rng.randrange(len(data) + 1)
+        if op == 0 and pos < len(data):
+            del data[pos]
+        elif op == 1:
+            data[pos:pos] = bytes([rng.choice(alphabet)])
+        elif pos < len(data):
+            data[pos] = rng.choice(alphabet)
+    return bytes(data)
+
+
+EDGES = [
+    b"true", b"trxe", b"tru", b"false", b"fals3", b"null", b"nul", b"nulll", b"-", b"-a", b"-0",
+    b"-01", b"01", b"0", b"1.", b"1.5", b"1.e5", b"1e", b"1e+", b"1E-7", b"12e+34", b"-0.0e0",
+    b'"a\\u12:4"', b'"a\\u12G4"', b'"a\\u12aF"', b'"\\uD83D\\uDE00"', b'"\\x"', b'"\\/\\b\\f\\n\\r\\t\\"\\\\"',
+    b'"\x01"', b'"\x1f"', b'"\x7f"', b'"\xc2\x80"', b'"\xc1\xbf"', b'"\xe0\xa0\x80"', b'"\xe0\x9f\xbf"',
+    b'"\xed\x9f\xbf"', b'"\xed\xa0\x80"', b'"\xef\xbf\xbf"', b'"\xf0\x90\x80\x80"',
+    b'"\xf0\x8f\xbf\xbf"', b'"\xf4\x8f\xbf\xbf"', b'"\xf4\x90\x80\x80"', b'"\xf5\x80\x80\x80"',
+    b'"\x80"', b'"\xe0\xa0"', b'"\xc3\xa9\xc3"', b'"plain text!"', b'""', b"[]", b"{}", b"[,]", b"[1,]", b"{,}", b'{"a" 1}',
+    b'{"a":1,}', b"[" * 70 + b"]" * 70, b'"' + b"y" * 300 + b'"', b"9" * 300, b'"\xc3\xa9' * 40 + b'"',
+]
+
+
+def test_select_and_skip_micropython_native_same_as_cpython(mpy, tmp_path):
+    """The native scanner (MicroPython only) against the pure-Python path:
+    the same handler calls, errors and skip results for valid and broken
+    documents, in place and at every chunking."""
+    rng = random.Random(17)
+    docs = []
+    while len(docs) < 160:
+        v = rand_value(rng, keys=KEYS) if rng.random() < 0.8 else [
+            {k: rand_value(rng, 1, KEYS) for k in rng.sample(KEYS, 3)} for _ in range(3)]
+        text = json.dumps(v, ensure_ascii=rng.random() < 0.3, separators=rng.choice([None, (",", ":")]))
+        data = text.encode()
+        if rng.random() < 0.35:
+            data = mutate(rng, data)
+        if b"\n" not in data and b"\r" not in data and len(data) < 4000:
+            docs.append(data)
+    # every token edge the scanner decides on, valid and not, in the
+    # places it walks through: a skipped member, a selected one, an element
+    for t in EDGES:
+        for shape in (b'[%s]', b'{"zz": %s, "a": 1}', b'{"a":%s}', b'{"d": [{"id": "x"}, {"q": %s, "id": 2}]}',
+                      b'{%s: 1, "a": 2}', b'{"d": [{"id": "x", "n": %s}]}'):
+            docs.append(shape % t)
+    f = tmp_path / "docs.txt"
+    f.write_bytes(b"\n".join(docs) + b"\n")
+    ks = ["0", "1", "2", "3", "7", "32", "1000"]
+    scen = os.path.join(ROOT, "host_tests", "scenarios", "js_select.py")
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "lib"))
+    want = subprocess.run([sys.executable, scen, str(f)] + ks, capture_output=True, env=env,
+                          timeout=300).stdout.decode().split("\n")
+    r = mpy.run("js_select", heap="512K", args=[f] + ks, timeout=300)
+    got = r.out.split("\n")
+    assert r.rc == 0 and got[-2] == "DONE" and want[-2] == "DONE", r
+    assert len(got) == len(want) == 2 * len(ks) * len(docs) + 2
+    errors = 0
+    for g, w in zip(got, want):
+        errors += '["error",' in w
+        if " skip " in w or g == w:
+            assert g == w
+            continue
+        g, w = g.split(" ", 2)[2], w.split(" ", 2)[2]
+        assert same(json.loads(g), json.loads(w)), (g, w)  # floats may print differently
+    assert errors > 200  # broken documents were among them
 
 
 def test_stream_string_and_skip_value_at_every_chunk_size():
@@ -423,6 +504,27 @@ def test_number_longer_than_buffer():
         js.load(Chunks(doc, 7), bufsize=32, max_value=50)
     with pytest.raises(js.JSONError, match="expected digit at byte 37"):
         js.load(Chunks(b"[" + b"1" * 35 + b".]", 3), bufsize=32)
+
+
+def test_skipping_a_long_number_keeps_nothing():
+    doc = b'{"skip": -' + b"7" * 100000 + b', "id": 1}'
+    got = []
+    js.select(Chunks(doc, 97), {"id": lambda p, v: got.append(v)}, bufsize=32)
+    assert got == [1]
+    with pytest.raises(js.JSONError, match="value longer than 16384 bytes at byte 9"):
+        js.load(Chunks(doc, 97), bufsize=32)
+    with pytest.raises(js.JSONError, match="expected digit at byte 100011"):
+        js.select(Chunks(doc.replace(b"7,", b"7.,"), 97), {"id": lambda p, v: None}, bufsize=32)
+
+
+def test_skipping_a_1mb_number_micropython_32k(mpy):
+    for digits in (1000, 1 << 20):
+        r = mpy.run("js_bignum", heap="32K", args=[digits, ""], timeout=120)
+        assert r.rc == 0 and "bignum: ['x']" in r.out, r
+        print("skipping a %d-digit number: working heap %d bytes" % (digits, r.working))
+        assert r.working < 8000
+    r = mpy.run("js_bignum", heap="32K", args=[1 << 20, "."], timeout=120)
+    assert r.rc == 0 and "bignum: JSONError JSON: expected digit at byte %d" % (10 + (1 << 20) + 1) in r.out, r
 
 
 # -- select -----------------------------------------------------------------
@@ -648,6 +750,9 @@ def test_writer_cases_micropython_32k(mpy):
     assert json.loads(got["escape_out"]) == "a\"b\\c\n\x01\u00e9"
     assert json.loads(got["raw_array"]) == [{"x": [1]}, [1, 2]]
     assert got["encoded_len"] == "True"
+    s = "".join(chr(c) for c in range(0, 34)) + "\\ \x7f \u00e9\U0001F600" + "x" * 7
+    want = js.dumps([s, {s: s}])
+    assert got["all_escapes"] == "%d 8 %s" % (len(want.encode()), want)
 
 
 def test_models_list_select_under_32k_heap_both_sizes(mpy, tmp_path):
@@ -736,21 +841,10 @@ def test_read_value_after_key_and_none_from_readinto():
 
 def test_fuzz_mutations_only_jsonerror_and_agree_with_cpython():
     rng = random.Random(99)
-    alphabet = b'{}[]",:\\ u0123456789.eE+-tfnrl\x00\x1f\x7f\xc3\xa9\xed\xf0\n'
     checked = 0
     for _ in range(1500):
         _, data = rand_doc(rng)
-        data = bytearray(data[:300])
-        for _ in range(rng.randrange(1, 4)):
-            op = rng.randrange(3)
-            pos = rng.randrange(len(data) + 1)
-            if op == 0 and pos < len(data):
-                del data[pos]
-            elif op == 1:
-                data[pos:pos] = bytes([rng.choice(alphabet)])
-            elif pos < len(data):
-                data[pos] = rng.choice(alphabet)
-        data = bytes(data)
+        data = mutate(rng, data[:300], MUTATIONS + b"\n")
         results = []
         for src, kw in ((data, {}), (Chunks(data, 1), {"bufsize": 32}), (Chunks(data, 5), {"bufsize": 32})):
             try:
@@ -772,3 +866,22 @@ def test_fuzz_mutations_only_jsonerror_and_agree_with_cpython():
         else:
             assert results[1][1] == results[0][1] == results[2][1], (data, results)
     assert checked > 50
+
+
+def test_native_walker_takes_plain_documents_without_the_slow_path(mpy):
+    """Plain documents (spaces, '!', UTF-8, escapes in values, numbers,
+    literals, empty containers) are read by the native walker alone: no
+    token goes through Parser.next(), in place or through 256-byte reads."""
+    r = mpy.run("js_native", heap="64K")
+    assert r.rc == 0, r
+    lines = r.out.strip().split("\n")
+    assert len(lines) == 8, r.out
+    got = {}
+    for ln in lines:
+        case, calls, result = ln.split(" ", 2)
+        assert calls == "0", ln
+        got[case] = json.loads(result)
+    for k in ("0", "256"):
+        assert got["models-select-" + k] == ["model-1", "m\u00e9 2!"]
+        assert got["chat-select-" + k] == [' caf\u00e9 "q" \n \u00e9 \U0001F600!', None, "stop"]
+        assert got["models-skip-" + k] == 214 and got["chat-skip-" + k] == 224

@@ -13,11 +13,13 @@ None), peek(), read_value(), skip_value() (nothing allocated per skipped
 value), stream_string() (long strings to a sink in str pieces; an empty
 string gives no piece), load()/loads(), and select() (path rules ->
 handlers; everything else is skipped; Rules() compiles the rules once for
-many documents). After a KEY event, read_value(),
-skip_value() and stream_string() act on that member's value. Iterative,
-never recursive; nesting is limited (max_depth), every materialized value
-is limited (max_value bytes of JSON text, strings and numbers included, and
-max_items values and keys: "JSON: more than 1024 elements at byte X").
+many documents), p.pos (the offset of the next unread byte). After a KEY
+event, read_value(), skip_value() and stream_string() act on that member's
+value.
+Iterative, never recursive; nesting is limited (max_depth), every
+materialized value is limited (max_value bytes of JSON text, strings and
+numbers included, and max_items values and keys: "JSON: more than 1024
+elements at byte X"); a skipped string or number may be of any length.
 
 Writer: dump() writes bytes pieces of at most ~bufsize through write(),
 encoded_len() counts the exact length first (for Content-Length), dumps() for
@@ -28,7 +30,7 @@ an array from a re-runnable generator factory.
 Decisions for the implementation-defined inputs (JSONTestSuite i_*.json):
 - numbers with huge exponents or too many digits: floats follow float()
   (1e999 -> inf, 1e-999 -> 0.0, as CPython's json); integers of any size are
-  int; a number token is limited to max_value bytes like a string.
+  int; a materialized number is limited to max_value bytes like a string.
 - \\u escapes that are lone or mismatched UTF-16 surrogates decode to U+FFFD
   (replacement character): a truncated emoji from a provider must not lose
   the whole reply, and MicroPython str cannot hold lone surrogates.
@@ -52,6 +54,15 @@ Several rules matching the same value are all called with it.
 Errors are JSONError(ValueError) with messages like
 "JSON: expected ',' or '}' at byte 1234" (byte offset from the start of the
 input).
+
+Speed on MicroPython: two @micropython.viper functions (chosen at import;
+CPython runs the pure-Python path alone). _run walks select()'s and
+skip_value()'s documents through the buffer natively, following the rules
+compiled to a node program (Rules), and hands Python only the values
+rules take; every token it does not take whole (cut by the end of the
+buffer, longer than it, escaped or wildcard keys, anything wrong) goes
+through next(), so verdicts, messages and offsets are the pure-Python
+path's at every chunking. _wesc escapes strings into dump()'s buffer.
 """
 from compat import const, MICROPYTHON
 
@@ -77,6 +88,11 @@ _FIRST_ARR = const(5)  # after '[': value or ']'
 _CLOSE = const(6)      # the closer at the cursor is checked, not consumed
 _DONE = const(7)       # the root value is complete
 
+# _run's results
+_END = const(1)
+_HIT = const(2)
+_MOVED = const(4)
+
 # string modes
 _SKIP = const(0)
 _COLLECT = const(1)
@@ -88,8 +104,7 @@ _STREAM = const(2)
 # _CLS[byte - 43] -> class; accepting states: 2, 3 (int), 5, 8 (float)
 _NT = b'\x01\x02\x03\xff\xff\xff\xff\xff\x02\x03\xff\xff\xff\xff\xff\xff\xff\x04\x06\xff\xff\xff\x03\x03\x04\x06\xff\xff\xff\x05\x05\xff\xff\xff\xff\xff\x05\x05\xff\x06\xff\xff\x07\x08\x08\xff\xff\x07\xff\xff\x08\x08\xff\xff\xff\xff\xff\x08\x08\xff\xff\xff\xff'
 _CLS = b'\x05\x06\x00\x03\x06\x01\x02\x02\x02\x02\x02\x02\x02\x02\x02\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x04\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x04'
-_ESC = {34: '"', 92: "\\", 47: "/", 98: "\b", 102: "\f", 110: "\n",
-        114: "\r", 116: "\t"}
+_ESC = {34: 34, 92: 92, 47: 47, 98: 8, 102: 12, 110: 10, 114: 13, 116: 9}  # byte
 # strict UTF-8 on MicroPython: lead bytes that need a narrower second byte
 _LEADS = ((b"\xe0", 0xA0, 0xBF), (b"\xed", 0x80, 0x9F),
           (b"\xf0", 0x90, 0xBF), (b"\xf4", 0x80, 0x8F))
@@ -154,6 +169,303 @@ def _tail(b, a, e):
     return 0
 
 
+if MICROPYTHON:
+    @micropython.viper
+    def _run(p, prog: ptr8, ns: ptr8, ix: ptr32, path, strs) -> int:
+        # The native walker (see _drive): reads the well-formed tokens
+        # wholly in parser p's buffer from its cursor, depth and state and
+        # leaves them updated. A value whose node (p._cur; 0: none) is
+        # walked: a container is entered, its node kept in ns[depth]; each
+        # key or index leads to the next node by the edges of the program
+        # prog (see Rules) and goes into path; a value whose node has
+        # rules ending there stops the walk (_HIT, state _VALUE), a string
+        # without escapes read first (state _AFTER, the result + 8 times
+        # where its text starts). Every other value is skipped. p._wd: the depth of the
+        # innermost walked container; the walk ends (_END) when the value
+        # at depth p._bd is complete. It stops (0) before any token it does
+        # not take whole: one cut by the end of the buffer, one with an
+        # error, a key of a walked object with an escape or that no edge
+        # names but one for any key does. _MOVED: the cursor moved.
+        b = ptr8(p._b)
+        nt = ptr8(_NT)
+        cls = ptr8(_CLS)
+        i = int(p._i)
+        i0 = i
+        n = int(p._n)
+        stk = ptr8(p._stack)
+        top = int(len(p._stack)) - 1
+        d = int(p._depth)
+        st = int(p._st)
+        cur = int(p._cur)
+        wd = int(p._wd)
+        base = int(p._bd)
+        d0 = d  # (stored back only when changed, see the end)
+        st0 = st
+        cur0 = cur
+        wd0 = wd
+        tab = 0  # where the nodes' offsets are (minus node 0)
+        if cur != 0 or wd != base:  # (not skip_value's walk, which has none)
+            tab = (prog[0] | prog[1] << 8) - 2
+        r = 0
+        if d == base and st == _AFTER:
+            r = _END
+            n = 0  # (no loop)
+        while i < n:
+            c = b[i]
+            if c == 32 or c == 10 or c == 13 or c == 9:
+                i += 1
+                continue
+            k = -1  # an array element's index
+            if st == _AFTER:
+                if c == 44:
+                    i += 1
+                    if stk[d - 1] == 1:
+                        st = _KEY
+                        continue
+                    st = _VALUE
+                    if d != wd:
+                        continue
+                    k = ix[d] + 1
+                else:
+                    if c != (125 if stk[d - 1] == 1 else 93):
+                        break
+                    i += 1
+                    d -= 1
+                    if d < wd:
+                        wd = d
+                    if d == base:
+                        r = _END
+                        break
+                    continue
+            elif st == _COLON:
+                if c != 58:
+                    break
+                st = _VALUE
+                i += 1
+                continue
+            elif st >= _FIRST_OBJ:
+                if c == (125 if st == _FIRST_OBJ else 93):
+                    i += 1
+                    d -= 1
+                    st = _AFTER
+                    if d < wd:
+                        wd = d
+                    if d == base:
+                        r = _END
+                        break
+                    continue
+                if st == _FIRST_OBJ:
+                    st = _KEY
+                else:
+                    st = _VALUE
+                    if d == wd:
+                        k = 0
+            if k >= 0:
+                # the next element of a walked array: its index and node
+                ix[d] = k
+                path[d - 1] = k
+                o = tab + 2 * ns[d]
+                o = prog[o] | prog[o + 1] << 8
+                e = o + 5
+                q = prog[o + 3]
+                while q > 0:  # past the key edges
+                    e += prog[e + 2] + 3
+                    q -= 1
+                cur = prog[o + 2]
+                q = prog[o + 4]
+                while q > 0:
+                    if (prog[e + 1] | prog[e + 2] << 8 | prog[e + 3] << 16) == k:
+                        cur = prog[e]
+                        break
+                    e += 4
+                    q -= 1
+                continue
+            if st == _VALUE and d == wd and cur != 0 and prog[prog[tab + 2 * cur] | prog[tab + 2 * cur + 1] << 8] != 0:
+                # a value for rules: a plain string is read here
+                r = _HIT
+                if c != 34:
+                    break
+            j = i + 1
+            if c == 34:
+                esc = 0
+                while j < n:
+                    x = b[j]
+                    if x >= 35 and x != 92 and x < 128:
+                        j += 1
+                    elif x == 34:
+                        break
+                    elif x == 32 or x == 33:
+                        j += 1
+                    elif x == 92:
+                        esc = 1
+                        if j + 1 >= n:
+                            j = n
+                            break
+                        x = b[j + 1]
+                        if x == 117:
+                            if j + 5 >= n:
+                                j = n
+                                break
+                            k = j + 2
+                            while k < j + 6:
+                                x = b[k] | 32
+                                if x < 48 or (x > 57 and x < 97) or x > 102:
+                                    break
+                                k += 1
+                            if k < j + 6:
+                                j = n
+                                break
+                            j += 6
+                        elif x == 34 or x == 92 or x == 47 or x == 98 or x == 102 or x == 110 or x == 114 or x == 116:
+                            j += 2
+                        else:
+                            j = n
+                            break
+                    elif x < 0xC2 or x > 0xF4:  # control, lone continuation, overlong
+                        j = n
+                        break
+                    else:
+                        # strict UTF-8: the second byte's range depends on the lead
+                        lo = 0x80
+                        hi = 0xBF
+                        k = 1
+                        if x >= 0xF0:
+                            k = 3
+                            if x == 0xF0:
+                                lo = 0x90
+                            elif x == 0xF4:
+                                hi = 0x8F
+                        elif x >= 0xE0:
+                            k = 2
+                            if x == 0xE0:
+                                lo = 0xA0
+                            elif x == 0xED:
+                                hi = 0x9F
+                        if j + k >= n:
+                            j = n
+                            break
+                        x = b[j + 1]
+                        if x < lo or x > hi:
+                            j = n
+                            break
+                        q = 2
+                        while q <= k:
+                            x = b[j + q]
+                            if x < 0x80 or x > 0xBF:
+                                break
+                            q += 1
+                        if q <= k:
+                            j = n
+                            break
+                        j += k + 1
+                if j >= n:
+                    break
+                if r == _HIT:
+                    if esc == 0:
+                        r |= (i + 1) << 3  # where its text starts
+                        i = j + 1
+                        st = _AFTER
+                    break
+                if st == _KEY:
+                    if d == wd:
+                        # a key of a walked object: its node by the edges
+                        if esc:
+                            break
+                        o = tab + 2 * ns[d]
+                        o = prog[o] | prog[o + 1] << 8
+                        e = o + 5
+                        q = prog[o + 3]
+                        ln = j - i - 1
+                        if ln >= 255:
+                            break  # (named keys that long: see Rules)
+                        while q > 0:
+                            if prog[e + 2] == ln:
+                                k = 0
+                                while k < ln and prog[e + 3 + k] == b[i + 1 + k]:
+                                    k += 1
+                                if k == ln:
+                                    break
+                            e += prog[e + 2] + 3
+                            q -= 1
+                        if q > 0:
+                            cur = prog[e]
+                            path[d - 1] = strs[prog[e + 1]]
+                        elif prog[o + 1] != 0:
+                            break  # for any key: Python keeps the key itself
+                        else:
+                            cur = 0
+                    st = _COLON
+                    i = j + 1
+                    continue
+            elif st == _KEY:
+                break
+            elif c == 123 or c == 91:
+                if d >= top:
+                    break
+                if d == wd and cur != 0:
+                    wd = d + 1
+                    ns[wd] = cur
+                stk[d] = 1 if c == 123 else 2
+                d += 1
+                st = _FIRST_OBJ if c == 123 else _FIRST_ARR
+                i += 1
+                continue
+            elif c == 45 or (c >= 48 and c <= 57):
+                # the number grammar table (see _NT): the token must end
+                # in the buffer, in an accepting state
+                q = 0
+                j = i
+                while j < n:
+                    x = b[j] - 43
+                    if x < 0 or x > 58:
+                        break
+                    x = nt[q * 7 + cls[x]]
+                    if x == 255:
+                        break
+                    q = x
+                    j += 1
+                if j >= n or (q != 2 and q != 3 and q != 5 and q != 8):
+                    break
+                j -= 1
+            elif c == 116 or c == 110:
+                j = i + 3
+                if j >= n:
+                    break
+                if c == 116:
+                    if b[i + 1] != 114 or b[i + 2] != 117 or b[j] != 101:
+                        break
+                elif b[i + 1] != 117 or b[i + 2] != 108 or b[j] != 108:
+                    break
+            elif c == 102:
+                j = i + 4
+                if j >= n or b[i + 1] != 97 or b[i + 2] != 108 or b[i + 3] != 115 or b[j] != 101:
+                    break
+            else:
+                break
+            # a scalar value ends at b[j]
+            i = j + 1
+            st = _AFTER
+            if d == base:
+                r = _END
+                break
+        # (stores only of what changed: the class has a property, which
+        # makes MicroPython look every attribute store up in it first)
+        if i != i0:
+            p._i = i
+            r |= _MOVED
+        if d != d0:
+            p._depth = d
+        if st != st0:
+            p._st = st
+        if cur != cur0:
+            p._cur = cur
+        if wd != wd0:
+            p._wd = wd
+        return r
+else:
+    _run = None
+
+
 class Parser:
     """Pull parser over one JSON document; see the module docstring."""
 
@@ -174,6 +486,8 @@ class Parser:
             self._src = src
         self._mv = memoryview(self._b)
         self._stack = bytearray(max_depth + 1)
+        # the native walker's state (see _run)
+        self._cur = self._wd = self._bd = 0
         self._start(max_value, max_items)
         if self._src is None:
             self._n = len(self._b)
@@ -209,6 +523,7 @@ class Parser:
         """Move the unread bytes to the front and read more. False at end."""
         if self._src is None:
             return False
+        # (each attribute store counts: the class has a property, see _run)
         i = self._i
         n = self._n
         mv = self._mv
@@ -218,15 +533,14 @@ class Parser:
             n -= i
             self._base += i
             self._i = 0
-        self._n = n
-        if n >= len(self._b):
-            return True
-        k = self._src.readinto(mv[n:])
-        if not k:
-            self._src = None
-            return False
-        self._n = n + k
-        return True
+        k = 0
+        if n < len(self._b):
+            k = self._src.readinto(mv[n:])
+            if not k:
+                self._src = None
+        if i or k:
+            self._n = n + (k or 0)
+        return n >= len(self._b) or bool(k)
 
     def _ws(self):
         """Skip whitespace; return the next byte (not consumed) or -1."""
@@ -323,7 +637,7 @@ class Parser:
             self._st = _AFTER
             return STR
         if c == 45 or 48 <= c <= 57:
-            v = self._nfast()
+            v = None if self._skip else self._nfast()
             self.value = self._num() if v is None else v
             self._st = _AFTER
             return NUM
@@ -453,11 +767,12 @@ class Parser:
                 break
             # the token runs to the end of the buffer: read more
             if i == 0 and n >= len(b):
-                if acc is None:
-                    acc = bytearray()
-                acc += self._mv[0:n]
-                if len(acc) > self._maxv:
-                    self._fail("value longer than %d bytes" % self._maxv, org)
+                if not self._skip:  # (a skipped number is counted, not kept)
+                    if acc is None:
+                        acc = bytearray()
+                    acc += self._mv[0:n]
+                    if len(acc) > self._maxv:
+                        self._fail("value longer than %d bytes" % self._maxv, org)
                 self._i = n
                 j = 0
             else:
@@ -546,14 +861,20 @@ class Parser:
             return None
         acc = None if mode == _SKIP else bytearray()
         flush = len(b) if len(b) < 512 else 512
+        q = -1  # the closing quote found ahead (-1: look again)
         while True:
-            q = b.find(b'"', i, n)
-            e = q if q >= 0 else n
+            if q < i:
+                # (kept across escapes: searching from each one to the
+                # end of a document in RAM made escapes quadratic)
+                q = b.find(b'"', i, n)
+                if q < 0:
+                    q = n + 1  # none before n
+            e = q if q < n else n
             bs = b.find(b"\\", i, e)
             if bs >= 0:
                 e = bs
             r = e
-            if q < 0 and bs < 0:  # an unfinished UTF-8 sequence waits for more
+            if q > n and bs < 0:  # an unfinished UTF-8 sequence waits for more
                 r = e - _tail(b, i, e)
             if r > i:
                 seg = mv[i:r]
@@ -568,6 +889,7 @@ class Parser:
                     self._fill()
                     i = self._i
                     n = self._n
+                    q = -1
                     continue
                 if bs + 1 >= n:
                     self._err("", -1, self._base + n)
@@ -596,8 +918,8 @@ class Parser:
                         self._err("escape character", 0, self._base + bs + 1)
                     i = bs + 2
                     if acc is not None:
-                        acc += ch.encode()
-            elif q >= 0:
+                        acc.append(ch)
+            elif q < n:
                 i = q + 1
                 self._i = i
                 break
@@ -608,6 +930,7 @@ class Parser:
                     self._err("", -1, self._base + self._n)
                 i = self._i
                 n = self._n
+                q = -1
             if acc is not None:
                 if mode == _COLLECT:
                     if len(acc) > maxv:
@@ -682,156 +1005,22 @@ class Parser:
     def skip_value(self):
         """Skip the next value; strings, numbers and containers are checked
         in the buffer and nothing is built for them."""
-        # One loop with the grammar inline: on MicroPython every call of a
-        # larger function allocates its frame on the heap, so the common
-        # tokens (plain strings, integers, punctuation) are handled here and
-        # only the rare ones go through the general methods.
-        st = self._st
-        if st != _COLON:
+        if self._st != _COLON:
             self._at_value()
-            st = _VALUE
-        d0 = d = self._depth
-        stack = self._stack
-        b = self._b
-        mv = self._mv
-        i = self._i
-        n = self._n
-        self._skip = True
-        try:
-            while True:
-                if i >= n:
-                    self._i = i
-                    c = self._ws()
-                    i = self._i
-                    n = self._n
-                else:
-                    c = b[i]
-                    if c == 32 or c == 10 or c == 13 or c == 9:
-                        i += 1
-                        continue
-                if st == _AFTER:
-                    if c == 44:
-                        i += 1
-                        st = _KEY if stack[d - 1] == 1 else _VALUE
-                        continue
-                    if c == (125 if stack[d - 1] == 1 else 93):
-                        i += 1
-                        d -= 1
-                        if d == d0:
-                            break
-                        continue
-                    self._i = i
-                    self._err("',' or '}'" if stack[d - 1] == 1 else "',' or ']'", c)
-                if st == _COLON:
-                    if c != 58:
-                        self._i = i
-                        self._err("':'", c)
-                    i += 1
-                    st = _VALUE
-                    continue
-                if st == _FIRST_ARR or st == _FIRST_OBJ:
-                    if c == (93 if st == _FIRST_ARR else 125):
-                        i += 1
-                        d -= 1
-                        if d == d0:
-                            break
-                        st = _AFTER
-                        continue
-                    st = _VALUE if st == _FIRST_ARR else _KEY
-                if c == 34:
-                    # a string (value or key): plain ones are checked here
-                    q = b.find(b'"', i + 1, n)
-                    if q > i and b.find(b"\\", i + 1, q) < 0:
-                        if q > i + 1:
-                            seg = mv[i + 1:q]
-                            if min(seg) < 32 or (max(seg) > 127 and not _utf8_ok(b, mv, i + 1, q)):
-                                self._i = i
-                                self._bad_run(i + 1, q)
-                        i = q + 1
-                    else:
-                        self._i = i + 1
-                        self._str(_SKIP, None)
-                        i = self._i
-                        n = self._n
-                    if st == _KEY:
-                        st = _COLON
-                        continue
-                elif st == _KEY:
-                    self._i = i
-                    self._err("'\"' (object key)", c)
-                elif c == 123 or c == 91:
-                    if d >= len(stack) - 1:
-                        self._i = i
-                        self._fail("nesting deeper than %d" % d)
-                    stack[d] = 1 if c == 123 else 2
-                    d += 1
-                    i += 1
-                    st = _FIRST_OBJ if c == 123 else _FIRST_ARR
-                    continue
-                else:
-                    # plain integers inline, everything else the long way
-                    j = i + 1 if c == 45 else i
-                    k = j
-                    while k < n and 48 <= b[k] <= 57:
-                        k += 1
-                    if k < n and k > j and (k == j + 1 or b[j] != 48) and b[k] != 46 and b[k] | 32 != 101:
-                        i = k
-                    else:
-                        self._i = i
-                        self._depth = d
-                        self._val(c)
-                        i = self._i
-                        n = self._n
-                if d == d0:
-                    break
-                st = _AFTER
-        finally:
-            self._skip = False
-        self._i = i
-        self._depth = d
-        self._st = _AFTER
-        self.value = None
-
-    def _find_key(self, keys):
-        """Inside an object: skip members until one whose key is in keys
-        (a list of (bytes, str)); return that str, or None after the object
-        ended (its '}' consumed). Keys are compared in the buffer; a key
-        with escapes is decoded and compared."""
-        while True:
-            c = self._prep()
-            if self._st == _CLOSE:
-                self._i += 1
-                self._depth -= 1
-                self._st = _AFTER
-                return None
-            if c != 34:
-                self._err("'\"' (object key)", c)
-            b = self._b
-            i = self._i + 1
-            q = b.find(b'"', i, self._n)
-            hit = None
-            if q >= 0 and b.find(b"\\", i, q) < 0:
-                for kb, ks in keys:
-                    if len(kb) == q - i and b.find(kb, i, q) == i:
-                        hit = ks
-                        break
-                if q > i:
-                    seg = self._mv[i:q]
-                    if min(seg) < 32 or (max(seg) > 127 and not _utf8_ok(b, self._mv, i, q)):
-                        self._i = i
-                        self._bad_run(i, q)
-                self._i = q + 1
-            else:
+        if _run is not None:
+            self._cur = 0  # no node: the native walker skips the value
+            self._wd = self._bd = self._depth
+            _drive(self, None, None, None)
+        else:
+            d = self._depth
+            self._skip = True
+            try:
                 self.next()
-                for kb, ks in keys:
-                    if ks == self.value:
-                        hit = ks
-                        break
-            self._st = _COLON
-            if hit is not None:
-                self.value = hit
-                return hit
-            self.skip_value()
+                while self._depth != d or self._st != _AFTER:
+                    self.next()
+            finally:
+                self._skip = False
+        self.value = None
 
     def stream_string(self, sink):
         """If the next value is a string, pass it to sink(piece) in str
@@ -882,38 +1071,122 @@ class Rules:
     select() for any number of documents (e.g. one per stream event); a
     plain dict is compiled on every call. Each rule is one tuple
     (handler, is_stream, step, step, ...); a step is a key (str), an index
-    (int), None (any key) or -1 (any index)."""
+    (int), None (any key) or -1 (any index).
+
+    self.c = (program, keys) of the rules (at most 32): one node per set of
+    rules that match a path so far (a mask) and its depth, from the root
+    (node 1; node 0: no rule, the value is skipped). program: two bytes
+    (little endian) saying where the node table starts, then per node a
+    record: where rules end, 1 (+2 if all of them are Stream, +4 if any)
+    and their mask (4 bytes, little endian); elsewhere 0, the node after any key not
+    named, after any index not named, the number of keys named, of indices
+    named; per key: its node, its index in keys, UTF-8 length (at most 255)
+    and bytes; per index: its node, 3 bytes (little endian). Then the
+    table: two bytes (little endian) per node, from node 1, for the offset
+    of its record.
+    Where rules end nothing deeper is looked at (the outermost match takes
+    the value whole). Two passes: the first finds the nodes and counts, so
+    that what is kept is allocated first, each piece once (rules are
+    compiled per reply, on a fragmented heap)."""
 
     def __init__(self, rules):
         self.r = []
-        self.kc = {}  # depth -> keys named there, see _keys
         self.p = None  # the parser of the last stream, reused
         seen = {}  # key -> one str object shared by every rule naming it
         for pat in rules:
             h = rules[pat]
             s = isinstance(h, Stream)
             self.r.append((h.fn if s else h, s) + _pattern(pat, seen))
-
-    def _keys(self, m, d):
-        """[(bytes, str)] of the keys that the rules name at depth d
-        (compared in the buffer), or None when a rule in mask m takes any
-        key there. One list per depth, not per mask: select() skips a
-        member that no rule in m takes."""
-        for i in range(len(self.r)):
-            if m >> i & 1 and not isinstance(self.r[i][d + 2], str):
-                return None
-        keys = self.kc.get(d)
-        if keys is None:
-            keys = self.kc[d] = []
-            for r in self.r:
-                t = r[d + 2] if len(r) > d + 2 else None
-                if isinstance(t, str):
-                    for kb, ks in keys:
-                        if ks is t:
-                            break
-                    else:
-                        keys.append((t.encode(), t))
-        return keys
+        self.w = None  # the native walker's state, made at the first select
+        # the program, compiled here (not in a function of its own: on the
+        # board each function is a heap object from import on)
+        rl = self.r
+        if len(rl) > 32:
+            raise ValueError("select: too many rules")
+        prog = keys = None
+        order = [((1 << len(rl)) - 1) << 7]  # node k + 1: mask << 7 | depth
+        for _ in range(2):
+            nk = 0
+            at = 2
+            k = 0
+            while k < len(order):
+                m = order[k] >> 7
+                d = order[k] & 127
+                k += 1
+                o = at
+                at += 5
+                if prog is not None:
+                    prog[tab + 2 * k - 2] = o & 255
+                    prog[tab + 2 * k - 1] = o >> 8
+                hit = 0
+                flags = 3  # see above: 2 is cleared by a rule not Stream
+                anykey = anyidx = 0
+                for i in range(len(rl)):
+                    r = rl[i]
+                    if not m >> i & 1:
+                        continue
+                    if len(r) == d + 2:
+                        hit |= 1 << i
+                        flags = flags | 4 if r[1] else flags & 5
+                    elif r[d + 2] is None:
+                        anykey |= 1 << i
+                    elif r[d + 2] == -1:
+                        anyidx |= 1 << i
+                if hit:
+                    if prog is not None:
+                        prog[o] = flags
+                        for i in range(4):
+                            prog[o + 1 + i] = hit >> 8 * i & 255
+                    continue
+                done = 0  # the rules whose named step is written
+                for i in range(2 * len(rl)):  # the keys, then the indices
+                    t = rl[i % len(rl)][d + 2] if m >> i % len(rl) & 1 else None
+                    if t is None or t == -1 or done >> i % len(rl) & 1 or isinstance(t, str) != (i < len(rl)):
+                        continue
+                    i %= len(rl)
+                    mt = anykey if isinstance(t, str) else anyidx
+                    for j in range(i, len(rl)):
+                        if m >> j & 1 and rl[j][d + 2] == t:
+                            mt |= 1 << j
+                            done |= 1 << j
+                    e = t.encode()[:255] if isinstance(t, str) else None
+                    nk += e is not None
+                    mt = mt << 7 | d + 1  # (its node: new ones go into order)
+                    if mt not in order:
+                        order.append(mt)
+                    if prog is not None:
+                        prog[at] = order.index(mt) + 1
+                        if isinstance(t, str):
+                            # (a key of 255 bytes or more: its first 255; the
+                            # walker leaves such keys to _edge)
+                            prog[o + 3] += 1
+                            prog[at + 1] = nk - 1
+                            prog[at + 2] = len(e)
+                            prog[at + 3:at + 3 + len(e)] = e
+                            keys[nk - 1] = t
+                        else:
+                            prog[o + 4] += 1
+                            prog[at + 1] = t & 255
+                            prog[at + 2] = t >> 8 & 255
+                            prog[at + 3] = t >> 16 & 255
+                    at += 4 if e is None else 3 + len(e)
+                for i in range(1, 3):  # the nodes after any key, any index
+                    mt = anykey if i == 1 else anyidx
+                    if mt:
+                        mt = mt << 7 | d + 1
+                        if mt not in order:
+                            order.append(mt)
+                        if prog is not None:
+                            prog[o + i] = order.index(mt) + 1
+            if prog is None:
+                if at + 2 * len(order) > 65535 or nk > 255 or len(order) > 255:
+                    raise ValueError("select: too many rules")
+                tab = at
+                prog = bytearray(at + 2 * len(order))
+                prog[0] = at & 255
+                prog[1] = at >> 8
+                keys = [None] * nk
+        self.c = (prog, keys)
 
 
 def _pattern(p, seen=None):
@@ -945,39 +1218,115 @@ def _pattern(p, seen=None):
     return tuple(steps)
 
 
-def _sub(rl, m, d, step):
-    """The rules of mask m whose step d matches `step` (a key or index)."""
-    out = 0
-    key = isinstance(step, str)
-    for i in range(len(rl)):
-        if m >> i & 1:
-            t = rl[i][d + 2]
-            if t == step or (t is None and key) or (t == -1 and not key):
-                out |= 1 << i
-    return out
+def _edge(c, nd, key):
+    """The node after a key (str) or index (int) from node nd of the
+    compiled rules c."""
+    prog = c[0]
+    o = (prog[0] | prog[1] << 8) + 2 * nd - 2  # its record
+    o = prog[o] | prog[o + 1] << 8
+    e = o + 5
+    for _ in range(prog[o + 3]):
+        if c[1][prog[e + 1]] == key:
+            return prog[e]
+        e += prog[e + 2] + 3
+    if isinstance(key, str):
+        return prog[o + 1]
+    for _ in range(prog[o + 4]):
+        if prog[e + 1] | prog[e + 2] << 8 | prog[e + 3] << 16 == key:
+            return prog[e]
+        e += 4
+    return prog[o + 2]
 
 
-def _deliver(p, path, hits):
-    """Hand the value at the cursor to every rule in hits."""
-    streams = True
-    for r in hits:
-        if not r[1]:
-            streams = False
-    if streams and p.peek() == STR:
+def _deliver(p, path, rl, prog, o, v=None):
+    """Hand the value at the cursor, or v (a string the native walker has
+    read), to the rules that end at the node whose record is prog[o:] (its
+    mask: the bits of rules in rl)."""
+    m = prog[o + 1] | prog[o + 2] << 8 | prog[o + 3] << 16 | prog[o + 4] << 24
+    if prog[o] & 2 and (v is not None or p.peek() == STR):  # all Stream
         pl = list(path)
 
         def sink(piece):
-            for r in hits:
-                r[0](pl, piece)
-        p.stream_string(sink)
-        for r in hits:
-            r[0](pl, None)
+            for i in range(len(rl)):
+                if m >> i & 1:
+                    rl[i][0](pl, piece)
+        if v is None:
+            p.stream_string(sink)
+        elif v:
+            sink(v)  # what stream_string gives for it
+        sink(None)
         return
-    v = p.read_value()
-    for r in hits:
-        r[0](list(path), v)
-        if r[1] and isinstance(v, str):
-            r[0](list(path), None)
+    if v is None:
+        v = p.read_value()
+    for i in range(len(rl)):
+        if m >> i & 1:
+            rl[i][0](list(path), v)
+            if rl[i][1] and isinstance(v, str):
+                rl[i][0](list(path), None)
+
+
+def _drive(p, rl, c, w):
+    """MicroPython: run the native walker (_run) until the value at depth
+    p._bd ends, delivering the values its nodes take to their rules (rl, c,
+    w: Rules.r, .c and .w; None for skip_value), reading input as it runs
+    out and taking one at a time the tokens it leaves: next() reads them
+    (longer than the buffer, escaped keys, errors: same messages
+    everywhere)."""
+    filled = False
+    prog = ns = ix = b""  # skip_value: no rules (the walker reads none)
+    keys = path = None
+    tab = 0
+    if c is not None:
+        prog, keys = c
+        ns, ix, path = w
+        tab = (prog[0] | prog[1] << 8) - 2  # node k's record: at prog[tab + 2k]
+    last = -1  # the node of the last hit, and its handlers (hs)
+    while True:
+        r = _run(p, prog, ns, ix, path, keys)
+        if r & _END:
+            return
+        if r & _HIT:
+            filled = False
+            nd = p._cur
+            o = prog[tab + 2 * nd] | prog[tab + 2 * nd + 1] << 8
+            at = r >> 3  # where the text of a string the walker read starts
+            if p._st == _AFTER and prog[o] == 1 and p._i - 1 - at <= p._maxv:
+                # the common case in one place: a string the walker has
+                # read, for rules none of which is a Stream
+                if nd != last:
+                    m = prog[o + 1] | prog[o + 2] << 8 | prog[o + 3] << 16 | prog[o + 4] << 24
+                    hs = [rl[i][0] for i in range(len(rl)) if m >> i & 1]
+                    last = nd
+                v = str(p._mv[at:p._i - 1], "utf-8")
+                for h in hs:
+                    h(path[:p._depth], v)
+                continue
+            if p._st == _AFTER:  # read by the walker
+                if prog[o] & 2:
+                    _deliver(p, path[:p._depth], rl, prog, o, str(p._mv[at:p._i - 1], "utf-8"))
+                    continue
+                p._i = at - 1  # too long: read again for the error
+                p._st = _VALUE
+            _deliver(p, path[:p._depth], rl, prog, o)
+            continue
+        if r & _MOVED or not filled:
+            # stopped at a token cut by the buffer's end (or one for
+            # next(), found out when it stops there again)
+            p._fill()
+            filled = True
+            continue
+        filled = False
+        d = p._depth
+        if c is not None and d == p._wd and p._st == _KEY:
+            p.next()  # a key of a walked object, decoded
+            p._cur = _edge(c, ns[d], p.value)
+            path[d - 1] = p.value
+            continue
+        p._skip = True
+        try:
+            p.next()
+        finally:
+            p._skip = False
 
 
 def select(src, rules, **kw):
@@ -986,7 +1335,6 @@ def select(src, rules, **kw):
     dict {pattern: handler} or Rules; kw go to Parser (buf= reuses one)."""
     if not isinstance(rules, Rules):
         rules = Rules(rules)
-    rl = rules.r
     p = rules.p
     if p is not None and hasattr(src, "readinto") and not (
             "bufsize" in kw or "max_depth" in kw):
@@ -998,56 +1346,53 @@ def select(src, rules, **kw):
         p = Parser(src, **kw)
         if hasattr(src, "readinto"):
             rules.p = p
+    if _run is not None:
+        if rules.w is None:
+            # the native walker's node, index and path per walked depth
+            k = 2
+            for r in rules.r:
+                k = max(k, len(r))
+            rules.w = (bytearray(k), bytearray(4 * k), [None] * k)
+        p._cur = 1
+        p._wd = p._bd = 0
+        _drive(p, rules.r, rules.c, rules.w)
+        p.finish()
+        return
+    prog = rules.c[0]
     path = []
-    masks = []  # per open container: the rules that go on inside it
-    m = (1 << len(rl)) - 1  # the rules whose steps so far match path
+    nodes = []  # the node of each walked container
+    nd = 1
     while True:
         # the value at path: deliver it, walk into it or skip it
-        hits = None
-        dive = False
-        d = len(path)
-        for i in range(len(rl)):
-            if m >> i & 1:
-                if len(rl[i]) == d + 2:
-                    if hits is None:
-                        hits = []
-                    hits.append(rl[i])
-                else:
-                    dive = True
-        if hits is not None:
-            _deliver(p, path, hits)
-        elif dive and p.peek() in (OBJ, ARR):
-            masks.append(m)
-            path.append(-1 if p.next() == ARR else None)
+        o = -1
+        if nd:
+            o = (prog[0] | prog[1] << 8) + 2 * nd - 2  # its record
+            o = prog[o] | prog[o + 1] << 8
+        if o >= 0 and prog[o] & 1:
+            _deliver(p, path, rules.r, prog, o)
+        elif nd and p.peek() in (OBJ, ARR):
+            p.next()
+            nodes.append(nd)
+            path.append(-1)
         else:
             p.skip_value()
-        # step to the next value whose path some rule still matches
+        # the next key or element, or the end of the container
         while True:
-            if not masks:
+            if not nodes:
                 p.finish()
                 return
-            m = masks[-1]
-            d = len(path) - 1
             if p._stack[p._depth - 1] == 1:
-                keys = rules._keys(m, d)
-                if keys is not None:
-                    step = p._find_key(keys)
-                else:
-                    step = p.value if p.next() == KEY else None
-            elif p.peek() == END_ARR:
-                p.next()
-                step = None
-            else:
-                step = path[d] + 1
-            if step is None:
-                masks.pop()
-                path.pop()
-                continue
-            path[d] = step
-            m = _sub(rl, m, d, step)
-            if m:
+                if p.next() == KEY:
+                    path[-1] = p.value
+                    break
+            elif p.peek() != END_ARR:
+                path[-1] += 1
                 break
-            p.skip_value()
+            else:
+                p.next()
+            nodes.pop()
+            path.pop()
+        nd = _edge(rules.c, nodes[-1], path[-1])
 
 
 # -- writer ---------------------------------------------------------------
@@ -1146,10 +1491,81 @@ _ESCW = {34: b'\\"', 92: b"\\\\", 10: b"\\n", 13: b"\\r", 9: b"\\t",
 _SPECIAL = (b'"', b"\\", b"\n", b"\t")  # found with find(); rarer control chars by min()
 
 
+if MICROPYTHON:
+    @micropython.viper
+    def _wesc(out, e: ptr8, i: int, n: int, count: int) -> int:
+        # The native writer of a string's bytes e[i:n] as JSON string text
+        # (the same escapes as the pure-Python path below) into out's
+        # buffer, up to where it is full; returns the next i. count: only
+        # add the length to out.n (encoded_len), return n.
+        if count:
+            c = int(out.n)
+            while i < n:
+                x = e[i]
+                i += 1
+                if x >= 32 and x != 34 and x != 92:
+                    c += 1
+                elif x == 34 or x == 92 or x == 10 or x == 13 or x == 9 or x == 8 or x == 12:
+                    c += 2
+                else:
+                    c += 6
+            out.n = c
+            return n
+        b = ptr8(out.buf)
+        k = int(out.k)
+        size = int(out.size)
+        while i < n:
+            x = e[i]
+            if x >= 32 and x != 34 and x != 92:
+                if k >= size:
+                    break
+                b[k] = x
+                k += 1
+            else:
+                y = x
+                if x == 10:
+                    y = 110
+                elif x == 13:
+                    y = 114
+                elif x == 9:
+                    y = 116
+                elif x == 8:
+                    y = 98
+                elif x == 12:
+                    y = 102
+                elif x < 32:
+                    y = 117  # \u00XX
+                if k + (6 if y == 117 else 2) > size:
+                    break
+                b[k] = 92
+                b[k + 1] = y
+                k += 2
+                if y == 117:
+                    b[k] = 48
+                    b[k + 1] = 48
+                    b[k + 2] = 48 + (x >> 4)
+                    x &= 15
+                    b[k + 3] = x + (48 if x < 10 else 87)
+                    k += 4
+            i += 1
+        out.k = k
+        return i
+else:
+    _wesc = None
+
+
 def _wstr(out, s):
     e = s.encode()
     n = len(e)
     out.put(b'"')
+    if _wesc is not None:
+        count = out.write is None
+        k = _wesc(out, e, 0, n, count)
+        while k < n:  # the buffer is full
+            out.flush()
+            k = _wesc(out, e, k, n, count)
+        out.put(b'"')
+        return
     mv = memoryview(e)
     # next position of each _SPECIAL byte (n: none left)
     nxt = [0, 0, 0, 0]
@@ -1263,8 +1679,9 @@ def _dump(value, out, max_depth=64):
 
 
 def dump(value, write, bufsize=256):
-    """Serialize value, calling write(bytes) with pieces of <= bufsize."""
-    _dump(value, _Out(write, bufsize))
+    """Serialize value, calling write(bytes) with pieces of <= bufsize
+    (at least 8: an escape is written whole)."""
+    _dump(value, _Out(write, bufsize if bufsize > 8 else 8))
 
 
 def encoded_len(value):

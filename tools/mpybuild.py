@@ -3,8 +3,10 @@
     python tools/mpybuild.py [--march xtensawin] [--out build/xtensawin] [--quiet]
 
 Options match firmware/manifest.py: -O3 (no line-number tables). Without
---march the output is host bytecode (what runs under the MicroPython unix
-port). Prints one line per module with its size, then the total against
+--march the native code (jsonstream's @micropython.viper functions) is built
+for the machine mpy-cross runs on (-march=host), which is what the
+MicroPython unix port runs; bytecode is the same for every -march. Prints
+one line per module with its size, then the total against
 the frozen-size budget. Exit status 1 names every file that fails."""
 import os
 import shutil
@@ -23,7 +25,7 @@ def mpy_cross():
     return here if os.path.exists(here) else shutil.which("mpy-cross")
 
 
-def compile_tree(src, dst, march=None, opt=OPT):
+def compile_tree(src, dst, march="host", opt=OPT):
     """Compile every .py under src to .mpy under dst; return [(file, error)]."""
     tool = mpy_cross()
     errors = []
@@ -34,7 +36,7 @@ def compile_tree(src, dst, march=None, opt=OPT):
                 continue
             out_dir = os.path.join(dst, rel)
             os.makedirs(out_dir, exist_ok=True)
-            cmd = [tool, "-O%d" % opt] + (["-march=" + march] if march else [])
+            cmd = [tool, "-O%d" % opt, "-march=" + march]
             # -s: short, machine-independent source names in tracebacks
             cmd += ["-s", f if rel == "." else os.path.join(rel, f),
                     "-o", os.path.join(out_dir, f[:-3] + ".mpy"),
@@ -59,7 +61,7 @@ def sizes(out):
 
 
 def main(argv):
-    march, out, quiet = None, os.path.join(ROOT, "build", "mpy"), False
+    march, out, quiet = "host", os.path.join(ROOT, "build", "mpy"), False
     args = list(argv)
     while args:
         a = args.pop(0)
@@ -87,7 +89,7 @@ def main(argv):
         print("%-*s %7d  (%d modules; budget %d, %.1f KB left)" % (
             width, "total", total, len(rows), BUDGET, (BUDGET - total) / 1024.0))
     print("compiled lib/ -> %s (%s, -O%d, %d bytes of .mpy)" % (
-        out, march or "host", OPT, total))
+        out, march, OPT, total))
     return 0
 
 

@@ -4,24 +4,7 @@
 # prints "<line> <k> <dumps>" (the test compares with CPython's json).
 import sys
 import jsonstream
-
-
-class Chunks:
-    def __init__(self, data, k):
-        self.data = data
-        self.k = k
-        self.i = 0
-
-    def readinto(self, buf):
-        n = len(self.data) - self.i
-        if n > self.k:
-            n = self.k
-        if n > len(buf):
-            n = len(buf)
-        buf[0:n] = self.data[self.i:self.i + n]
-        self.i += n
-        return n
-
+from js_chunks import Chunks
 
 ks = [int(a) for a in sys.argv[2:]]
 with open(sys.argv[1], "rb") as f:

@@ -2,22 +2,10 @@
 # (run at -X heapsize=32K): prints
 # "name: result" lines that host_tests/test_jsonstream.py compares.
 import jsonstream as js
+from js_chunks import Chunks
 import heapmon
 
 heapmon.start()
-
-
-class Chunks:
-    def __init__(self, data, k):
-        self.data = data
-        self.k = k
-        self.i = 0
-
-    def readinto(self, buf):
-        n = min(len(self.data) - self.i, self.k, len(buf))
-        buf[0:n] = self.data[self.i:self.i + n]
-        self.i += n
-        return n
 
 
 def show(name, fn):

@@ -32,4 +32,17 @@ def arr_len():
 
 
 show("encoded_len", arr_len)
+
+
+def all_escapes():
+    # every control character, quote, backslash, DEL, non-ASCII, in
+    # pieces of 8 (escapes at every place in the buffer)
+    s = "".join(chr(c) for c in range(0, 34)) + "\\ \x7f \u00e9\U0001F600" + "x" * 7
+    parts = []
+    js.dump([s, {s: s}], parts.append, bufsize=8)
+    n = js.encoded_len([s, {s: s}])
+    return "%d %d %s" % (n, max(len(p) for p in parts), b"".join(parts).decode())
+
+
+show("all_escapes", all_escapes)
 heapmon.report()

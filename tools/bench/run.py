@@ -1,9 +1,9 @@
 """Host benchmarks on the MicroPython unix port (`make bench`).
 
 Each benchmark is a module tools/bench/bench_<name>.py with run(ctx) ->
-bool; add new ones to BENCHMARKS. ctx (common.Ctx) has lib/ and
-tools/bench/mp/*.py compiled to .mpy under build/bench/mpy and runs them
-with `micropython -X heapsize=...`.
+bool; add new ones to BENCHMARKS. ctx (common.Ctx) runs the scenarios of
+tools/bench/mp/ on the MicroPython unix port with lib/ as the board has it
+(host_tests/mpyrun.py), and again with the baseline jsonstream.
 Usage: .venv/bin/python tools/bench/run.py [name ...]
 """
 import importlib
@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from common import Ctx  # noqa: E402
 
-BENCHMARKS = ["json", "write", "mem", "server"]
+BENCHMARKS = ["json", "chat", "socket", "escapes", "write", "mem", "server"]
 
 
 def main(argv):

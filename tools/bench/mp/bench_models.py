@@ -1,20 +1,15 @@
 # Benchmark scenario (MicroPython unix port): extract every data[*].id from a
-# models list file with jsonstream.select or with the built-in json.load.
-# argv: method (js|json) path repeats mode (time|heap)
+# models list file with jsonstream.select, with the built-in json.load(file)
+# (reads a byte at a time) or with json.loads(f.read()) (what r.json() of
+# `requests` does: the whole body in RAM).
+# argv: method (js|json|loads) path repeats mode (time|heap)
 # Prints "RESULT count=<n> idlen=<n> last=<id> best_ms=<ms>".
-import sys
-import gc
-import time
 import json
 import jsonstream
+from benchmp import ARGS, best_ms, result, sample
 
-method = sys.argv[1]
-path = sys.argv[2]
-reps = int(sys.argv[3])
-mode = sys.argv[4]
-if mode == "heap":
-    import heapmon
-    heapmon.start()
+method, path, reps = ARGS[0], ARGS[1], int(ARGS[2])
+sample()
 
 state = [0, 0, None]
 
@@ -37,16 +32,20 @@ def run_json():
         on_id(None, e["id"])
 
 
-fn = run_js if method == "js" else run_json
-best = None
-for _ in range(reps):
+def run_loads():
+    with open(path, "rb") as f:
+        doc = json.loads(f.read())
+    for e in doc["data"]:
+        on_id(None, e["id"])
+
+
+fn = {"js": run_js, "json": run_json, "loads": run_loads}[method]
+
+
+def once():
     state[0] = state[1] = 0
-    gc.collect()
-    t0 = time.ticks_us()
     fn()
-    dt = time.ticks_diff(time.ticks_us(), t0)
-    if best is None or dt < best:
-        best = dt
-if mode == "heap":
-    heapmon.report()
-print("RESULT count=%d idlen=%d last=%s best_ms=%.2f" % (state[0], state[1], state[2], best / 1000))
+
+
+best = best_ms(once, reps)
+result("count=%d idlen=%d last=%s" % (state[0], state[1], state[2]), best)

@@ -3,23 +3,16 @@
 # jsonstream.dump to a counting sink, jsonstream.encoded_len, or json.dumps.
 # argv: method (dump|len|json) messages repeats mode (time|heap)
 # Prints "RESULT bytes=<n> best_ms=<ms>".
-import sys
-import gc
-import time
 import json
 import jsonstream
+from benchmp import ARGS, best_ms, result, sample
 
-method = sys.argv[1]
-count = int(sys.argv[2])
-reps = int(sys.argv[3])
-mode = sys.argv[4]
+method, count, reps = ARGS[0], int(ARGS[1]), int(ARGS[2])
 text = ("Line with \"quotes\", a tab\tand caf\u00e9 \u2615 text.\n" * 20)
 body = {"model": "m", "stream": True, "temperature": 0.5, "max_tokens": 1024,
         "messages": [{"role": "user" if i % 2 else "assistant", "content": text}
                      for i in range(count)]}
-if mode == "heap":
-    import heapmon
-    heapmon.start()
+sample()
 total = [0]
 
 
@@ -37,14 +30,5 @@ def run():
         total[0] = len(json.dumps(body).encode())
 
 
-best = None
-for _ in range(reps):
-    gc.collect()
-    t0 = time.ticks_us()
-    run()
-    dt = time.ticks_diff(time.ticks_us(), t0)
-    if best is None or dt < best:
-        best = dt
-if mode == "heap":
-    heapmon.report()
-print("RESULT bytes=%d best_ms=%.2f" % (total[0], best / 1000))
+best = best_ms(run, reps)
+result("bytes=%d" % total[0], best)

@@ -43,7 +43,8 @@ clean:
 #   make flash BOARD=ANTOS_ESP32 PORT=/dev/ttyUSB0 MICROPY_DIR=~/micropython
 #                        write build-BOARD/firmware.bin (or FIRMWARE=file)
 #   make erase BOARD=... PORT=...      wipe the whole flash (settings too)
-#   make deploy PORT=... [DRY_RUN=1]   stock MicroPython: copy lib/ as .mpy,
+#   make deploy PORT=... [DRY_RUN=1] [ARCH=host]  stock MicroPython: copy lib/ as .mpy
+#                                      (ARCH=host: for tools/simboard.py),
 #                                      boot.py and main.py with mpremote;
 #                                      FROZEN=1: our firmware, boot/main only
 #   make repl PORT=...                 open the console
@@ -94,7 +95,7 @@ erase: $(STAMP)
 	$(ESPTOOL) erase-flash
 
 deploy: $(STAMP)
-	$(PY) tools/deploy.py --port $(PORT) $(if $(FROZEN),--frozen) $(if $(DRY_RUN),--dry-run)
+	$(PY) tools/deploy.py --port $(PORT) --march $(ARCH) $(if $(FROZEN),--frozen) $(if $(DRY_RUN),--dry-run)
 
 repl: $(STAMP)
 	$(MPREMOTE) repl

@@ -151,7 +151,7 @@ def stock(provider):
 @pytest.fixture(scope="module")
 def deployed(stock):
     """The stock board after make deploy (output kept for the deploy test)."""
-    r = make("deploy", "PORT=" + stock.tty, dry=False, timeout=600)
+    r = make("deploy", "PORT=" + stock.tty, "ARCH=host", dry=False, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     stock.wait_log("simboard: hard reset")
     stock.first_deploy = r
@@ -183,7 +183,7 @@ def test_deploy_copies_then_skips_unchanged_files_and_resets(deployed):
     # the reset started main.py: the console answers on the serial line
     deployed.console().close()
     before = {p: os.stat(deployed.flash + p).st_mtime_ns for p in deployed.files()}
-    again = make("deploy", "PORT=" + deployed.tty, dry=False, timeout=600)
+    again = make("deploy", "PORT=" + deployed.tty, "ARCH=host", dry=False, timeout=600)
     assert again.returncode == 0, again.stdout + again.stderr
     # every file was checked by its hash and left alone
     assert up_to_date(again.stdout) == {dev for _, dev in copies} | {d for d, _ in files}

@@ -149,9 +149,13 @@ def main(argv=None):
                    help="do not hard-reset the board at the end")
     p.add_argument("--dry-run", action="store_true",
                    help="print the commands, run nothing")
+    p.add_argument("--march", default="xtensawin",
+                   help="the board's CPU for lib/'s native code (jsonstream): "
+                        "xtensawin (ESP32, ESP32-S3; default), or host for the "
+                        "simulated board of tools/simboard.py")
     a = p.parse_args(argv)
     tool = mpremote()
-    cmds = commands(a.port, not a.frozen, not a.no_reset, tool)
+    cmds = commands(a.port, not a.frozen, not a.no_reset, tool, a.march)
     if a.dry_run:
         print("# from %s" % ROOT)
         for c in cmds:

@@ -2,6 +2,7 @@
 #   make test   create .venv (first time), install pinned tools, run the suite
 #   make sim    run the serial console on the MicroPython unix port
 #   make bench  speed and heap benchmarks on the MicroPython unix port
+#   make lint   ruff (pinned) over lib/, host_tests/ and tools/ (rules: ruff.toml)
 #   make mpy    compile lib/ for the ESP32 (ARCH=xtensawin) into build/ARCH,
 #               with a size table against the frozen-size budget
 VENV   ?= .venv
@@ -9,7 +10,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NODE_STAMP := tools/node/node_modules/.installed
 
-.PHONY: test sim bench mpy clean
+.PHONY: test sim bench mpy clean lint
 
 $(STAMP): tools/requirements.txt tools/requirements-peers.txt tools/constraints.txt
 	python3 -m venv $(VENV)
@@ -23,6 +24,9 @@ $(NODE_STAMP): tools/node/package.json tools/node/package-lock.json
 
 test: $(STAMP) $(NODE_STAMP)
 	$(PY) -m pytest host_tests $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check lib host_tests tools
 
 sim: $(STAMP)
 	$(PY) tools/sim.py

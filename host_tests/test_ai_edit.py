@@ -3,7 +3,6 @@ the model is sent (file context, region, instruction last), the splice,
 fences, the undo slot, every failure leaving the file as it was, and the
 heap under the MicroPython unix port for a 1 KB, 20 KB and 64 KB file (the
 same cap: the file streams from flash)."""
-import json
 import os
 
 import pytest

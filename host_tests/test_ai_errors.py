@@ -4,7 +4,7 @@ import pytest
 
 import ai
 import store
-from fakes import Blocked, Fail, FakeAnthropic, FakeGemini, FakeOpenAI, FakeResponses, Text
+from fakes import Blocked, Fail, FakeAnthropic, FakeGemini, FakeResponses, Text
 
 STYLES = {      # provider: its default style's fake (openai: Responses)
     "openai": (FakeResponses, "gpt-5-mini", "sk-test"),

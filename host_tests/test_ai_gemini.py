@@ -4,17 +4,15 @@ dump through httpc -> read_reply / read_stream / error_info / models), then
 end to end through ai.ask / ai.fetch_models, then under the MicroPython unix
 port in a small heap (HEAP below; scenarios ai_gemini_*.py).
 """
-import io
 import json
 
 import pytest
 
 import httpc
-import jsonstream
 from ai.styles import StyleError
 from ai.styles import gemini as style
 from styletest import Trickle, base_cfg, body_json, style_helpers
-from fakes import Blocked, Calls, Drop, Fail, FakeGemini, Raw, Text, Think
+from fakes import Blocked, Calls, Fail, FakeGemini, Raw, Text, Think
 
 MODEL = "gemini-2.5-flash"
 MODEL3 = "gemini-3-pro-preview"

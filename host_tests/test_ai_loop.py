@@ -1,5 +1,4 @@
 """ai.run, the tool-use loop, with local tools against every style's fake."""
-import json
 import re
 
 import pytest
@@ -8,7 +7,7 @@ import ai
 import store
 from ai import loop
 from fakes import (Calls, FakeAnthropic, FakeGemini, FakeOpenAI, FakeResponses,
-                   FakeTextOnly, Text)
+                   FakeTextOnly)
 
 STYLES = [
     ("openai", FakeResponses, "gpt-5-mini", "sk-test", "native"),

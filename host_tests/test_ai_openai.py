@@ -14,7 +14,7 @@ import jsonstream
 from ai.styles import StyleError
 from ai.styles import openai as style
 from styletest import Trickle, base_cfg, body_json, style_helpers
-from fakes import Calls, Drop, Fail, FakeOpenAI, Raw, Text, Think
+from fakes import Calls, Fail, FakeOpenAI, Raw, Text, Think
 
 FLAVORS = ("openai", "groq", "ollama", "kimi")
 MODEL = {"openai": "gpt-4o-mini", "groq": "llama-3.3-70b-versatile",

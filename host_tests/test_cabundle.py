@@ -15,7 +15,7 @@ import httpc
 from httpserver import Server
 
 import cacerts
-from toolrun import PY, ROOT, load, run
+from toolrun import load, run
 
 cabundle = load("cabundle")
 

@@ -1104,6 +1104,7 @@ class Rules:
         if len(rl) > 32:
             raise ValueError("select: too many rules")
         prog = keys = None
+        tab = 0     # where the node table starts (known after the first pass)
         order = [((1 << len(rl)) - 1) << 7]  # node k + 1: mask << 7 | depth
         for _ in range(2):
             nk = 0

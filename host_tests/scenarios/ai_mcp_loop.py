@@ -5,7 +5,7 @@ import sys
 import ai
 import mcp
 import store
-from ai import config, loop
+from ai import config, loop  # noqa: F401  (in the baseline, as frozen code is)
 from ai.styles import load
 from mcp import client  # noqa: F401  (code in the baseline, like frozen modules)
 import heapmon

@@ -13,7 +13,7 @@ def show(name, fn):
         r = fn()
     except js.JSONError as e:
         r = "JSONError " + str(e)
-    except TypeError as e:
+    except TypeError:
         r = "TypeError"
     print("%s: %s" % (name, r))
 

@@ -1484,18 +1484,11 @@ class _Out:
             self.k = 0
 
 
-_ESCW = {34: b'\\"', 92: b"\\\\", 10: b"\\n", 13: b"\\r", 9: b"\\t",
-         8: b"\\b", 12: b"\\f"}
-
-
-_SPECIAL = (b'"', b"\\", b"\n", b"\t")  # found with find(); rarer control chars by min()
-
-
 if MICROPYTHON:
     @micropython.viper
     def _wesc(out, e: ptr8, i: int, n: int, count: int) -> int:
         # The native writer of a string's bytes e[i:n] as JSON string text
-        # (the same escapes as the pure-Python path below) into out's
+        # (the escapes of CPython's json.dumps, ensure_ascii=False) into out's
         # buffer, up to where it is full; returns the next i. count: only
         # add the length to out.n (encoded_len), return n.
         if count:
@@ -1551,53 +1544,24 @@ if MICROPYTHON:
         out.k = k
         return i
 else:
+    # CPython (the tests' interpreter, which has the memory): its json
+    # module escapes exactly as _wesc does, and is the reference for it
+    import json as _json
     _wesc = None
 
 
 def _wstr(out, s):
+    if _wesc is None:
+        out.put(_json.dumps(s, ensure_ascii=False).encode())
+        return
     e = s.encode()
     n = len(e)
     out.put(b'"')
-    if _wesc is not None:
-        count = out.write is None
-        k = _wesc(out, e, 0, n, count)
-        while k < n:  # the buffer is full
-            out.flush()
-            k = _wesc(out, e, k, n, count)
-        out.put(b'"')
-        return
-    mv = memoryview(e)
-    # next position of each _SPECIAL byte (n: none left)
-    nxt = [0, 0, 0, 0]
-    for t in range(4):
-        x = e.find(_SPECIAL[t])
-        nxt[t] = n if x < 0 else x
-    k = 0
-    while k < n:
-        j = min(nxt)
-        if j > k:
-            seg = mv[k:j]
-            if min(seg) < 32:
-                for m in range(k, j):  # rare control characters
-                    c = e[m]
-                    if c < 32:
-                        if m > k:
-                            out.put(mv[k:m])
-                        x = _ESCW.get(c)
-                        out.put(x if x is not None else ("\\u%04x" % c).encode())
-                        k = m + 1
-                if j > k:
-                    out.put(mv[k:j])
-            else:
-                out.put(seg)
-        if j >= n:
-            break
-        out.put(_ESCW[e[j]])
-        k = j + 1
-        for t in range(4):
-            if nxt[t] == j:
-                x = e.find(_SPECIAL[t], k)
-                nxt[t] = n if x < 0 else x
+    count = out.write is None
+    k = _wesc(out, e, 0, n, count)
+    while k < n:  # the buffer is full
+        out.flush()
+        k = _wesc(out, e, k, n, count)
     out.put(b'"')
 
 

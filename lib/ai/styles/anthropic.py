@@ -74,7 +74,7 @@ length count (see _input).
 """
 import jsonstream
 from jsonstream import Array, Raw, RawFile, Stream
-from ai.styles import HELD, Out, StyleError, output, reply as _reply, as_str
+from ai.styles import HELD, Out, StyleError, output, reply as _reply, as_str, rare_half
 from compat import const
 
 VERSION = "2023-06-01"
@@ -509,20 +509,5 @@ def read_stream(cfg, events, out):
     return c.reply()
 
 
-# ------------------------------- errors and models (in anthropic_more)
 
-def error_info(status, body, headers):
-    """(message, retry_after_seconds or None, kind) for a non-200 reply."""
-    from ai.styles import anthropic_more    # rarely used: imported on demand
-    return anthropic_more.error_info(status, body, headers)
-
-
-def models_request(cfg, page_token):
-    from ai.styles import anthropic_more
-    return anthropic_more.models_request(cfg, page_token)
-
-
-def read_models(cfg, body, add):
-    """add(id) per model; returns the after_id of the next page or None."""
-    from ai.styles import anthropic_more
-    return anthropic_more.read_models(cfg, body, add)
+__getattr__ = rare_half("anthropic_more")      # error_info, models_request, read_models

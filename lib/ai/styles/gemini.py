@@ -90,7 +90,7 @@ sends it (see _args, _declarations).
 """
 import jsonstream
 from compat import ticks_ms, const
-from ai.styles import HELD, StyleError, output, reply as _reply, as_str as _text
+from ai.styles import HELD, StyleError, output, reply as _reply, as_str as _text, rare_half
 
 MAX_OPAQUE = 262144       # all signatures of one reply (they can pass 128 KB)
 _MAX_ARGS = const(16384)          # one functionCall object as materialized
@@ -730,23 +730,5 @@ def read_stream(cfg, events, out):
     return r.reply()
 
 
-# ------------------------------------ errors and models (in gemini_more)
 
-def error_info(status, body, headers):
-    """(message, retry_after_seconds or None, kind) of an error reply; kind
-    is None | "key" | "model" | "blocked". Never raises on a bad body."""
-    from ai.styles import gemini_more
-    return gemini_more.error_info(status, body, headers)
-
-
-def models_request(cfg, page_token):
-    """(url, headers) of one page of the model list."""
-    from ai.styles import gemini_more
-    return gemini_more.models_request(cfg, page_token)
-
-
-def read_models(cfg, body, add):
-    """Calls add(id) per chat-capable model of one page; returns the next
-    page token or None."""
-    from ai.styles import gemini_more
-    return gemini_more.read_models(cfg, body, add)
+__getattr__ = rare_half("gemini_more")      # error_info, models_request, read_models

@@ -58,7 +58,7 @@ Tool results with is_error get an "Error: " prefix (the wire has no flag).
 """
 import jsonstream
 from ai.styles import HELD, Out, StyleError, output, reply as _reply, as_str
-from ai.styles.oai import bearer_headers, effort
+from ai.styles.oai import bearer_headers, effort, models_request, __getattr__  # noqa: F401
 from compat import const
 
 _MAX_CALLS = const(32)          # tool calls in one reply
@@ -363,13 +363,6 @@ def _clip(s):
     return s
 
 
-def error_info(status, body, headers):
-    """(message, retry_after_seconds or None, kind) from an error reply.
-    Never raises: garbage or an HTML page is quoted (its title)."""
-    from ai.styles import openai_more    # rarely used: imported on demand
-    return openai_more.error_info(status, body, headers)
-
-
 def _try_again(msg):
     """Seconds from "... try again in 1.5s" / "in 20ms" / "in 2m3.5s"."""
     i = msg.find("try again in ")
@@ -396,15 +389,3 @@ def _try_again(msg):
         j += 1
     return total if seen else None
 
-
-# ---------------------------------------------------------------- models
-
-def models_request(cfg, page_token):
-    """(url, headers) of the model list (one page: the token is unused)."""
-    return cfg["base_url"] + "/models", bearer_headers(cfg, "application/json")
-
-
-def read_models(cfg, body, add):
-    """Call add(id) per model id; returns None (no further pages)."""
-    from ai.styles import openai_more    # rarely used: imported on demand
-    return openai_more.read_models(cfg, body, add)

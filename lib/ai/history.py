@@ -27,8 +27,6 @@ kept (a turn starts at a user message, so a tool call is never split from
 its result). An aborted turn (Ctrl-C, an error) never reaches the history;
 a line torn by a kill is skipped by readers.
 """
-import os
-
 import jsonstream
 import store
 from ai.lines import _Slice, _lines, read
@@ -48,13 +46,10 @@ class History:
         return Turn(self, msgs)
 
     def clear(self):
-        _remove(self.path)
+        store.remove(self.path)
 
     def size(self):
-        try:
-            return os.stat(self.path)[6]
-        except OSError:
-            return 0
+        return store.size(self.path) or 0
 
 
 class Turn:
@@ -78,7 +73,7 @@ class Turn:
         """A piece of a streamed reply, written into the open line."""
         f = self.f
         if f is None:
-            self.mark = os.stat(self.path)[6]
+            self.mark = store.size(self.path)
             f = self.f = open(self.path, "ab")
             f.write(b'{"content":"')
         f.write(_esc(piece))
@@ -107,7 +102,7 @@ class Turn:
         a = self.mark + 11          # the quote after '{"content":'
         sp = store.Spool("read")
         with open(self.path, "rb") as f:
-            jsonstream.Parser(_Slice(f, a, os.stat(self.path)[6] - a, b'"')).stream_string(sp.add)
+            jsonstream.Parser(_Slice(f, a, store.size(self.path) - a, b'"')).stream_string(sp.add)
         return sp.text()
 
     def commit(self, max_bytes=1 << 30, max_turns=1 << 30):
@@ -125,7 +120,7 @@ class Turn:
             end = a + n
         if f is not None:
             f.close()
-        size = os.stat(self.path)[6]
+        size = store.size(self.path)
         total = end + size
         keep = 0
         for i in range(len(starts) - 1, -1, -1):
@@ -139,12 +134,12 @@ class Turn:
                 store.copy(hist, write, keep, end - keep)
             store.copy(pend, write)
         store.write_atomic(hist, copy)
-        _remove(pend)
+        store.remove(pend)
 
     def drop(self):
         """Forget the turn."""
         self._cut()
-        _remove(self.path)
+        store.remove(self.path)
 
     def _cut(self):
         if self.f is not None:      # a reply recorded but never appended
@@ -164,13 +159,6 @@ def _role(f, a, n):
     except ValueError:
         pass
     return None
-
-
-def _remove(p):
-    try:
-        os.remove(p)
-    except OSError:
-        pass
 
 
 # ---------------------------------------------------------------- writing

@@ -134,8 +134,4 @@ def read():
 
 
 def clear():
-    import os
-    try:
-        os.remove(store.path(CACHE))
-    except OSError:
-        pass
+    store.remove(store.path(CACHE))

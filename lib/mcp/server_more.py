@@ -119,15 +119,14 @@ def _files():
             p = d.rstrip("/") + "/" + n
             if n.endswith(".tmp") or h.private(p):
                 continue
-            try:
-                st = os.stat(host.rstrip("/") + "/" + n)
-            except OSError:
-                continue
-            if st[0] & 0x4000:
+            f = host.rstrip("/") + "/" + n
+            if store.is_dir(f):
                 if p.count("/") < _MAX_DEPTH:
                     dirs.append(p)
             else:
-                yield p, st[6]
+                n = store.size(f)
+                if n is not None:
+                    yield p, n
         while dirs:
             stack.append(dirs.pop())
 
@@ -176,15 +175,12 @@ def resources(srv, method, rid, params, out):
     if uri.startswith("file:///"):
         p = shell._norm(_unquote(uri[7:]))
         host = shell.resolve(p)
-        try:
-            st = os.stat(host)
-        except OSError:
-            st = None
-        if st is None or st[0] & 0x4000 or h.private(p) or p.endswith(".tmp"):
+        n = store.size(host)
+        if n is None or store.is_dir(host) or h.private(p) or p.endswith(".tmp"):
             return out.message(missing)
-        if st[6] > _MAX_READ:
+        if n > _MAX_READ:
             return out.message(h._error(rid, -32602, "%s: %d bytes, over the %d a read "
-                                             "may give" % (p, st[6], _MAX_READ)))
+                                             "may give" % (p, n, _MAX_READ)))
         kind = _kind(host)
         if kind is None:
             return out.message(h._error(rid, -32002, "%s holds a secret of the board" % p))

@@ -57,6 +57,7 @@ provider needs echoed verbatim rides in the assistant turn's "_echo" dict
 ({"style": name, ...}) and is replayed only to the same style (and, where
 the field is provider-specific, the same provider).
 """
+import jsonstream
 import store
 from compat import quote  # noqa: F401  (URL query values: the *_more modules)
 
@@ -153,6 +154,34 @@ def reply(out, calls, finish, echo=None):
     response is closed (ai.ask)."""
     text = out.text() if out.own else ""
     return Reply(text, calls, finish, assistant_turn(text, calls, echo))
+
+
+def wire(v):
+    """A content as it goes on the wire: str, or a flash history's RawFile
+    passed through."""
+    return v if isinstance(v, (str, jsonstream.RawFile)) else str(v)
+
+
+def json_ok(s, chk=None):
+    """True when the str s is one JSON value (walked, nothing built). chk =
+    [cursor, verdict...] of one request: the body's first pass (the length
+    count, which holds no write buffer) parses each text once, the next
+    passes (the writer sets chk[0] = 0 before each) reuse the verdicts in
+    the same order, so no parser adds to the heap while the body is sent."""
+    if chk is not None:
+        n = chk[0] = chk[0] + 1
+        if n < len(chk):
+            return chk[n]
+    try:
+        p = jsonstream.Parser(s)
+        p.skip_value()
+        p.finish()
+        ok = True
+    except (ValueError, MemoryError):
+        ok = False
+    if chk is not None:
+        chk.append(ok)
+    return ok
 
 
 def as_str(v):

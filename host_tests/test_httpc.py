@@ -147,6 +147,9 @@ def test_keep_only_requested_headers_and_bounds():
             w.write(b"HTTP/1.1 200 OK\r\nX-B: " + b"b" * 1100 + b"\r\n\r\n")
         elif p == "/longkept":
             w.write(b"HTTP/1.1 200 OK\r\nX-C: " + b"c" * 600 + b"\r\nContent-Length: 0\r\n\r\n")
+        elif p == "/edge":      # a line of 1024 bytes, then chunked data
+            w.write(b"HTTP/1.1 200 OK\r\nX-D: " + b"d" * 1019 + b"\r\nTransfer-Encoding: "
+                    b"chunked\r\n\r\n2\r\nok\r\n3\r\n!!!\r\n0\r\n\r\n")
         else:
             w.write(b"HTTP/1.1 200 OK\r\nX-Rep: 1\r\nx-rep: 2\r\nX-Other: 3\r\n"
                     b"Content-Length: 2\r\n\r\nok")
@@ -162,9 +165,14 @@ def test_keep_only_requested_headers_and_bounds():
                 httpc.request("GET", srv.url + path, keep=("x-c",))
             assert ei.value.kind == kind and text in str(ei.value), str(ei.value)
             assert ei.value.sent is True
-        # 600-byte value is fine when not kept
+        # 600-byte value is fine when not kept; a line of LINE_MAX bytes too
+        # (the connection's 0.5 KB buffer grows to hold it)
         with httpc.request("GET", srv.url + "/longkept") as r:
             assert r.status == 200
+        with httpc.request("GET", srv.url + "/edge") as r:
+            assert r.read() == b"ok!!!"
+        with httpc.request("GET", srv.url + "/") as r:    # the same connection, grown
+            assert r.read() == b"ok"
 
 
 # ---------------------------------------------------------------- bodies

@@ -10,12 +10,15 @@
 # extensions and trailers ignored) or close-delimited bodies; HEAD, 1xx,
 # 204 and 304 have none.
 #
-# Memory: each busy connection holds one 1 KB buffer: header and chunk-size
-# lines must fit in it, and its first 0.5 KB coalesce the request (a
-# connection writes the whole request before it reads). Bodies stream
-# through the caller's buffer (readinto). An idle (pooled) connection gives
-# its buffer back; one is kept for the next request, so it is allocated
-# once (at import, before the heap fragments), not per request.
+# Memory: each busy connection holds one buffer of 0.5 KB: the request is
+# coalesced in it (a connection writes the whole request before it reads),
+# then header and chunk-size lines are read through it; a longer line (up
+# to LINE_MAX) grows it to 1 KB once. Bodies stream through the caller's
+# buffer (readinto). An idle (pooled) connection gives its buffer back;
+# one is kept for the next request, so it is allocated once (at import,
+# before the heap fragments), not per request, and the connections a
+# session holds at once (the MCP client listening: three) need 0.5 KB
+# holes, not 1 KB ones, in a heap their parsing has fragmented.
 # Every size that comes from the network is bounded with an HTTPError.
 #
 # Keep-alive: one pooled connection per (scheme, host, port). A response
@@ -73,6 +76,7 @@ _DRAIN_MAX = const(4096)     # unread body close() will skip to keep a connectio
 _READ_LIMIT = const(16384)   # default bound of read() / Event.read()
 _PIECE = const(1024)         # largest piece read() collects a body in
 _WCHUNK = const(512)         # write coalescing buffer
+_BUF = const(520)            # a connection's buffer until a line needs more
 # CPython's ssl errnos when the peer hangs up (SSLZeroReturnError, SSLEOFError)
 _SSL_ERROR_ZERO_RETURN = const(6)
 _SSL_ERROR_EOF = const(8)
@@ -92,7 +96,7 @@ _TRAILERS = const(2)         # trailer lines up to a blank line (after size 0)
 _pool = {}
 # the buffer of the next connection (that of an idle connection is kept);
 # the first is made now, while the heap is still in one piece
-_spare = [bytearray(LINE_MAX + 8)]
+_spare = [bytearray(_BUF)]
 _stats = {"opened": 0, "reused": 0}
 # the errors that mean the peer dropped the connection
 _RESETS = (errno.ECONNRESET, EPIPE, errno.ECONNABORTED)
@@ -287,9 +291,12 @@ class _Conn:
         next user). Reading and writing never overlap on a connection, so
         the write buffer is the front of the read buffer."""
         if self.rbuf is None:
-            self.rbuf = _spare.pop() if _spare else bytearray(LINE_MAX + 8)
-            self.rmv = memoryview(self.rbuf)
-            self.wmv = self.rmv[0:_WCHUNK]
+            self.take(_spare.pop() if _spare else bytearray(_BUF))
+
+    def take(self, buf):
+        self.rbuf = buf
+        self.rmv = memoryview(buf)
+        self.wmv = self.rmv[0:_WCHUNK]
 
     def detach(self):
         if self.rbuf is not None:
@@ -453,8 +460,12 @@ class _Conn:
             if self.pos == self.end:
                 self.pos = self.end = 0
             elif self.pos:
-                buf[0:k] = bytes(self.rmv[self.pos:self.end])
+                self.rmv[0:k] = self.rmv[self.pos:self.end]   # (to the front: no copy)
                 self.pos, self.end = 0, k
+            if self.end == len(buf):         # a long line: the full size, once
+                buf = bytearray(LINE_MAX + 8)
+                buf[0:k] = self.rmv[0:k]
+                self.take(buf)
             n = self.recv(self.rmv[self.end:], block)
             if n is None:
                 return None

@@ -492,9 +492,16 @@ class Parser:
         if self._src is None:
             self._n = len(self._b)
 
+    def reuse(self, src, max_value=16384, max_items=MAX_ITEMS):
+        """Read another document, from src (readinto), with this parser's
+        buffer and attribute table: fewer allocations in a fragmented heap
+        (select() reuses one parser per Rules for the events of a stream,
+        ai/lines one per file for its lines)."""
+        self._src = src
+        self._start(max_value, max_items)
+
     def _start(self, max_value, max_items):
-        """Ready for a document from self._src (select() reuses a parser
-        for the documents of one Rules, one per stream event)."""
+        """Ready for a document from self._src."""
         self._n = self._i = self._base = self._depth = 0
         self._st = _VALUE
         self._maxv = max_value
@@ -1338,10 +1345,8 @@ def select(src, rules, **kw):
     p = rules.p
     if p is not None and hasattr(src, "readinto") and not (
             "bufsize" in kw or "max_depth" in kw):
-        # the same rules for another stream: reuse the parser, its buffer
-        # and its attribute table (fewer allocations in a fragmented heap)
-        p._src = src
-        p._start(kw.get("max_value", 16384), kw.get("max_items", MAX_ITEMS))
+        # the same rules for another stream: the same parser
+        p.reuse(src, kw.get("max_value", 16384), kw.get("max_items", MAX_ITEMS))
     else:
         p = Parser(src, **kw)
         if hasattr(src, "readinto"):
@@ -1427,12 +1432,14 @@ class Array:
 
 class _Out:
     """Batches small writes into one fixed bytearray; with write=None it
-    only counts (encoded_len)."""
+    only counts (encoded_len). view: write() gets memoryview slices of the
+    buffer, not bytes copies (see dump)."""
 
-    def __init__(self, write, size):
+    def __init__(self, write, size, view=False):
         self.write = write
         self.size = size
         self.n = 0
+        self.view = view
         if write is not None:
             self.buf = bytearray(size)
             self.mv = memoryview(self.buf)
@@ -1457,7 +1464,7 @@ class _Out:
         a = 0
         while a < n:
             z = a + self.size
-            self.write(bytes(mv[a:z if z < n else n]))
+            self._send(mv[a:z if z < n else n])
             a = z
 
     def copy(self, rf):
@@ -1480,8 +1487,11 @@ class _Out:
 
     def flush(self):
         if self.k:
-            self.write(bytes(self.mv[0:self.k]))
+            self._send(self.mv[0:self.k])
             self.k = 0
+
+    def _send(self, mv):
+        self.write(mv if self.view else bytes(mv))
 
 
 if MICROPYTHON:
@@ -1642,10 +1652,13 @@ def _dump(value, out, max_depth=64):
             return
 
 
-def dump(value, write, bufsize=256):
+def dump(value, write, bufsize=256, view=False):
     """Serialize value, calling write(bytes) with pieces of <= bufsize
-    (at least 8: an escape is written whole)."""
-    _dump(value, _Out(write, bufsize if bufsize > 8 else 8))
+    (at least 8: an escape is written whole). view=True: write() gets each
+    piece as a memoryview of dump's buffer, valid only during the call, so
+    no piece is copied (a writer that sends or copies it at once: a
+    request body)."""
+    _dump(value, _Out(write, bufsize if bufsize > 8 else 8, view))
 
 
 def encoded_len(value):
@@ -1653,6 +1666,17 @@ def encoded_len(value):
     c = _Out(None, 0)
     _dump(value, c)
     return c.n
+
+
+def esc(s):
+    """The str s escaped as the inside of a JSON string: bytes, no quotes
+    (a piece of a string written in pieces). Backslashes, quotes and line
+    breaks are replaced (replace() copies only when it finds one); a text
+    with another control character is written by dumps()."""
+    e = s.encode().replace(b"\\", b"\\\\").replace(b'"', b'\\"').replace(b"\n", b"\\n")
+    if e and min(e) < 32:
+        e = dumps(s)[1:-1].encode()
+    return e
 
 
 def dumps(value):

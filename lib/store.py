@@ -298,7 +298,7 @@ def update(pairs):
 
 def _save():
     s = _load()
-    write_atomic(path(SETTINGS), lambda w: jsonstream.dump(s, w))
+    write_atomic(path(SETTINGS), lambda w: jsonstream.dump(s, w, view=True))
 
 
 def keys(prefix=""):

@@ -57,7 +57,7 @@ def _exchange(cfg, style, history, tools, out, streaming):
         collect()
         try:
             resp = httpc.request("POST", url, headers,
-                                 (size, lambda w: jsonstream.dump(body, w)),
+                                 (size, lambda w: jsonstream.dump(body, w, view=True)),
                                  keep=KEEP, timeout=cfg["timeout"],
                                  deadline=_left(cfg, t0))
         except httpc.HTTPError as e:

@@ -76,7 +76,7 @@ class Turn:
             self.mark = store.size(self.path)
             f = self.f = open(self.path, "ab")
             f.write(b'{"content":"')
-        f.write(_esc(piece))
+        f.write(jsonstream.esc(piece))
 
     def append(self, msg):
         f = self.f
@@ -163,26 +163,18 @@ def _role(f, a, n):
 
 # ---------------------------------------------------------------- writing
 
-def _esc(s):
-    """A str piece as the inside of a JSON string (bytes)."""
-    e = s.encode()
-    if e and (min(e) < 32 or e.find(b'"') >= 0 or e.find(b"\\") >= 0):
-        e = jsonstream.dumps(s)[1:-1].encode()
-    return e
-
-
 def _member(write, k, v):
     write(b',"')
-    write(_esc(k))
+    write(jsonstream.esc(k))
     write(b'":')
-    jsonstream.dump(v, write)
+    jsonstream.dump(v, write, view=True)    # (a file copies each piece)
 
 
 def _write(f, m):
     """One message line, role first (trim finds it without reading on)."""
     w = f.write
     w(b'{"role":')
-    jsonstream.dump(m.get("role"), w)
+    jsonstream.dump(m.get("role"), w, view=True)
     for k in m:
         if k != "role":
             _member(w, k, m[k])
@@ -207,7 +199,7 @@ class StrFile:
             self.f.close()
         f = self.f = open(self.path, "wb")
         f.write(b'"')
-        self.s = store.Scrub(lambda piece: f.write(_esc(piece)))
+        self.s = store.Scrub(lambda piece: f.write(jsonstream.esc(piece)))
 
     def add(self, s):
         self.s.add(s)

@@ -282,7 +282,7 @@ def _send_file(rid, uri, host, mime, text, out):
         if text:
             k = shell.whole(data)
             data, carry = data[:k], data[k:]
-            h._chars(w, str(data, "utf-8"))
+            w(jsonstream.esc(str(data, "utf-8")))
         else:       # base64 of whole 3-byte groups; the rest waits
             k = len(data) - len(data) % 3
             carry = data[k:]

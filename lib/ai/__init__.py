@@ -174,7 +174,10 @@ def ask(history, overrides=None):
         if out is not None:
             out.drop()
         collect()
-        return None, _oom(cfg, out, tools), None
+        try:
+            return None, _oom(cfg, out, tools), None
+        except MemoryError:     # not even the line's words: a constant, no allocation
+            return None, "out of memory (restart, or free memory: ai -new, ai tools clear)", None
 
 
 def _more():

@@ -17,7 +17,7 @@ import os
 import jsonstream
 import store
 import shell
-from compat import const
+from compat import const, unquote
 from mcp import server, server_http as h
 
 _PAGE = const(50)
@@ -173,7 +173,7 @@ def resources(srv, method, rid, params, out):
         return out.message(h._error(rid, -32602, "uri needed"))
     missing = h._error(rid, -32002, "Resource not found: " + uri)
     if uri.startswith("file:///"):
-        p = shell._norm(_unquote(uri[7:]))
+        p = shell._norm(unquote(uri[7:]))
         host = shell.resolve(p)
         n = store.size(host)
         if n is None or store.is_dir(host) or h.private(p) or p.endswith(".tmp"):
@@ -205,24 +205,6 @@ def resources(srv, method, rid, params, out):
             w(b"}]}}")
             return out.end()
     return out.message(missing)
-
-
-def _unquote(s):
-    """%XX escapes of a URI path decoded."""
-    parts = s.split("%")
-    o = bytearray(parts[0].encode())
-    for p in parts[1:]:
-        try:
-            if len(p) < 2:
-                raise ValueError
-            o.append(int(p[:2], 16))
-            o.extend(p[2:].encode())
-        except ValueError:
-            o.extend(b"%" + p.encode())
-    try:
-        return str(o, "utf-8")
-    except UnicodeError:
-        return s
 
 
 def _chunks(host, buf):

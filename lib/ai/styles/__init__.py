@@ -62,6 +62,7 @@ import store
 from compat import quote  # noqa: F401  (URL query values: the *_more modules)
 
 HELD = 16384        # characters a style holds in RAM: tool arguments, reasoning
+MAX_ERROR = 300     # characters of a service's error message kept
 
 
 class StyleError(Exception):

@@ -74,14 +74,13 @@ length count (see _input).
 """
 import jsonstream
 from jsonstream import Array, Raw, Stream
-from ai.styles import (HELD, Out, StyleError, output, reply as _reply, as_str, rare_half,
+from ai.styles import (HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str, rare_half,
                        wire as _str, json_ok)
 from compat import const
 
 VERSION = "2023-06-01"
 _DEFAULT_MAX_TOKENS = const(1024)
 MAX_OPAQUE = 32768          # signatures / redacted data kept for the echo
-_MAX_ERROR = const(300)             # characters of an error message kept
 PAGE = 100                  # models per page
 ID_OK = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
 
@@ -423,7 +422,7 @@ def read_stream(cfg, events, out):
         k = path[-1]
         if k == "message":          # error.message
             m = ev.get("message", "")
-            if len(m) < _MAX_ERROR:
+            if len(m) < MAX_ERROR:
                 ev["message"] = m + p
             return
         if k == "partial_json":
@@ -458,7 +457,7 @@ def read_stream(cfg, events, out):
             msg = ev.get("message") or "stream error"
             if ev.get("etype"):
                 msg = "%s: %s" % (ev["etype"], msg)
-            raise StyleError(msg[:_MAX_ERROR])
+            raise StyleError(msg[:MAX_ERROR])
         if t == "message_stop":
             done = True
             continue

@@ -90,13 +90,12 @@ sends it (see _args, _declarations).
 """
 import jsonstream
 from compat import ticks_ms, const
-from ai.styles import (HELD, StyleError, output, reply as _reply, as_str as _text, rare_half,
+from ai.styles import (HELD, MAX_ERROR, StyleError, output, reply as _reply, as_str as _text, rare_half,
                        wire as _str, json_ok)
 
 MAX_OPAQUE = 262144       # all signatures of one reply (they can pass 128 KB)
 _MAX_ARGS = const(16384)          # one functionCall object as materialized
 _MAX_CALLS = const(64)
-MAX_ERROR = 300           # characters of an error message kept
 SKIP_SIG = "skip_thought_signature_validator"
 # the fields of Gemini's Schema object; anything else is a 400 ("Unknown
 # name ... Cannot find field"), e.g. $schema, additionalProperties, $ref

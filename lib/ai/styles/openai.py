@@ -57,12 +57,11 @@ OpenAI-shaped services may refuse the unknown field).
 Tool results with is_error get an "Error: " prefix (the wire has no flag).
 """
 import jsonstream
-from ai.styles import HELD, Out, StyleError, output, reply as _reply, as_str
+from ai.styles import HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str
 from ai.styles.oai import bearer_headers, effort, models_request, __getattr__  # noqa: F401
 from compat import const
 
 _MAX_CALLS = const(32)          # tool calls in one reply
-_MAX_ERROR = const(300)         # characters of an error message kept
 
 _FINISH = {"stop": "stop", "length": "length", "tool_calls": "tool_calls",
            "function_call": "tool_calls", "content_filter": "filter"}
@@ -358,8 +357,8 @@ def _error_text(err):
 
 def _clip(s):
     s = " ".join(s.split())
-    if len(s) > _MAX_ERROR:
-        s = s[:_MAX_ERROR - 3] + "..."
+    if len(s) > MAX_ERROR:
+        s = s[:MAX_ERROR - 3] + "..."
     return s
 
 

@@ -17,15 +17,21 @@ the MCP loop), neither of which the board pays. So:
 - lib/ and the scenarios are packed into a ROMFS image that scenarios/
   romboot.py loads into a bytearray (it plays the flash) and mounts with
   vfs.VfsRom: bytecode runs in place;
-- romboot then interns every name that lib/'s .mpy files carry (the list is
-  read from the compiled files, qstrs.txt), as the firmware holds all of
-  them in its static qstr table;
+- romboot then interns every name and every str constant (up to 255
+  bytes) that lib/'s .mpy files carry (the list is read from the compiled
+  files, qstrs.txt), as the firmware holds the names in its static qstr
+  table and the strings as objects in flash: a constant the loader finds
+  interned costs no heap (about 8 KB of 32-byte string headers on the MCP
+  loop's path were charged before);
 - heap="64K" means 64 KB FREE once that is done: the runner measures, once
   per session, what the image, the names and romboot take (and the GC's
   tables for them) and adds it to -X heapsize (calibrate()).
 What remains charged is what the board pays too (on the ESP32 with 32-bit
 objects about half as much): module, function and class objects, and
-everything the code allocates. `frozen=False` runs with the raw unix-port
+everything the code allocates; and some of what it does not: the loader's
+record of each function (its raw code, in flash on the board), constant
+tuples and bytes, and str constants longer than 255 bytes (a header each;
+their text stays in the image). `frozen=False` runs with the raw unix-port
 accounting (names interned on import, charged to the heap) for comparison.
 
 A scenario is host_tests/scenarios/<name>.py. It may `import heapmon` and call
@@ -68,11 +74,19 @@ def parse_size(s):
     return int(s[:-1] if mult > 1 else s) * mult
 
 
+# object kinds in an .mpy constant table (py/persistentcode.h)
+_OBJ_STR, _OBJ_BYTES, _OBJ_TUPLE = 5, 6, 10
+_QSTR_MAX = 255      # longest qstr the unix port makes (one length byte)
+
+
 def mpy_qstrs(path):
-    """The names an .mpy file interns when loaded (its non-static qstrs).
-    Format (mpy v6): 'M', version, flags, small-int bits; vuint n_qstr,
-    vuint n_obj; then per qstr a vuint (len << 1 | static) and, unless
-    static, len bytes and a NUL."""
+    """What an .mpy file interns or could find interned when loaded: its
+    non-static qstrs (names) and its str constants. Format (mpy v6): 'M',
+    version, flags, small-int bits; vuint n_qstr, vuint n_obj; per qstr a
+    vuint (len << 1 | static) and, unless static, len bytes and a NUL; per
+    object a kind byte, then for str, bytes, int, float and complex a
+    vuint len and len bytes (str and bytes: and a NUL), for a tuple a
+    vuint count and its objects."""
     with open(path, "rb") as f:
         b = f.read()
     if b[:2] != b"M\x06":
@@ -87,7 +101,7 @@ def mpy_qstrs(path):
             if not c & 0x80:
                 return v, i
     n, i = vuint(4)
-    _, i = vuint(i)
+    n_obj, i = vuint(i)
     out = []
     for _ in range(n):
         ln, i = vuint(i)
@@ -95,17 +109,41 @@ def mpy_qstrs(path):
             ln >>= 1
             out.append(b[i:i + ln].decode())
             i += ln + 1
+
+    def obj(i):
+        kind = b[i]
+        i += 1
+        if kind == _OBJ_TUPLE:
+            count, i = vuint(i)
+            for _ in range(count):
+                i = obj(i)
+        elif kind >= _OBJ_STR:
+            ln, i = vuint(i)
+            if kind == _OBJ_STR and 0 < ln <= _QSTR_MAX:
+                out.append(b[i:i + ln].decode())
+            i += ln + (kind <= _OBJ_BYTES)
+        return i
+    for _ in range(n_obj):
+        i = obj(i)
     return out
 
 
 def tree_qstrs(folder):
-    """Every name the .mpy files under folder intern."""
+    """Every name and str constant the .mpy files under folder intern."""
     names = set()
     for d, _, files in os.walk(folder):
         for f in files:
             if f.endswith(".mpy"):
                 names.update(mpy_qstrs(os.path.join(d, f)))
     return names
+
+
+def qstr_line(q):
+    """One line of qstrs.txt: the text, or "=" and its UTF-8 in hex when it
+    holds a line break or starts with "=" (romboot decodes it)."""
+    if "\n" in q or "\r" in q or q.startswith("="):
+        return "=" + q.encode().hex() + "\n"
+    return q + "\n"
 
 
 def romfs_image(folders):
@@ -185,7 +223,7 @@ class Runner:
         self.rom_size = len(image)
         self.qstrs = os.path.join(self.build, "qstrs.txt")
         with open(self.qstrs, "w") as f:
-            f.write("".join(q + "\n" for q in sorted(tree_qstrs(os.path.join(self.build, "lib")))))
+            f.write("".join(qstr_line(q) for q in sorted(tree_qstrs(os.path.join(self.build, "lib")))))
         self.flash = {True: self.calibrate(True), False: self.calibrate(False)}
 
     def calibrate(self, frozen):

@@ -239,10 +239,11 @@ def test_read_reply_bounds():
     assert "longer than 400" in str(e.value)
     body = {"content": [{"type": "thinking", "thinking": "t" * 900, "signature": "S"},
                         {"type": "text", "text": "short"}], "stop_reason": "end_turn"}
-    r = style.read_reply(make_cfg(max_reply=400, max_thinking=1000), Trickle(json.dumps(body)))
+    # thinking is held under the same bound as the text (max_reply, at most HELD)
+    r = style.read_reply(make_cfg(max_reply=1000), Trickle(json.dumps(body)))
     assert r.text == "short" and "_echo" not in r.turn    # no tool call: not echoed
     with pytest.raises(StyleError) as e:
-        style.read_reply(make_cfg(max_reply=4000, max_thinking=800), Trickle(json.dumps(body)))
+        style.read_reply(make_cfg(max_reply=800), Trickle(json.dumps(body)))
     assert str(e.value) == "thinking longer than 800 characters (lower the thinking setting)"
     body = {"content": [{"type": "redacted_thinking", "data": "z" * (style.MAX_OPAQUE + 1)}],
             "stop_reason": "end_turn"}

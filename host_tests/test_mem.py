@@ -12,9 +12,10 @@ shows as a number.
   says what to lower at 64K, and passes with more heap (printed).
 - A 300 KB streamed reply at 64K: the clean "longer than" error.
 - The console (`ai QUESTION`, every module of that path imported, markdown
-  on): 1/16/64 KB replies at 80K, the reply in the history file byte for
-  byte, `ai history` to its end and a follow-up round at 80K, the 64 KB
-  round's peak within 2 KB of the 1 KB round's.
+  on): 1/16/64 KB replies at CONSOLE_CAP (the goal is 80K), the reply in
+  the history file byte for byte, `ai history` to its end and a follow-up
+  round at the same heap, the 64 KB round's peak within 2 KB of the 1 KB
+  round's.
 - A chat offering a tools cache of 10/50/200 tools (schemas ~800 bytes)
   at 64K, peaks within 2 KB.
 - MCP: a 1 MB tool result of the Python SDK server (with and without the
@@ -31,6 +32,7 @@ import pytest
 
 from fakes import Calls, FakeAnthropic, FakeGemini, FakeOpenAI, FakeTextOnly, Text
 from mcpfake import McpFake, reply, sse
+from mpyrun import parse_size
 
 PAT = "0123456789abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ.,;\n"
 STYLES = {
@@ -40,7 +42,11 @@ STYLES = {
     "fallback": (FakeTextOnly, "openai", "text-model-1", "sk-test"),
 }
 CAP = "64K"
-CONSOLE_CAP = "80K"
+# the console's 64 KB round passes from 69K (printed): its cap keeps 3K
+CONSOLE_CAP = "72K"
+CONSOLE_GOAL = "80K"
+# ai.run on a 1 MB tool result passes from 64-65K (printed); goal 64K
+BIG_RUN_CAP = "68K"
 
 
 def twice(run):
@@ -125,11 +131,17 @@ def test_300k_streamed_reply_is_a_clean_error(mpy, tmp_path):
 CSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
+def _console_run(mpy, flash, cmd, heap=CONSOLE_CAP):
+    return mpy.run("aicmd_long", heap=heap, args=[flash] + list(cmd), timeout=300, input="")
+
+
+def _console_ok(r):
+    return r.rc == 0 and "Traceback" not in r.err and "out of memory" not in r.out
+
+
 def _console(mpy, flash, *cmd):
-    r = mpy.run("aicmd_long", heap=CONSOLE_CAP, args=[flash] + list(cmd), timeout=300,
-                input="")
-    assert r.rc == 0, r
-    assert "Traceback" not in r.err and "out of memory" not in r.out, r.out[-2000:]
+    r = _console_run(mpy, flash, cmd)
+    assert _console_ok(r), (r.out[-2000:], r.err)
     return r, CSI.sub("", r.out).replace("\r", "")
 
 
@@ -138,7 +150,8 @@ def _history(flash):
         return [json.loads(line) for line in f]
 
 
-def test_console_long_replies_at_80k(mpy, tmp_path):
+def test_console_long_replies(mpy, tmp_path):
+    assert parse_size(CONSOLE_CAP) <= parse_size(CONSOLE_GOAL)
     peaks = {}
     for size in (1024, 16384, 65536):
         flash = tmp_path / ("flash%d" % size)
@@ -166,6 +179,18 @@ def test_console_long_replies_at_80k(mpy, tmp_path):
             sent = srv.requests[-1].json["messages"]
             assert [m["content"] for m in sent] == ["write a long text", text, "and now?"]
             assert "Short answer." in out
+            if size == 65536:
+                # the smallest heap of the 64 KB round (a fresh flash each time)
+                def passes(heap):
+                    f = tmp_path / ("flash-%s" % heap)
+                    f.mkdir()
+                    (f / "settings.json").write_text((flash / "settings.json").read_text())
+                    srv.queue(Text(text))
+                    return _console_ok(_console_run(mpy, f, ["ai", "write", "a", "long", "text"],
+                                                    heap))
+                least = mpy.smallest(passes, CONSOLE_CAP, "64K")
+                print("console 64 KB reply: smallest passing heap %dK (cap %s, goal %s)"
+                      % (least // 1024, CONSOLE_CAP, CONSOLE_GOAL))
         print("console %d B reply: round %d B, ai history %d B, follow-up %d B (at %s)"
               % (size, r.working, r2.working, r3.working, CONSOLE_CAP))
     assert peaks[65536] - peaks[1024] < 2048, peaks
@@ -231,8 +256,11 @@ def big_server(sdk_server):
 def test_mcp_call_cuts_a_1mb_result_while_reading(mpy, tmp_path, big_server):
     """mcp.call on the SDK server's 1 MB result, with the duplicate
     structuredContent (big) and without (big_text): cut to 16 KB while it
-    is read. The str mcp.call returns is one block of RAM: it needs more
-    than 64K here (printed); at 64K the error names what to lower."""
+    is read. The str mcp.call returns is one block of RAM: a free block of
+    16,415 bytes, and at 64K the largest one left when it is built is about
+    16.1-16.4 KB (of ~30 KB free), so there it comes back as the text or
+    as the error that names what to lower; the smallest heap at which both
+    calls return the text is printed (66K)."""
     def run(heap):
         return mpy.run("mcp_big", heap=heap, args=[tmp_path, big_server, BIG, "call"],
                        timeout=300)
@@ -267,7 +295,7 @@ def test_ai_run_with_a_1mb_tool_result(mpy, tmp_path, big_server):
             last = srv.requests[-1].json if len(srv.requests) > 1 else None
             sent = [m for m in last["messages"] if m["role"] == "tool"] if last else []
         return r, sent
-    r, sent = run("80K")
+    r, sent = run(BIG_RUN_CAP)
     assert r.rc == 0, r
     assert "RUN '' None" in r.out, r.out
     note = "\n... (truncated, %d bytes)" % BIG
@@ -277,8 +305,9 @@ def test_ai_run_with_a_1mb_tool_result(mpy, tmp_path, big_server):
     def passes(heap):
         x, s = run(heap)
         return x.rc == 0 and "TOOL 16384 True" in x.out
-    least = mpy.smallest(passes, "80K", "60K")
-    print("ai.run with a 1 MB tool result (cut to 16 KB, on flash): from %dK" % (least // 1024))
+    least = mpy.smallest(passes, BIG_RUN_CAP, "58K")
+    print("ai.run with a 1 MB tool result (cut to 16 KB, on flash): from %dK (cap %s, goal %s)"
+          % (least // 1024, BIG_RUN_CAP, CAP))
 
 
 PAGE, TOOLS = 10, 49
@@ -309,14 +338,18 @@ def test_a_49_tool_server_over_five_pages(mpy, tmp_path):
         assert "LIST 49 None ['tool_00', 'tool_48']" in r.out, r.out
         assert f.asked == [0, 10, 20, 30, 40]
         with FakeOpenAI(key="sk-test", models=["gpt-4o-mini"]) as srv:
-            run = mpy.run("mcp_pages", heap="72K", args=[
-                tmp_path, f.url, "run", "openai", srv.base_url, "gpt-4o-mini", "sk-test"],
-                timeout=120)
+            def run_at(heap):
+                return mpy.run("mcp_pages", heap=heap, args=[
+                    tmp_path, f.url, "run", "openai", srv.base_url, "gpt-4o-mini", "sk-test"],
+                    timeout=120)
+            run = run_at(CAP)
             assert run.rc == 0 and "RUN '' None" in run.out, run
             offered = [t["function"]["name"] for t in srv.requests[0].json["tools"]]
+            least = mpy.smallest(lambda h: "RUN '' None" in run_at(h).out, CAP, "48K")
         assert offered == ["pages__tool_%02d" % i for i in range(TOOLS)]
     print("49 tools over 5 pages: mcp.tools(each=) working %d B at %s; ai.run(mcps=) "
-          "working %d B" % (r.working, CAP, run.working))
+          "working %d B, smallest passing heap %dK" % (r.working, CAP, run.working,
+                                                      least // 1024))
 
 
 # ---------------------------------------------------------------- no MemoryError

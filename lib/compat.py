@@ -62,6 +62,34 @@ def quote(s):
     return out.decode()
 
 
+def unquote(s, form=False):
+    """%XX escapes decoded (form: "+" is a space too, as in a query or a
+    form body); a malformed escape stays as it is, and a text whose bytes
+    are not UTF-8 comes back unchanged."""
+    if form:
+        s = s.replace("+", " ")
+    parts = s.split("%")
+    if len(parts) == 1:
+        return s
+    o = bytearray(parts[0].encode())
+    for p in parts[1:]:
+        v = -1
+        if len(p) > 1:
+            try:
+                v = int(p[:2], 16)
+            except ValueError:
+                pass
+        if v < 0:
+            o.extend(b"%" + p.encode())
+        else:
+            o.append(v)
+            o.extend(p[2:].encode())
+    try:
+        return str(o, "utf-8")
+    except UnicodeError:
+        return s
+
+
 def is_timeout(exc):
     """True when an OSError means a socket timeout (ETIMEDOUT on esp32,
     EAGAIN on the unix port, socket.timeout on CPython)."""

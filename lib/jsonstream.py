@@ -492,9 +492,16 @@ class Parser:
         if self._src is None:
             self._n = len(self._b)
 
+    def reuse(self, src, max_value=16384, max_items=MAX_ITEMS):
+        """Read another document, from src (readinto), with this parser's
+        buffer and attribute table: fewer allocations in a fragmented heap
+        (select() reuses one parser per Rules for the events of a stream,
+        ai/lines one per file for its lines)."""
+        self._src = src
+        self._start(max_value, max_items)
+
     def _start(self, max_value, max_items):
-        """Ready for a document from self._src (select() reuses a parser
-        for the documents of one Rules, one per stream event)."""
+        """Ready for a document from self._src."""
         self._n = self._i = self._base = self._depth = 0
         self._st = _VALUE
         self._maxv = max_value
@@ -1339,10 +1346,8 @@ def select(src, rules, **kw):
     p = rules.p
     if p is not None and hasattr(src, "readinto") and not (
             "bufsize" in kw or "max_depth" in kw):
-        # the same rules for another stream: reuse the parser, its buffer
-        # and its attribute table (fewer allocations in a fragmented heap)
-        p._src = src
-        p._start(kw.get("max_value", 16384), kw.get("max_items", MAX_ITEMS))
+        # the same rules for another stream: the same parser
+        p.reuse(src, kw.get("max_value", 16384), kw.get("max_items", MAX_ITEMS))
     else:
         p = Parser(src, **kw)
         if hasattr(src, "readinto"):
@@ -1428,12 +1433,14 @@ class Array:
 
 class _Out:
     """Batches small writes into one fixed bytearray; with write=None it
-    only counts (encoded_len)."""
+    only counts (encoded_len). view: write() gets memoryview slices of the
+    buffer, not bytes copies (see dump)."""
 
-    def __init__(self, write, size):
+    def __init__(self, write, size, view=False):
         self.write = write
         self.size = size
         self.n = 0
+        self.view = view
         if write is not None:
             self.buf = bytearray(size)
             self.mv = memoryview(self.buf)
@@ -1458,7 +1465,7 @@ class _Out:
         a = 0
         while a < n:
             z = a + self.size
-            self.write(bytes(mv[a:z if z < n else n]))
+            self._send(mv[a:z if z < n else n])
             a = z
 
     def copy(self, rf):
@@ -1481,22 +1488,18 @@ class _Out:
 
     def flush(self):
         if self.k:
-            self.write(bytes(self.mv[0:self.k]))
+            self._send(self.mv[0:self.k])
             self.k = 0
 
-
-_ESCW = {34: b'\\"', 92: b"\\\\", 10: b"\\n", 13: b"\\r", 9: b"\\t",
-         8: b"\\b", 12: b"\\f"}
-
-
-_SPECIAL = (b'"', b"\\", b"\n", b"\t")  # found with find(); rarer control chars by min()
+    def _send(self, mv):
+        self.write(mv if self.view else bytes(mv))
 
 
 if MICROPYTHON:
     @micropython.viper
     def _wesc(out, e: ptr8, i: int, n: int, count: int) -> int:
         # The native writer of a string's bytes e[i:n] as JSON string text
-        # (the same escapes as the pure-Python path below) into out's
+        # (the escapes of CPython's json.dumps, ensure_ascii=False) into out's
         # buffer, up to where it is full; returns the next i. count: only
         # add the length to out.n (encoded_len), return n.
         if count:
@@ -1552,53 +1555,24 @@ if MICROPYTHON:
         out.k = k
         return i
 else:
+    # CPython (the tests' interpreter, which has the memory): its json
+    # module escapes exactly as _wesc does, and is the reference for it
+    import json as _json
     _wesc = None
 
 
 def _wstr(out, s):
+    if _wesc is None:
+        out.put(_json.dumps(s, ensure_ascii=False).encode())
+        return
     e = s.encode()
     n = len(e)
     out.put(b'"')
-    if _wesc is not None:
-        count = out.write is None
-        k = _wesc(out, e, 0, n, count)
-        while k < n:  # the buffer is full
-            out.flush()
-            k = _wesc(out, e, k, n, count)
-        out.put(b'"')
-        return
-    mv = memoryview(e)
-    # next position of each _SPECIAL byte (n: none left)
-    nxt = [0, 0, 0, 0]
-    for t in range(4):
-        x = e.find(_SPECIAL[t])
-        nxt[t] = n if x < 0 else x
-    k = 0
-    while k < n:
-        j = min(nxt)
-        if j > k:
-            seg = mv[k:j]
-            if min(seg) < 32:
-                for m in range(k, j):  # rare control characters
-                    c = e[m]
-                    if c < 32:
-                        if m > k:
-                            out.put(mv[k:m])
-                        x = _ESCW.get(c)
-                        out.put(x if x is not None else ("\\u%04x" % c).encode())
-                        k = m + 1
-                if j > k:
-                    out.put(mv[k:j])
-            else:
-                out.put(seg)
-        if j >= n:
-            break
-        out.put(_ESCW[e[j]])
-        k = j + 1
-        for t in range(4):
-            if nxt[t] == j:
-                x = e.find(_SPECIAL[t], k)
-                nxt[t] = n if x < 0 else x
+    count = out.write is None
+    k = _wesc(out, e, 0, n, count)
+    while k < n:  # the buffer is full
+        out.flush()
+        k = _wesc(out, e, k, n, count)
     out.put(b'"')
 
 
@@ -1679,10 +1653,13 @@ def _dump(value, out, max_depth=64):
             return
 
 
-def dump(value, write, bufsize=256):
+def dump(value, write, bufsize=256, view=False):
     """Serialize value, calling write(bytes) with pieces of <= bufsize
-    (at least 8: an escape is written whole)."""
-    _dump(value, _Out(write, bufsize if bufsize > 8 else 8))
+    (at least 8: an escape is written whole). view=True: write() gets each
+    piece as a memoryview of dump's buffer, valid only during the call, so
+    no piece is copied (a writer that sends or copies it at once: a
+    request body)."""
+    _dump(value, _Out(write, bufsize if bufsize > 8 else 8, view))
 
 
 def encoded_len(value):
@@ -1690,6 +1667,17 @@ def encoded_len(value):
     c = _Out(None, 0)
     _dump(value, c)
     return c.n
+
+
+def esc(s):
+    """The str s escaped as the inside of a JSON string: bytes, no quotes
+    (a piece of a string written in pieces). Backslashes, quotes and line
+    breaks are replaced (replace() copies only when it finds one); a text
+    with another control character is written by dumps()."""
+    e = s.encode().replace(b"\\", b"\\\\").replace(b'"', b'\\"').replace(b"\n", b"\\n")
+    if e and min(e) < 32:
+        e = dumps(s)[1:-1].encode()
+    return e
 
 
 def dumps(value):

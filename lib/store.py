@@ -54,6 +54,29 @@ def exists(p):
         return False
 
 
+def size(p):
+    """The size of file p in bytes, or None when it is not there."""
+    try:
+        return os.stat(p)[6]
+    except OSError:
+        return None
+
+
+def is_dir(p):
+    try:
+        return os.stat(p)[0] & 0x4000 != 0     # S_IFDIR
+    except OSError:
+        return False
+
+
+def remove(p):
+    """Delete file p if it is there."""
+    try:
+        os.remove(p)
+    except OSError:
+        pass
+
+
 def makedirs(p):
     """mkdir -p (MicroPython's os has no makedirs)."""
     cur = ""
@@ -206,10 +229,7 @@ class Spool:
             if self.f is not True:
                 self.f.close()
             self.f = None
-            try:
-                os.remove(self.path)
-            except OSError:
-                pass
+            remove(self.path)
         self.parts = []
         self.size = self.held = self.k = 0
 
@@ -278,7 +298,7 @@ def update(pairs):
 
 def _save():
     s = _load()
-    write_atomic(path(SETTINGS), lambda w: jsonstream.dump(s, w))
+    write_atomic(path(SETTINGS), lambda w: jsonstream.dump(s, w, view=True))
 
 
 def keys(prefix=""):

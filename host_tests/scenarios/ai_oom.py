@@ -6,7 +6,10 @@
 #   OOM <name> <level>:<oom|err|ok|ESCAPED> ... | <the first out-of-memory line>
 import gc
 import sys
-import store
+# the ballast's list, made first while the heap is in one piece (a new 4 KB
+# list at every fill needed a 4 KB hole in a heap the calls had fragmented)
+BAL = [None] * 512
+import store  # noqa: E402
 root, base, url = sys.argv[1:4]
 store.set_root(root)
 import ai
@@ -25,10 +28,16 @@ conn, err = mcp.connect_named("sdk")
 assert err is None, err
 
 
+def release():
+    for i in range(len(BAL)):
+        BAL[i] = None
+    gc.collect()
+
+
 def fill(leave):
     """Ballast: take the heap, then give back about `leave` bytes."""
-    gc.collect()
-    bal = [None] * 512
+    bal = BAL
+    release()
     n = 0
     size = 8192
     while size >= 16 and n < len(bal):
@@ -42,7 +51,6 @@ def fill(leave):
         n -= 1
         freed += len(bal[n])
         bal[n] = None
-    return bal
 
 
 HIST = [{"role": "user", "content": "hi"}]
@@ -63,14 +71,13 @@ for name, fn, args in CALLS:
     seen = []
     first = ""
     for level in (512, 1024, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576):
-        bal = fill(level)
+        fill(level)
         try:
             r = fn(*args)
             kind = None
         except MemoryError:
             kind = "ESCAPED"
-        bal = None
-        gc.collect()
+        release()
         if kind is None:
             err = r[1] if isinstance(r, tuple) else r
             kind = "ok" if not err else ("oom" if "out of memory" in err else "err")

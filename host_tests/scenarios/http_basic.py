@@ -27,8 +27,8 @@ def writer(write):
         write(b"d" * 100)
 
 
-with httpc.request("POST", BASE + "/p", body=writer, keep=("x-chunks",)) as r:
-    print("post-chunked", len(r.read()), r.headers["x-chunks"])
+with httpc.request("POST", BASE + "/p", body=(1630, writer), keep=("x-chunks",)) as r:
+    print("post-pieces", len(r.read()), r.headers["x-chunks"])
 
 
 def w2(write):

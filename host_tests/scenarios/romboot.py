@@ -1,8 +1,10 @@
 # Starts a scenario the way the board runs code (see host_tests/mpyrun.py):
 # lib/ and the scenarios as .mpy files in a read-only ROM filesystem
 # (VfsRom) whose bytecode runs in place, like the frozen modules in the
-# ESP32's flash, and (ANTOS_QSTRS) every name lib/ uses interned up front,
-# like the firmware's static qstr table. The image is loaded into a
+# ESP32's flash, and (ANTOS_QSTRS) every name and str constant lib/ uses
+# interned up front, like the firmware's static qstr table and its string
+# objects in flash (a constant found interned costs no heap when loaded;
+# a line "=<hex>" is one with a line break, in UTF-8). The image is loaded into a
 # bytearray, which plays the flash; the runner sizes -X heapsize so that
 # the heap a test names is what is free after this.
 #   micropython -X heapsize=<N> -m romboot <scenario> [args...]
@@ -20,7 +22,10 @@ if _path:
     gc.threshold(2048)
     _f = open(_path)
     for _name in _f:
-        hasattr(int, _name[:-1])      # interns the name, as frozen code has it
+        _name = _name[:-1]
+        if _name[:1] == "=":
+            _name = str(bytes.fromhex(_name[1:]), "utf-8")
+        hasattr(int, _name)      # interns it, as frozen code has it
     _f.close()
     del _f, _name
     gc.threshold(-1)

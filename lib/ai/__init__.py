@@ -57,7 +57,7 @@ def _exchange(cfg, style, history, tools, out, streaming):
         collect()
         try:
             resp = httpc.request("POST", url, headers,
-                                 (size, lambda w: jsonstream.dump(body, w)),
+                                 (size, lambda w: jsonstream.dump(body, w, view=True)),
                                  keep=KEEP, timeout=cfg["timeout"],
                                  deadline=_left(cfg, t0))
         except httpc.HTTPError as e:
@@ -174,7 +174,10 @@ def ask(history, overrides=None):
         if out is not None:
             out.drop()
         collect()
-        return None, _oom(cfg, out, tools), None
+        try:
+            return None, _oom(cfg, out, tools), None
+        except MemoryError:     # not even the line's words: a constant, no allocation
+            return None, "out of memory (restart, or free memory: ai -new, ai tools clear)", None
 
 
 def _more():

@@ -37,7 +37,6 @@ the old file is copied to the undo slot (one level, on flash: .edit/undo
 and .edit/undo.json naming the file); ai.undo() puts it back.
 Use-type "edit" (ai.edit.* settings, then ai.general.*).
 """
-import os
 
 import jsonstream
 import store
@@ -57,13 +56,6 @@ def _dir(name):
     d = store.path(".edit")
     store.makedirs(d)
     return d + "/" + name
-
-
-def _remove(p):
-    try:
-        os.remove(p)
-    except OSError:
-        pass
 
 
 def _name(path):
@@ -170,7 +162,7 @@ def _message(path, req, a, b, label, context, instruction):
     with open(req, "wb") as f:
         write(b'"')
         if context:
-            block("The whole file %s, for context" % name, 0, os.stat(path)[6])
+            block("The whole file %s, for context" % name, 0, store.size(path))
         block(label, a, b)
         text(instruction)
         write(b'"')
@@ -240,12 +232,10 @@ def edit(path, start=None, end=None, where="replace", instruction=None, override
     if not isinstance(instruction, str) or not instruction.strip():
         return None, "say what to change (an instruction)"
     name = _name(path)
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None, "%s: no such file" % name
-    if st[0] & 0x4000:
+    if store.is_dir(path):
         return None, "%s: is a folder" % name
+    if store.size(path) is None:
+        return None, "%s: no such file" % name
     whole = start is None
     start = 1 if whole else start
     end = start if end is None else end
@@ -292,8 +282,8 @@ def edit(path, start=None, end=None, where="replace", instruction=None, override
             return None, "the model's answer was empty; %s is unchanged" % name
         _splice(path, ans, out, a, b, where, size)
     finally:
-        _remove(req)
-        _remove(ans)
+        store.remove(req)
+        store.remove(ans)
     removed = (end - start + 1 if lines else 0) if where == "replace" else 0
     return "+%d -%d lines at %d-%d" % (out.lines, removed, start, end), None
 
@@ -321,10 +311,12 @@ def undo():
     try:
         with open(meta, "rb") as f:
             path = jsonstream.load(f).get("path")
-        size = os.stat(copy)[6]
     except (OSError, ValueError, AttributeError):
+        path = None
+    size = store.size(copy)
+    if path is None or size is None:
         return None, "nothing to undo"
     store.write_atomic(path, lambda w: _copy(copy, 0, size, w))
-    _remove(meta)
-    _remove(copy)
+    store.remove(meta)
+    store.remove(copy)
     return "%s restored (%d bytes)" % (_name(path), size), None

@@ -27,8 +27,6 @@ kept (a turn starts at a user message, so a tool call is never split from
 its result). An aborted turn (Ctrl-C, an error) never reaches the history;
 a line torn by a kill is skipped by readers.
 """
-import os
-
 import jsonstream
 import store
 from ai.lines import _Slice, _lines, read
@@ -48,13 +46,10 @@ class History:
         return Turn(self, msgs)
 
     def clear(self):
-        _remove(self.path)
+        store.remove(self.path)
 
     def size(self):
-        try:
-            return os.stat(self.path)[6]
-        except OSError:
-            return 0
+        return store.size(self.path) or 0
 
 
 class Turn:
@@ -78,10 +73,10 @@ class Turn:
         """A piece of a streamed reply, written into the open line."""
         f = self.f
         if f is None:
-            self.mark = os.stat(self.path)[6]
+            self.mark = store.size(self.path)
             f = self.f = open(self.path, "ab")
             f.write(b'{"content":"')
-        f.write(_esc(piece))
+        f.write(jsonstream.esc(piece))
 
     def append(self, msg):
         f = self.f
@@ -107,7 +102,7 @@ class Turn:
         a = self.mark + 11          # the quote after '{"content":'
         sp = store.Spool("read")
         with open(self.path, "rb") as f:
-            jsonstream.Parser(_Slice(f, a, os.stat(self.path)[6] - a, b'"')).stream_string(sp.add)
+            jsonstream.Parser(_Slice(f, a, store.size(self.path) - a, b'"')).stream_string(sp.add)
         return sp.text()
 
     def commit(self, max_bytes=1 << 30, max_turns=1 << 30):
@@ -125,7 +120,7 @@ class Turn:
             end = a + n
         if f is not None:
             f.close()
-        size = os.stat(self.path)[6]
+        size = store.size(self.path)
         total = end + size
         keep = 0
         for i in range(len(starts) - 1, -1, -1):
@@ -139,12 +134,12 @@ class Turn:
                 store.copy(hist, write, keep, end - keep)
             store.copy(pend, write)
         store.write_atomic(hist, copy)
-        _remove(pend)
+        store.remove(pend)
 
     def drop(self):
         """Forget the turn."""
         self._cut()
-        _remove(self.path)
+        store.remove(self.path)
 
     def _cut(self):
         if self.f is not None:      # a reply recorded but never appended
@@ -166,35 +161,20 @@ def _role(f, a, n):
     return None
 
 
-def _remove(p):
-    try:
-        os.remove(p)
-    except OSError:
-        pass
-
-
 # ---------------------------------------------------------------- writing
-
-def _esc(s):
-    """A str piece as the inside of a JSON string (bytes)."""
-    e = s.encode()
-    if e and (min(e) < 32 or e.find(b'"') >= 0 or e.find(b"\\") >= 0):
-        e = jsonstream.dumps(s)[1:-1].encode()
-    return e
-
 
 def _member(write, k, v):
     write(b',"')
-    write(_esc(k))
+    write(jsonstream.esc(k))
     write(b'":')
-    jsonstream.dump(v, write)
+    jsonstream.dump(v, write, view=True)    # (a file copies each piece)
 
 
 def _write(f, m):
     """One message line, role first (trim finds it without reading on)."""
     w = f.write
     w(b'{"role":')
-    jsonstream.dump(m.get("role"), w)
+    jsonstream.dump(m.get("role"), w, view=True)
     for k in m:
         if k != "role":
             _member(w, k, m[k])
@@ -219,7 +199,7 @@ class StrFile:
             self.f.close()
         f = self.f = open(self.path, "wb")
         f.write(b'"')
-        self.s = store.Scrub(lambda piece: f.write(_esc(piece)))
+        self.s = store.Scrub(lambda piece: f.write(jsonstream.esc(piece)))
 
     def add(self, s):
         self.s.add(s)

@@ -2,12 +2,14 @@
 chat history (ai/history.py) and the tool lists (ai/toolcache.py).
 
 File format: one JSON object per line ("\n" ends it; a last line without
-one, torn by a kill, is skipped). Files are read in 128-byte pieces. A line
-up to `small` bytes is loaded whole; in a longer one the value of one key
-is not read: it comes as jsonstream.RawFile(path, offset, length) of its
-JSON text (the history's long "content" strings, every tool's
-"parameters"), which a request copies from the file in pieces, load()
-reads (a schema) and ai/history.py streams (pieces) or reads (string).
+one, torn by a kill, is skipped). Files are read in 128-byte pieces, every
+line of a file by one parser (its buffer and attribute table made once: a
+request offers up to 256 tool lines). A line up to `small` bytes is loaded
+whole; in a longer one the value of one key is not read: it comes as
+jsonstream.RawFile(path, offset, length) of its JSON text (the history's
+long "content" strings, every tool's "parameters"), which a request copies
+from the file in pieces, load() reads (a schema) and ai/history.py streams
+(pieces) or reads (string).
 """
 import jsonstream
 from compat import const
@@ -70,14 +72,18 @@ def read(path, key="content", small=SMALL):
     longer than `small` bytes the value of `key` comes as a RawFile (a
     "content" only when it is a string). Lines that are not objects are
     skipped."""
-    f = None
-    buf = bytearray(_BUF)   # one parse buffer for every line
+    f = p = None
     try:
         for a, n in _lines(path):
             if f is None:
                 f = open(path, "rb")
+            src = _Slice(f, a, n)
+            if p is None:
+                p = jsonstream.Parser(src, max_value=_MAX_VALUE, buf=bytearray(_BUF))
+            else:
+                p.reuse(src, _MAX_VALUE)
             try:
-                m = _load_line(f, path, a, n, key, small, buf)
+                m = _load_line(p, path, a, key, n > small)
             except ValueError:      # torn by a kill, or not JSON
                 continue
             if isinstance(m, dict):
@@ -87,12 +93,12 @@ def read(path, key="content", small=SMALL):
             f.close()
 
 
-def _load_line(f, path, a, n, key, small, buf):
-    if n <= small:
-        f.seek(a)
-        return jsonstream.loads(f.read(n))
+def _load_line(p, path, a, key, long):
     J = jsonstream
-    p = J.Parser(_Slice(f, a, n), max_value=_MAX_VALUE, buf=buf)
+    if not long:
+        m = p.read_value()
+        p.finish()
+        return m
     if p.next() != J.OBJ:
         return None
     m = {}

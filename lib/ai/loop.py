@@ -250,8 +250,4 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
             for c in conns.values():
                 mcp.close(c)
         if mcps:
-            import os
-            try:
-                os.remove(_listing())
-            except OSError:
-                pass
+            store.remove(_listing())

@@ -81,7 +81,7 @@ class Tools:
                 "parameters": d.get("parameters") or {}}
         if d.get("annotations"):
             line["annotations"] = d["annotations"]    # shown when asking
-        jsonstream.dump(line, self.f.write)
+        jsonstream.dump(line, self.f.write, view=True)
         self.f.write(b"\n")
         self.count += 1
 
@@ -134,8 +134,4 @@ def read():
 
 
 def clear():
-    import os
-    try:
-        os.remove(store.path(CACHE))
-    except OSError:
-        pass
+    store.remove(store.path(CACHE))

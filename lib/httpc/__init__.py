@@ -5,17 +5,20 @@
 # TLS errors, imported by the first https request).
 #
 # Wire format (RFC 9112): request line, headers, CRLF, then the body as
-# Content-Length bytes or Transfer-Encoding: chunked ("<hex size>\r\n<data>
-# \r\n" ... "0\r\n\r\n"). Responses are read with Content-Length, chunked
-# (extensions and trailers ignored) or close-delimited bodies; HEAD, 1xx,
+# Content-Length bytes. Responses are read with Content-Length, chunked
+# (Transfer-Encoding: chunked, "<hex size>\r\n<data>\r\n" ... "0\r\n\r\n";
+# extensions and trailers ignored) or close-delimited bodies; HEAD, 1xx,
 # 204 and 304 have none.
 #
-# Memory: each busy connection holds one 1 KB buffer: header and chunk-size
-# lines must fit in it, and its first 0.5 KB coalesce the request (a
-# connection writes the whole request before it reads). Bodies stream
-# through the caller's buffer (readinto). An idle (pooled) connection gives
-# its buffer back; one is kept for the next request, so it is allocated
-# once (at import, before the heap fragments), not per request.
+# Memory: each busy connection holds one buffer of 0.5 KB: the request is
+# coalesced in it (a connection writes the whole request before it reads),
+# then header and chunk-size lines are read through it; a longer line (up
+# to LINE_MAX) grows it to 1 KB once. Bodies stream through the caller's
+# buffer (readinto). An idle (pooled) connection gives its buffer back;
+# one is kept for the next request, so it is allocated once (at import,
+# before the heap fragments), not per request, and the connections a
+# session holds at once (the MCP client listening: three) need 0.5 KB
+# holes, not 1 KB ones, in a heap their parsing has fragmented.
 # Every size that comes from the network is bounded with an HTTPError.
 #
 # Keep-alive: one pooled connection per (scheme, host, port). A response
@@ -72,7 +75,8 @@ _MAX_HEADERS = const(64)     # header lines per response
 _DRAIN_MAX = const(4096)     # unread body close() will skip to keep a connection
 _READ_LIMIT = const(16384)   # default bound of read() / Event.read()
 _PIECE = const(1024)         # largest piece read() collects a body in
-_WCHUNK = const(512)         # write coalescing buffer (and chunk size)
+_WCHUNK = const(512)         # write coalescing buffer
+_BUF = const(520)            # a connection's buffer until a line needs more
 # CPython's ssl errnos when the peer hangs up (SSLZeroReturnError, SSLEOFError)
 _SSL_ERROR_ZERO_RETURN = const(6)
 _SSL_ERROR_EOF = const(8)
@@ -92,7 +96,7 @@ _TRAILERS = const(2)         # trailer lines up to a blank line (after size 0)
 _pool = {}
 # the buffer of the next connection (that of an idle connection is kept);
 # the first is made now, while the heap is still in one piece
-_spare = [bytearray(LINE_MAX + 8)]
+_spare = [bytearray(_BUF)]
 _stats = {"opened": 0, "reused": 0}
 # the errors that mean the peer dropped the connection
 _RESETS = (errno.ECONNRESET, EPIPE, errno.ECONNABORTED)
@@ -287,9 +291,12 @@ class _Conn:
         next user). Reading and writing never overlap on a connection, so
         the write buffer is the front of the read buffer."""
         if self.rbuf is None:
-            self.rbuf = _spare.pop() if _spare else bytearray(LINE_MAX + 8)
-            self.rmv = memoryview(self.rbuf)
-            self.wmv = self.rmv[0:_WCHUNK + 16]
+            self.take(_spare.pop() if _spare else bytearray(_BUF))
+
+    def take(self, buf):
+        self.rbuf = buf
+        self.rmv = memoryview(buf)
+        self.wmv = self.rmv[0:_WCHUNK]
 
     def detach(self):
         if self.rbuf is not None:
@@ -377,6 +384,33 @@ class _Conn:
                 self.poll.modify(self.sock, select.POLLIN)
             ms, late = self._limit(True)
 
+    # the request: small writes coalesce in the front of the buffer (wn
+    # bytes held), a (length, function) body is counted (total) against
+    # its length (limit)
+    def put(self, data):
+        n = len(data)
+        if self.wn + n > _WCHUNK:
+            self.flush()
+            if n > _WCHUNK:
+                self.send(data)
+                return
+        self.wmv[self.wn:self.wn + n] = data
+        self.wn += n
+
+    def flush(self):
+        if self.wn:
+            self.send(self.wmv[:self.wn])
+            self.wn = 0
+
+    def body(self, piece):
+        if isinstance(piece, str):
+            piece = piece.encode()
+        self.total += len(piece)
+        if self.total > self.limit:
+            raise HTTPError("request body longer than the declared %d bytes"
+                            % self.limit, "protocol", self.sent)
+        self.put(piece)
+
     def wait(self, ms, late):
         """MicroPython: poll up to ms; when they pass, the deadline's
         HTTPError if late, else OSError ETIMEDOUT. ON_WAIT runs between 100 ms
@@ -426,8 +460,12 @@ class _Conn:
             if self.pos == self.end:
                 self.pos = self.end = 0
             elif self.pos:
-                buf[0:k] = bytes(self.rmv[self.pos:self.end])
+                self.rmv[0:k] = self.rmv[self.pos:self.end]   # (to the front: no copy)
                 self.pos, self.end = 0, k
+            if self.end == len(buf):         # a long line: the full size, once
+                buf = bytearray(LINE_MAX + 8)
+                buf[0:k] = self.rmv[0:k]
+                self.take(buf)
             n = self.recv(self.rmv[self.end:], block)
             if n is None:
                 return None
@@ -575,74 +613,13 @@ def _read_all(src, limit, what, first=_PIECE):
 
 # ---------------------------------------------------------------- request
 
-class _Out:
-    """Request writer: coalesces small writes in the connection's buffer;
-    in chunked mode each flush is one chunk (size line written in front)."""
-
-    def __init__(self, c):
-        self.c = c
-        self.mv = c.wmv
-        self.n = 0
-        self.chunked = False
-        self.limit = None
-        self.total = 0
-
-    def put(self, data):
-        n = len(data)
-        if self.n + n > _WCHUNK:
-            self.flush()
-            if n > _WCHUNK:
-                self.c.send(data)
-                return
-        self.mv[self.n:self.n + n] = data
-        self.n += n
-
-    def flush(self):
-        if self.n:
-            self.c.send(self.mv[:self.n])
-            self.n = 0
-
-    def body(self, piece):
-        if isinstance(piece, str):
-            piece = piece.encode()
-        n = len(piece)
-        if not n:
-            return
-        self.total += n
-        if not self.chunked:
-            if self.total > self.limit:
-                raise HTTPError("request body longer than the declared %d bytes"
-                                % self.limit, "protocol", self.c.sent)
-            self.put(piece)
-            return
-        if self.n + n > _WCHUNK:
-            self.chunk()
-            if n > _WCHUNK:
-                self.c.send(("%x\r\n" % n).encode())
-                self.c.send(piece)
-                self.c.send(b"\r\n")
-                return
-        self.mv[8 + self.n:8 + self.n + n] = piece
-        self.n += n
-
-    def chunk(self):
-        n = self.n
-        if n:
-            h = ("%x\r\n" % n).encode()
-            a = 8 - len(h)
-            self.mv[a:8] = h
-            self.mv[8 + n:10 + n] = b"\r\n"
-            self.c.send(self.mv[a:10 + n])
-            self.n = 0
-
-
 def _send(c, method, host, port, path, headers, body):
-    out = _Out(c)
+    c.wn = 0
     if port == (443 if c.key[0] == "https" else 80):
         hostline = host
     else:
         hostline = "%s:%d" % (host, port)
-    out.put(("%s %s HTTP/1.1\r\nHost: %s\r\n" % (method, path, hostline)).encode())
+    c.put(("%s %s HTTP/1.1\r\nHost: %s\r\n" % (method, path, hostline)).encode())
     ua = conn = False
     if headers:
         for k in headers:
@@ -657,39 +634,32 @@ def _send(c, method, host, port, path, headers, body):
                 ua = True
             elif lk == "connection":
                 conn = True
-            out.put(("%s: %s\r\n" % (k, v)).encode())
+            c.put(("%s: %s\r\n" % (k, v)).encode())
     if not ua:
-        out.put(("User-Agent: %s\r\n" % USER_AGENT).encode())
+        c.put(("User-Agent: %s\r\n" % USER_AGENT).encode())
     if not conn:
-        out.put(b"Connection: keep-alive\r\n")
+        c.put(b"Connection: keep-alive\r\n")
     if isinstance(body, str):
         body = body.encode()
     if body is None:
         if method not in ("GET", "HEAD", "DELETE", "OPTIONS", "TRACE"):
-            out.put(b"Content-Length: 0\r\n")
-        out.put(b"\r\n")
-        out.flush()
+            c.put(b"Content-Length: 0\r\n")
+        c.put(b"\r\n")
+        c.flush()
     elif isinstance(body, tuple):
         length, fn = body
-        out.put(("Content-Length: %d\r\n\r\n" % length).encode())
-        out.limit = length
-        fn(out.body)
-        if out.total != length:
+        c.put(("Content-Length: %d\r\n\r\n" % length).encode())
+        c.limit = length
+        c.total = 0
+        fn(c.body)
+        if c.total != length:
             raise HTTPError("request body shorter than the declared %d bytes "
-                            "(wrote %d)" % (length, out.total), "protocol", c.sent)
-        out.flush()
-    elif callable(body):
-        out.put(b"Transfer-Encoding: chunked\r\n\r\n")
-        out.flush()
-        out.chunked = True
-        fn = body
-        fn(out.body)
-        out.chunk()
-        c.send(b"0\r\n\r\n")
+                            "(wrote %d)" % (length, c.total), "protocol", c.sent)
+        c.flush()
     else:
-        out.put(("Content-Length: %d\r\n\r\n" % len(body)).encode())
-        out.put(body)
-        out.flush()
+        c.put(("Content-Length: %d\r\n\r\n" % len(body)).encode())
+        c.put(body)
+        c.flush()
 
 
 def _read_head(c, method, keep_names, req_close):
@@ -964,8 +934,8 @@ def request(method, url, headers=None, body=None, keep=(), timeout=30,
             connect_timeout=10, max_redirects=3, ca=None, secret=(), deadline=None):
     """Send one request and return its Response (headers read, body not).
 
-    body: None | bytes | bytearray | str | callable(write) (chunked) |
-    (length, callable(write)) (Content-Length). keep: lowercase header
+    body: None | bytes | bytearray | str | (length, callable(write))
+    (Content-Length; write(piece) takes bytes or str). keep: lowercase header
     names to store in Response.headers. timeout: seconds per socket read;
     connect_timeout: TCP connect + TLS handshake. ca: path of a DER or PEM
     CA file (default CA_FILE; None: built-in / system roots). secret:

@@ -126,7 +126,7 @@ class SSE:
             self.pos = self.end = 0
         elif self.end == len(self._b):
             k = self.end - self.pos
-            self._b[0:k] = bytes(self._mv[self.pos:self.end])
+            self._mv[0:k] = self._mv[self.pos:self.end]     # (to the front: no copy)
             self.pos, self.end = 0, k
         mv = self._mv[self.end:]
         n = self._src.readinto(mv) if block else self._src.readinto(mv, False)

@@ -553,7 +553,7 @@ def post(conn, msg):
     """POST one JSON-RPC message (written piece by piece) -> Response; an
     OAuth challenge (401/403) is answered first (see the top comment)."""
     def body(write):
-        jsonstream.dump(msg, write)
+        jsonstream.dump(msg, write, view=True)     # (httpc copies what it keeps)
 
     tries = 0
     while True:

@@ -59,7 +59,7 @@ import jsonstream
 import store
 from mcp import client
 from mcp.client import McpError
-from compat import const, epoch, clock_ok, quote
+from compat import const, epoch, clock_ok, quote, unquote
 
 REDIRECT = "http://127.0.0.1/callback"   # the page the browser cannot open: its address carries the code
 CLIENT_NAME = "AntOS AI"
@@ -481,7 +481,7 @@ def _code(conn, answer, state, issuer):
     for part in s[s.find("?") + 1:].split("&"):
         i = part.find("=")
         if i > 0:
-            f[part[:i]] = unquote(part[i + 1:])
+            f[part[:i]] = unquote(part[i + 1:], True)
     if "error" in f:
         raise McpError("%s: authorization refused: %s%s" % (
             conn.name, f["error"][:60],
@@ -637,26 +637,6 @@ def login(name, authorize):
 
 
 # ------------------------------------------------------------- encoding
-
-def unquote(s):
-    s = s.replace("+", " ")
-    if "%" not in s:
-        return s
-    o = bytearray()
-    b = s.encode()
-    i = 0
-    try:
-        while i < len(b):
-            if b[i] == 37:
-                o.append(int(b[i + 1:i + 3], 16))
-                i += 3
-            else:
-                o.append(b[i])
-                i += 1
-        return o.decode()
-    except (ValueError, UnicodeError):
-        return s
-
 
 def form(fields):
     """"k=v&..." of (name, value) pairs; None values are left out."""

@@ -605,30 +605,6 @@ def _result(rid, content, is_error):
     return {"jsonrpc": "2.0", "id": rid, "result": {"content": content, "isError": is_error}}
 
 
-class _Bare:
-    """write() for jsonstream.dump of a str that drops the quotes around it:
-    the string's escaped content, in pieces."""
-
-    def __init__(self, write):
-        self.w = write
-        self.held = None
-
-    def write(self, b):
-        if self.held is None:
-            b = b[1:]
-        else:
-            self.w(self.held)
-        self.held = b
-
-
-def _chars(w, t):
-    """The characters of str t, escaped as inside a JSON string, through w."""
-    if t:
-        b = _Bare(w)
-        jsonstream.dump(t, b.write)
-        w(b.held[:-1])
-
-
 def private(p):
     """True for the files a client never sees: settings (with the copies
     made while writing them) and chat history. p: the shown path ("/x")."""
@@ -801,12 +777,12 @@ class Ctx:
                 q = min(s, p + 512)
                 if q < s:
                     q = p + (shell.whole(mv[p:q]) or q - p)
-                _chars(w, str(mv[p:q], "utf-8"))
+                w(jsonstream.esc(str(mv[p:q], "utf-8")))
                 p = q
             if e > p:           # a secret (not inside one already masked)
-                _chars(w, m)
+                w(jsonstream.esc(m))
                 p = e
-        _chars(w, tail)
+        w(jsonstream.esc(tail))
         w(b'"')
 
     # mcp.server's functions for /bin scripts

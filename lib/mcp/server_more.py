@@ -17,7 +17,7 @@ import os
 import jsonstream
 import store
 import shell
-from compat import const
+from compat import const, unquote
 from mcp import server, server_http as h
 
 _PAGE = const(50)
@@ -119,15 +119,14 @@ def _files():
             p = d.rstrip("/") + "/" + n
             if n.endswith(".tmp") or h.private(p):
                 continue
-            try:
-                st = os.stat(host.rstrip("/") + "/" + n)
-            except OSError:
-                continue
-            if st[0] & 0x4000:
+            f = host.rstrip("/") + "/" + n
+            if store.is_dir(f):
                 if p.count("/") < _MAX_DEPTH:
                     dirs.append(p)
             else:
-                yield p, st[6]
+                n = store.size(f)
+                if n is not None:
+                    yield p, n
         while dirs:
             stack.append(dirs.pop())
 
@@ -174,17 +173,14 @@ def resources(srv, method, rid, params, out):
         return out.message(h._error(rid, -32602, "uri needed"))
     missing = h._error(rid, -32002, "Resource not found: " + uri)
     if uri.startswith("file:///"):
-        p = shell._norm(_unquote(uri[7:]))
+        p = shell._norm(unquote(uri[7:]))
         host = shell.resolve(p)
-        try:
-            st = os.stat(host)
-        except OSError:
-            st = None
-        if st is None or st[0] & 0x4000 or h.private(p) or p.endswith(".tmp"):
+        n = store.size(host)
+        if n is None or store.is_dir(host) or h.private(p) or p.endswith(".tmp"):
             return out.message(missing)
-        if st[6] > _MAX_READ:
+        if n > _MAX_READ:
             return out.message(h._error(rid, -32602, "%s: %d bytes, over the %d a read "
-                                             "may give" % (p, st[6], _MAX_READ)))
+                                             "may give" % (p, n, _MAX_READ)))
         kind = _kind(host)
         if kind is None:
             return out.message(h._error(rid, -32002, "%s holds a secret of the board" % p))
@@ -209,24 +205,6 @@ def resources(srv, method, rid, params, out):
             w(b"}]}}")
             return out.end()
     return out.message(missing)
-
-
-def _unquote(s):
-    """%XX escapes of a URI path decoded."""
-    parts = s.split("%")
-    o = bytearray(parts[0].encode())
-    for p in parts[1:]:
-        try:
-            if len(p) < 2:
-                raise ValueError
-            o.append(int(p[:2], 16))
-            o.extend(p[2:].encode())
-        except ValueError:
-            o.extend(b"%" + p.encode())
-    try:
-        return str(o, "utf-8")
-    except UnicodeError:
-        return s
 
 
 def _chunks(host, buf):
@@ -286,7 +264,7 @@ def _send_file(rid, uri, host, mime, text, out):
         if text:
             k = shell.whole(data)
             data, carry = data[:k], data[k:]
-            h._chars(w, str(data, "utf-8"))
+            w(jsonstream.esc(str(data, "utf-8")))
         else:       # base64 of whole 3-byte groups; the rest waits
             k = len(data) - len(data) % 3
             carry = data[k:]

@@ -45,7 +45,8 @@ Errors: a reply that cannot be used (mid-stream error event, truncated
 stream, a bound exceeded) raises StyleError with a message for a person
 (the driver prefixes the provider); jsonstream.JSONError and
 httpc.HTTPError pass through to the driver. Rarely used paths (error
-bodies, model lists) live in <style>_more.py, imported on first use.
+bodies, model lists) live in <style>_more.py, which the style's module
+__getattr__ imports on first use (style.error_info is found there).
 
 Memory rules: a reply's text is never held by the style: it goes to the
 Out (bounded by cfg["max_reply"], streamed, recorded by a flash history,
@@ -56,10 +57,12 @@ provider needs echoed verbatim rides in the assistant turn's "_echo" dict
 ({"style": name, ...}) and is replayed only to the same style (and, where
 the field is provider-specific, the same provider).
 """
+import jsonstream
 import store
 from compat import quote  # noqa: F401  (URL query values: the *_more modules)
 
 HELD = 16384        # characters a style holds in RAM: tool arguments, reasoning
+MAX_ERROR = 300     # characters of a service's error message kept
 
 
 class StyleError(Exception):
@@ -154,6 +157,34 @@ def reply(out, calls, finish, echo=None):
     return Reply(text, calls, finish, assistant_turn(text, calls, echo))
 
 
+def wire(v):
+    """A content as it goes on the wire: str, or a flash history's RawFile
+    passed through."""
+    return v if isinstance(v, (str, jsonstream.RawFile)) else str(v)
+
+
+def json_ok(s, chk=None):
+    """True when the str s is one JSON value (walked, nothing built). chk =
+    [cursor, verdict...] of one request: the body's first pass (the length
+    count, which holds no write buffer) parses each text once, the next
+    passes (the writer sets chk[0] = 0 before each) reuse the verdicts in
+    the same order, so no parser adds to the heap while the body is sent."""
+    if chk is not None:
+        n = chk[0] = chk[0] + 1
+        if n < len(chk):
+            return chk[n]
+    try:
+        p = jsonstream.Parser(s)
+        p.skip_value()
+        p.finish()
+        ok = True
+    except (ValueError, MemoryError):
+        ok = False
+    if chk is not None:
+        chk.append(ok)
+    return ok
+
+
 def as_str(v):
     """A message content as str: a jsonstream.RawFile from a flash history
     is read (see ai/history.py)."""
@@ -163,6 +194,17 @@ def as_str(v):
         return ""
     from ai import history
     return history.string(v)
+
+
+def rare_half(module):
+    """A style module's __getattr__: names it does not define (error_info,
+    models_request, read_models) come from its rare half,
+    ai/styles/<module>.py, imported on first use."""
+    def rare(name):
+        if name[:1] == "_":
+            raise AttributeError(name)     # (__path__, __spec__... asked by imports)
+        return getattr(__import__("ai.styles." + module, None, None, (module,)), name)
+    return rare
 
 
 def load(style):

@@ -65,22 +65,22 @@ set and one buffer for all events), a whole reply with a walk of the pull
 parser (no rule set to build: the heap peaks while a reply is read); text
 pieces go to the driver's Out as they arrive (cfg["max_reply"] characters;
 a text block is also held only once thinking was seen, for the echo),
-thinking and argument strings are held under bounds (ai.styles.HELD for
-all tool arguments, cfg.get("max_thinking") or the same for thinking,
-MAX_OPAQUE for signatures and redacted data); nothing else is
-materialized. A request's tool-call
+thinking and argument strings are held under bounds (cfg["max_reply"], at
+most ai.styles.HELD, for all tool arguments and for thinking; MAX_OPAQUE
+for signatures and redacted data); nothing else is materialized. A
+request's tool-call
 arguments are checked (one JSON object?) in the body's first pass only, the
 length count (see _input).
 """
 import jsonstream
-from jsonstream import Array, Raw, RawFile, Stream
-from ai.styles import HELD, Out, StyleError, output, reply as _reply, as_str
+from jsonstream import Array, Raw, Stream
+from ai.styles import (HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str, rare_half,
+                       wire as _str, json_ok)
 from compat import const
 
 VERSION = "2023-06-01"
 _DEFAULT_MAX_TOKENS = const(1024)
 MAX_OPAQUE = 32768          # signatures / redacted data kept for the echo
-_MAX_ERROR = const(300)             # characters of an error message kept
 PAGE = 100                  # models per page
 ID_OK = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
 
@@ -158,12 +158,6 @@ def _system(cfg, history):
     return parts[0] if len(parts) == 1 else "\n\n".join(parts)
 
 
-def _str(v):
-    """A content as it goes on the wire: str, or a flash history's
-    RawFile passed through."""
-    return v if isinstance(v, (str, RawFile)) else str(v)
-
-
 def _tid(s):
     """A tool id in the alphabet the service accepts (same map both ways).
     Checked by bytes: MicroPython interns every one-character str."""
@@ -177,31 +171,13 @@ def _tid(s):
 def _input(args, chk=None):
     """tool_use input for a call's args text: the text itself (Raw) when it
     is one JSON object, else {} (the model's invalid JSON cannot go on the
-    wire; its tool result already told it so). chk = [cursor, verdict...]
-    of one request: the body's first pass (the length count, which holds no
-    write buffer) parses each text once, the next passes reuse the verdicts
-    in call order, so no parser adds to the heap while the body is sent."""
+    wire; its tool result already told it so). chk: see styles.json_ok."""
     if isinstance(args, dict):
         return args
     if not isinstance(args, str):
         return {}
     s = args.strip()
-    if not s.startswith("{"):
-        return {}
-    if chk is not None:
-        n = chk[0] = chk[0] + 1
-        if n < len(chk):
-            return Raw(s) if chk[n] else {}
-    try:
-        p = jsonstream.Parser(s)
-        p.skip_value()
-        p.finish()
-        ok = True
-    except (ValueError, MemoryError):
-        ok = False
-    if chk is not None:
-        chk.append(ok)
-    return Raw(s) if ok else {}
+    return Raw(s) if s.startswith("{") and json_ok(s, chk) else {}
 
 
 def _messages(history, chk):
@@ -262,8 +238,6 @@ def _assistant_blocks(m, chk):
 # ---------------------------------------------------------------- replies
 
 class _Block:
-    __slots__ = ("type", "parts", "sig", "id", "name", "args")
-
     def __init__(self):
         self.type = None
         self.parts = Out(1 << 30, None, True, "block", False)   # text / thinking / partial_json
@@ -282,7 +256,6 @@ class _Content:
     def __init__(self, cfg, out):
         self.out = out
         self.limit = min(cfg.get("max_reply") or HELD, HELD)
-        self.think = cfg.get("max_thinking") or self.limit
         self.thinking = False
         self.blocks = {}
         self.order = []
@@ -316,7 +289,7 @@ class _Content:
         elif what == "opaque":
             self.count(what, len(piece), MAX_OPAQUE)
         else:
-            self.count(what, len(piece), self.think if what == "thinking" else self.limit)
+            self.count(what, len(piece), self.limit)
         if what != "args":
             self.thinking = True
         b = self.block(i)
@@ -449,7 +422,7 @@ def read_stream(cfg, events, out):
         k = path[-1]
         if k == "message":          # error.message
             m = ev.get("message", "")
-            if len(m) < _MAX_ERROR:
+            if len(m) < MAX_ERROR:
                 ev["message"] = m + p
             return
         if k == "partial_json":
@@ -484,7 +457,7 @@ def read_stream(cfg, events, out):
             msg = ev.get("message") or "stream error"
             if ev.get("etype"):
                 msg = "%s: %s" % (ev["etype"], msg)
-            raise StyleError(msg[:_MAX_ERROR])
+            raise StyleError(msg[:MAX_ERROR])
         if t == "message_stop":
             done = True
             continue
@@ -509,20 +482,5 @@ def read_stream(cfg, events, out):
     return c.reply()
 
 
-# ------------------------------- errors and models (in anthropic_more)
 
-def error_info(status, body, headers):
-    """(message, retry_after_seconds or None, kind) for a non-200 reply."""
-    from ai.styles import anthropic_more    # rarely used: imported on demand
-    return anthropic_more.error_info(status, body, headers)
-
-
-def models_request(cfg, page_token):
-    from ai.styles import anthropic_more
-    return anthropic_more.models_request(cfg, page_token)
-
-
-def read_models(cfg, body, add):
-    """add(id) per model; returns the after_id of the next page or None."""
-    from ai.styles import anthropic_more
-    return anthropic_more.read_models(cfg, body, add)
+__getattr__ = rare_half("anthropic_more")      # error_info, models_request, read_models

@@ -3,12 +3,10 @@ wire format): error replies and the model list. Imported on first use, so a
 chat round does not pay for it."""
 import jsonstream
 from jsonstream import Stream
-from compat import const
 from ai.styles import anthropic as style   # style.PAGE read per call
-from ai.styles import quote
+from ai.styles import MAX_ERROR, quote
 from ai.styles.anthropic import _headers
 
-_MAX_ERROR = const(300)             # characters of an error message kept
 
 
 class _Head:
@@ -61,7 +59,7 @@ def error_info(status, body, headers):
         if isinstance(piece, str):
             key = "top" if len(path) == 1 else "message"
             m = found.get(key, "")
-            if len(m) <= _MAX_ERROR:
+            if len(m) <= MAX_ERROR:
                 found[key] = m + piece
 
     def etype(path, v):
@@ -88,8 +86,8 @@ def error_info(status, body, headers):
     text = found.get("message") or found.get("top") or found.get("type")
     if not text:
         text = _snippet(head) or "no error message"
-    if len(text) > _MAX_ERROR:
-        text = text[:_MAX_ERROR - 3] + "..."
+    if len(text) > MAX_ERROR:
+        text = text[:MAX_ERROR - 3] + "..."
     t = found.get("type")
     kind = None
     if status in (401, 403) or t in ("authentication_error", "permission_error"):

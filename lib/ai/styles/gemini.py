@@ -90,12 +90,12 @@ sends it (see _args, _declarations).
 """
 import jsonstream
 from compat import ticks_ms, const
-from ai.styles import HELD, StyleError, output, reply as _reply, as_str as _text
+from ai.styles import (HELD, MAX_ERROR, StyleError, output, reply as _reply, as_str as _text, rare_half,
+                       wire as _str, json_ok)
 
 MAX_OPAQUE = 262144       # all signatures of one reply (they can pass 128 KB)
 _MAX_ARGS = const(16384)          # one functionCall object as materialized
 _MAX_CALLS = const(64)
-MAX_ERROR = 300           # characters of an error message kept
 SKIP_SIG = "skip_thought_signature_validator"
 # the fields of Gemini's Schema object; anything else is a 400 ("Unknown
 # name ... Cannot find field"), e.g. $schema, additionalProperties, $ref
@@ -175,12 +175,6 @@ def _generation(cfg):
     if m.startswith("2.5"):
         return 2.5
     return None
-
-
-def _str(v):
-    """A content as it goes on the wire: str, or a flash history's
-    RawFile passed through."""
-    return v if isinstance(v, (str, jsonstream.RawFile)) else str(v)
 
 
 def _system(cfg, history):
@@ -295,11 +289,8 @@ def clean_schema(schema):
 def _args(args, chk):
     """functionCall.args for a call's args text: the text itself (Raw) when
     it is one JSON object; another JSON value as {"value": v}; invalid JSON
-    (a model of another provider) as {"text": args}. chk = [cursor,
-    verdict...] of one request: the body's first pass (the length count,
-    which holds no write buffer) parses each text once, the next passes
-    reuse the verdicts in call order, so no parser adds to the heap while
-    the body is sent."""
+    (a model of another provider) as {"text": args}. chk: see
+    styles.json_ok."""
     if isinstance(args, dict):
         return args
     if not isinstance(args, str):
@@ -307,16 +298,7 @@ def _args(args, chk):
     s = args.strip()
     if not s:
         return {}
-    n = chk[0] = chk[0] + 1
-    if n == len(chk):
-        try:
-            p = jsonstream.Parser(s)
-            p.skip_value()
-            p.finish()
-            chk.append(True)
-        except (ValueError, MemoryError):
-            chk.append(False)
-    if not chk[n]:
+    if not json_ok(s, chk):
         return {"text": args}
     r = jsonstream.Raw(s)
     return r if s[0] == "{" else {"value": r}
@@ -730,23 +712,5 @@ def read_stream(cfg, events, out):
     return r.reply()
 
 
-# ------------------------------------ errors and models (in gemini_more)
 
-def error_info(status, body, headers):
-    """(message, retry_after_seconds or None, kind) of an error reply; kind
-    is None | "key" | "model" | "blocked". Never raises on a bad body."""
-    from ai.styles import gemini_more
-    return gemini_more.error_info(status, body, headers)
-
-
-def models_request(cfg, page_token):
-    """(url, headers) of one page of the model list."""
-    from ai.styles import gemini_more
-    return gemini_more.models_request(cfg, page_token)
-
-
-def read_models(cfg, body, add):
-    """Calls add(id) per chat-capable model of one page; returns the next
-    page token or None."""
-    from ai.styles import gemini_more
-    return gemini_more.read_models(cfg, body, add)
+__getattr__ = rare_half("gemini_more")      # error_info, models_request, read_models

@@ -1,6 +1,11 @@
 """What the two OpenAI styles share (openai.py: chat completions,
-responses.py: Responses), imported with either: the request headers and
-the reasoning effort word. Anthropic and Gemini chats do not pay for it."""
+responses.py: Responses), imported with either: the request headers, the
+reasoning effort word, the model list request, and the way to their rare
+half (openai_more.py: error replies, the model list), which both import as
+their module __getattr__. Anthropic and Gemini chats do not pay for it."""
+from ai.styles import rare_half
+
+__getattr__ = rare_half("openai_more")
 
 
 def bearer_headers(cfg, accept):
@@ -38,3 +43,8 @@ def effort(cfg):
     if "effort_full" in quirks:
         return word
     return "low" if word == "minimal" else "high" if word == "max" else word
+
+
+def models_request(cfg, page_token):
+    """(url, headers) of the model list (one page: the token is unused)."""
+    return cfg["base_url"] + "/models", bearer_headers(cfg, "application/json")

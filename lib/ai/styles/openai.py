@@ -57,12 +57,11 @@ OpenAI-shaped services may refuse the unknown field).
 Tool results with is_error get an "Error: " prefix (the wire has no flag).
 """
 import jsonstream
-from ai.styles import HELD, Out, StyleError, output, reply as _reply, as_str
-from ai.styles.oai import bearer_headers, effort
+from ai.styles import HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str
+from ai.styles.oai import bearer_headers, effort, models_request, __getattr__  # noqa: F401
 from compat import const
 
 _MAX_CALLS = const(32)          # tool calls in one reply
-_MAX_ERROR = const(300)         # characters of an error message kept
 
 _FINISH = {"stop": "stop", "length": "length", "tool_calls": "tool_calls",
            "function_call": "tool_calls", "content_filter": "filter"}
@@ -358,16 +357,9 @@ def _error_text(err):
 
 def _clip(s):
     s = " ".join(s.split())
-    if len(s) > _MAX_ERROR:
-        s = s[:_MAX_ERROR - 3] + "..."
+    if len(s) > MAX_ERROR:
+        s = s[:MAX_ERROR - 3] + "..."
     return s
-
-
-def error_info(status, body, headers):
-    """(message, retry_after_seconds or None, kind) from an error reply.
-    Never raises: garbage or an HTML page is quoted (its title)."""
-    from ai.styles import openai_more    # rarely used: imported on demand
-    return openai_more.error_info(status, body, headers)
 
 
 def _try_again(msg):
@@ -396,15 +388,3 @@ def _try_again(msg):
         j += 1
     return total if seen else None
 
-
-# ---------------------------------------------------------------- models
-
-def models_request(cfg, page_token):
-    """(url, headers) of the model list (one page: the token is unused)."""
-    return cfg["base_url"] + "/models", bearer_headers(cfg, "application/json")
-
-
-def read_models(cfg, body, add):
-    """Call add(id) per model id; returns None (no further pages)."""
-    from ai.styles import openai_more    # rarely used: imported on demand
-    return openai_more.read_models(cfg, body, add)

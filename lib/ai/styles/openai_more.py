@@ -3,9 +3,9 @@ format): error replies and events, and the model list. Imported on first
 use, so a chat round does not pay for it."""
 import jsonstream
 from compat import const
+from ai.styles import MAX_ERROR
 from ai.styles.openai import _clip, _try_again
 
-_MAX_ERROR = const(300)         # characters of an error message kept
 _HEAD = const(200)             # bytes of a non-JSON error body looked at
 
 
@@ -51,13 +51,13 @@ class _Tap:
 
 
 def _clip_string(p):
-    """The string value at the cursor, at most _MAX_ERROR characters kept
+    """The string value at the cursor, at most MAX_ERROR characters kept
     (the rest is read and dropped)."""
     parts = []
     size = [0]
 
     def sink(piece):
-        if size[0] <= _MAX_ERROR:
+        if size[0] <= MAX_ERROR:
             parts.append(piece)
             size[0] += len(piece)
     p.stream_string(sink)

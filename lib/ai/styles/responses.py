@@ -77,7 +77,7 @@ HELD.
 import jsonstream
 from jsonstream import Array, Stream
 from ai.styles import HELD, Out, StyleError, output, reply as _reply, as_str
-from ai.styles.oai import bearer_headers, effort
+from ai.styles.oai import bearer_headers, effort, models_request, __getattr__  # noqa: F401
 from compat import const
 
 MAX_OPAQUE = const(65536)      # reasoning items of one reply, in characters
@@ -447,20 +447,3 @@ def read_stream(cfg, events, out):
             r.error = got.get("error")
             return r.reply()
 
-
-# ------------------------------- errors and models (chat completions')
-
-def error_info(status, body, headers):
-    """(message, retry_after_seconds or None, kind) from an error reply."""
-    from ai.styles import openai_more    # rarely used: imported on demand
-    return openai_more.error_info(status, body, headers)
-
-
-def models_request(cfg, page_token):
-    """(url, headers) of the model list (one page)."""
-    return cfg["base_url"] + "/models", bearer_headers(cfg, "application/json")
-
-
-def read_models(cfg, body, add):
-    from ai.styles import openai_more
-    return openai_more.read_models(cfg, body, add)

@@ -352,8 +352,7 @@ def test_ai_use_types_trim_and_errors(console):
 def test_ai_unconfigured_and_ollama_not_running(console):
     c = console({})
     c.line("ai hello")
-    assert "no AI provider set for 'chat'" in c.text()
-    assert "ai config chat" in c.text()
+    assert "no AI provider set for 'chat' (run: ai config;" in c.text()
     c.clear()
     # the simulator's default: ai.general at Ollama on localhost, not running
     with FakeOpenAI(flavor="ollama") as srv:
@@ -362,7 +361,7 @@ def test_ai_unconfigured_and_ollama_not_running(console):
     c.line("set ai.general.base_url http://127.0.0.1:%d/v1" % port)
     c.line("ai hello")
     screen = c.text()
-    assert "is Ollama (local) running? or run: ai config chat" in screen, screen
+    assert "is Ollama (local) running? or run: ai config)" in screen, screen
     assert not os.path.exists(os.path.join(c.flash, "history", "chat.jsonl"))
 
 
@@ -628,7 +627,7 @@ def test_ai_models(console):
         c.line("ai models nosuch")
         assert "unknown provider nosuch (known: groq, ollama" in c.text()
         c.line("ai models groq")
-        assert "groq: no API key (set ai.chat.key or run: ai config chat)" in c.text()
+        assert "groq: no API key (set ai.chat.key or run: ai config)" in c.text()
 
 
 # ---------------------------------------------------------------- Ctrl-C

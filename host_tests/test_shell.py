@@ -272,7 +272,7 @@ def test_bin_script_command_typed_args_and_failures(con):
     out = c.cmd("greet")
     assert "greet: missing name" in out
     out = c.cmd("boom")
-    assert "boom: ValueError: it broke" in out
+    assert "/bin/boom.py line 5: ValueError: it broke" in out     # the file and line
     assert len([ln for ln in out.splitlines() if ln.strip()]) == 2   # error + echo line
     out = c.cmd("run bin/greet.py")
     assert "this line runs only" in out      # run FILE executes it as __main__

@@ -131,8 +131,16 @@ def _short(text, width=_LINE):
 
 def _tool_line(name, args=None, text=None, bad=False):
     """One line of a tool call (text None) or of its result, as ai shows it
-    while it runs and ai history shows it later."""
+    while it runs and ai history shows it later; the arguments with their
+    characters (a model may escape them: "M\\u00fcnchen" shows München)."""
     if text is None:
+        args = args or ""
+        if "\\u" in args:
+            import jsonstream
+            try:        # a JSON object whose strings are written as themselves
+                args = jsonstream.dumps(jsonstream.loads(args))
+            except (jsonstream.JSONError, ValueError):
+                pass
         out("  -> %s %s" % (name, _short(args, 48)), shell.DIM)
     elif bad:
         shell.err("  x " + _short(text, _LINE - 4))    # red, like an error
@@ -187,11 +195,12 @@ def chat(ai, use, question, model=None):
     screen.wait()
     try:
         _, err = ai.run(turn, o, approve=approve, show=show)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         screen.end()
         turn.drop()
-        shell.write("^C", shell.RED)
-        out(" cancelled (the conversation is unchanged)")
+        if not e.args:      # (a prompt that was cancelled showed its ^C)
+            shell.write("^C ", shell.RED)
+        out("cancelled (the conversation is unchanged)")
         return
     except BaseException:
         turn.drop()
@@ -240,8 +249,8 @@ def history(use):
             _tool_line(None, None, head(text, _LINE), m.get("is_error"))
     if not turns:
         return out("no conversation for %s yet" % use)
-    out("%s: %s, %d bytes (ai -new starts over)" % (
-        use, _n(turns, "turn"), h.size()), shell.DIM)
+    out("%s: %s, %d bytes (ai %s-new starts over)" % (
+        use, _n(turns, "turn"), h.size(), "" if use == "chat" else "-u %s " % use), shell.DIM)
 
 
 # -- models ---------------------------------------------------------------------
@@ -311,7 +320,20 @@ def _read(prompt, mask=False):
     return line.strip()
 
 
+def _as_settings(err, k):
+    """An error of a wizard's try names the setting the value will be
+    saved as, not the override that carried it."""
+    for f in ("key", "model", "base_url"):
+        err = err and err.replace('overrides["%s"]' % f, k + f)
+    return err
+
+
 def _wizard(use):
+    """Provider, base URL, key, model: each tried through overrides (the
+    model list, a test question, a tool probe) and written once, together,
+    at the end (store.update: one atomic write), when the test passed or
+    the person said to save anyway. Until then nothing is written: Ctrl-C,
+    a reset or a kill at any question leave the old settings whole."""
     import ai
     from compat import ticks_ms, ticks_diff
     k = "ai.%s." % use          # the settings' prefix
@@ -319,9 +341,12 @@ def _wizard(use):
     cur = store.get(k + "provider")
     out("ai config %s: Enter keeps [the value shown], Ctrl-C cancels" % use)
     labels = []
-    for p in provs:
+    keep = None
+    for i, p in enumerate(provs):
+        if p["id"] == cur:
+            keep = i
         labels.append("%-10s %s%s" % (p["id"], p["name"], "  (current)" if p["id"] == cur else ""))
-    i = term.menu(labels, "Provider:")
+    i = term.menu(labels, "Provider:", keep=keep)
     if i is None:
         raise KeyboardInterrupt
     p = provs[i]
@@ -340,79 +365,67 @@ def _wizard(use):
     model0 = store.get(k + "model") if same else None
     tag = "current" if model0 else "default"
     model0 = model0 or p["model"]
-    # Settings are written while the wizard tests them; the old values go
-    # back unless the wizard gets to the end (old is emptied then).
-    old = {}
-
-    def put(fields):
-        pairs = {}
-        for f in fields:
-            if k + f not in old:
-                old[k + f] = store.get(k + f)
-            pairs[k + f] = fields[f]
-        store.update(pairs)
-
-    try:
-        put({"provider": pid, "key": key, "model": None, "tools": "native",
-             "base_url": None if url == p["base_url"] else url})
-        found, err = term.busy("fetching the model list", ai.fetch_models, use=use)
-        if err or not found:
-            shell.err("no model list (%s); type a model id" % (err or "the list is empty"))
-            model = _read("Model [%s]: " % model0) or model0
-        else:
-            model = term.menu([m + ("  (%s)" % tag if m == model0 else "") for m in found],
-                              "Models (%d); Enter at the end or q keeps %s:" % (
-                                  len(found), model0), typed=True)
-            model = model0 if model is None else model if isinstance(model, str) else found[model]
-        from ai.config import parse_model, ConfigError
-        try:            # a typed model token: its preset must be this provider's
-            p = parse_model(model)[0]
-        except ConfigError as e:
-            raise Error("%s; nothing changed" % e)
-        if p and p[1] != pid:
-            raise Error("%s is a preset of %s, not %s; nothing changed" % (model, p[1], pid))
-        put({"model": model})
-
-        t0 = ticks_ms()
-        reply, err = term.busy("testing %s" % model, ai.ask_simple,
-                               "Reply with one word: ready", {"use": use})
-        ms = ticks_diff(ticks_ms(), t0)
-        level = None
-        if err:
-            shell.err("test failed: " + err)
-            if term.ask("save anyway? [y/n]: ", "yn", "n") != "y":
-                out("nothing changed")
-                return
-        else:
-            out("test: %s replied %r in %d ms" % (model, _short(reply, 40), ms))
-            # Ask once with a tool offered: native tool calling, or the text
-            # fallback when the provider refuses tools (None: unknown).
-            _, err, calls = term.busy("checking tool calling", ai.ask,
-                                      [{"role": "user", "content": "Call the tool named ping now."}],
-                                      {"use": use, "tools": [{
-                                          "name": "ping",
-                                          "description": "Answers pong. Call it when asked to.",
-                                          "parameters": {"type": "object", "properties": {}}}]})
-            level = "native"
-            if calls:
-                out("tools: native tool calling works")
-            elif err:
-                low = err.lower()
-                if " 400" in err or " 422" in err or "tool" in low or "function" in low:
-                    out("tools: no native tool calling (%s); using the text fallback"
-                              % _short(err, 60))
-                    level = "text-fallback"
-                else:
-                    shell.err("tools: could not probe (%s); the catalogue default applies"
-                              % _short(err, 60))
-                    level = None
+    base = None if url == p["base_url"] else url        # (None: the catalogue's)
+    # what is tried is what would be saved: overrides, never the settings
+    # ("": no key, never the old provider's; the URL when one is stored)
+    o = {"use": use, "provider": pid, "key": key or "",
+         "base_url": url if base or store.get(k + "base_url") else None}
+    found, err = term.busy("fetching the model list", ai.fetch_models, provider=pid,
+                           key=o["key"], use=use, base_url=o["base_url"])
+    err = _as_settings(err, k)
+    if err or not found:
+        shell.err("no model list (%s); type a model id" % (err or "the list is empty"))
+        model = _read("Model [%s]: " % model0) or model0
+    else:
+        model = term.menu([m + ("  (%s)" % tag if m == model0 else "") for m in found],
+                          "Models (%d); Enter at the end or q keeps %s:" % (
+                              len(found), model0), typed=True)
+        model = model0 if model is None else model if isinstance(model, str) else found[model]
+    from ai.config import parse_model, ConfigError
+    try:            # a typed model token: its preset must be this provider's
+        t = parse_model(model)[0]
+    except ConfigError as e:
+        raise Error("%s; nothing changed" % e)
+    if t and t[1] != pid:
+        raise Error("%s is a preset of %s, not %s; nothing changed" % (model, t[1], pid))
+    o["model"] = model
+    o["tools_level"] = "native"         # the probe asks for a native call
+    t0 = ticks_ms()
+    reply, err = term.busy("testing %s" % model, ai.ask_simple,
+                           "Reply with one word: ready", o)
+    ms = ticks_diff(ticks_ms(), t0)
+    err = _as_settings(err, k)
+    level = None
+    if err:
+        shell.err("test failed: " + err)
+        if term.ask("save anyway? [y/n]: ", "yn", "n") != "y":
+            out("nothing changed")
+            return
+    else:
+        out("test: %s replied '%s' in %d ms" % (model, _short(reply, 40), ms))
+        # Ask once with a tool offered: native tool calling, or the text
+        # fallback when the provider refuses tools (None: unknown).
+        o["tools"] = [{"name": "ping", "description": "Answers pong. Call it when asked to.",
+                       "parameters": {"type": "object", "properties": {}}}]
+        _, err, calls = term.busy("checking tool calling", ai.ask,
+                                  [{"role": "user", "content": "Call the tool named ping now."}], o)
+        level = "native"
+        if calls:
+            out("tools: native tool calling works")
+        elif err:
+            low = err.lower()
+            if " 400" in err or " 422" in err or "tool" in low or "function" in low:
+                out("tools: no native tool calling (%s); using the text fallback"
+                    % _short(err, 60))
+                level = "text-fallback"
             else:
-                out("tools: native (the model answered without calling the probe tool)")
-        put({"tools": level})
-        old = None
-    finally:
-        if old:
-            store.update(old)
+                shell.err("tools: could not probe (%s); the catalogue default applies"
+                          % _short(err, 60))
+                level = None
+        else:
+            out("tools: native (the model answered without calling the probe tool)")
+    store.update({k + "provider": pid, k + "key": key, k + "model": model,
+                  k + "tools": level, k + "base_url": base})
     out("saved ai.%s: provider %s, model %s%s%s" % (
         use, pid, model, (", key " + store.mask(key)) if key else "",
         (", tools " + level) if level else ""))

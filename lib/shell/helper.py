@@ -170,6 +170,11 @@ def _what_does(words):
         builtins.subs_tags(spec)
         out("where: " + where)
         return True
+    p = store.path("bin") + "/" + name + ".py"
+    why = "/" not in name and store.exists(p) and shell.read_spec(p, True)
+    if why:         # a /bin script that is no command: why not
+        out("%s: %s is not a command: %s" % (name, shell.show(p), why))
+        return True
     found = _walk(store.root() or "/", lambda n: n == name or n == name + ".py")
     for p, size in found:
         if size is None:

@@ -170,9 +170,9 @@ def ollama_settings(srv, **extra):
 
 # ---------------------------------------------------------------- md (CPython)
 
-def render(src, sizes=None, tty=True, nl="\n"):
+def render(src, sizes=None, tty=True, nl="\n", width=0):
     out = []
-    r = md.Render(out.append, tty, nl)
+    r = md.Render(out.append, tty, nl, width)
     i = 0
     while i < len(src):
         n = sizes() if sizes else len(src)
@@ -762,3 +762,45 @@ def test_heap_of_one_ai_round_with_an_mcp_tool_call(mem_rounds):
     26.7 KB before it)."""
     r, _, _ = mem_rounds
     assert r.working < BUDGET * 0.9, r.working
+
+
+# ---------------------------------------------------------------- md: width, tables (issue 15)
+
+def plain(text):
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
+
+
+def test_md_wraps_at_word_boundaries_to_the_width():
+    src = ("The quick brown fox jumps over the lazy dog and keeps on **running "
+           "through the long** field until sunset.\n"
+           "- a list item long enough to need wrapping at forty columns wide\n"
+           "```\n" + "code " * 20 + "\n```\n" + "x" * 100 + " y")
+    got = render(src, width=40)
+    rows = plain(got).split("\n")
+    assert all(len(r) <= 39 for r in rows if not r.startswith(("  code", "xxxx"))), rows
+    assert rows[:3] == ["The quick brown fox jumps over the lazy",
+                        "dog and keeps on running through the",
+                        "long field until sunset."], rows
+    assert rows[3:5] == ["\u2022 a list item long enough to need", "  wrapping at forty columns wide"]
+    assert rows[5] == "  " + "code " * 20                # code is never wrapped
+    assert rows[6:8] == ["x" * 100, "y"]                  # a word longer than a line
+    # bold goes on across the break; the same output for any split
+    assert md.BOLD + "running" in got and md.BOLD_OFF in got
+    rnd = random.Random(7)
+    for _ in range(20):
+        assert render(src, lambda: rnd.randint(1, 7), width=40) == got
+    assert render(src, width=0) == render(src)             # no width: no wrapping
+
+
+def test_md_tables_render_simply():
+    got = render("| name | value |\n|---|:---:|\n| a | **b** |\ntext | not a table", width=60)
+    assert plain(got) == ("\u2502 name \u2502 value \u2502\n" + "\u2500" * 11 + "\n"
+                          "\u2502 a \u2502 b \u2502\ntext | not a table\n")
+    assert md.DIM + "\u2502" + md.RESET in got
+    # a long paragraph with a width: the pieces stay about a line, whatever its size
+    writes = []
+    r = md.Render(writes.append, True, width=80)
+    r.feed("word \u00e9\u4e2d\U0001F600 " * 6000)
+    r.close()
+    assert max(len(w.encode()) for w in writes) <= 600
+    assert max(len(x) for x in "".join(writes).split("\n")) <= 79

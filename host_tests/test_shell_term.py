@@ -78,6 +78,7 @@ def answer_width(c, cols):
     none); the console redraws its prompt when it takes it."""
     assert "\x1b[6n" in c.raw
     c.child.send("\x1b[12;%dR" % cols)
+    c.expect_exact("/> \x1b[0m\x1b[K")       # the prompt drawn again
 
 
 # ---- 1. Ctrl-C --------------------------------------------------------------
@@ -237,3 +238,22 @@ def test_bin_scripts_that_are_no_commands_say_why(term):
     c.line("ls bin")
     assert "unknown command" not in c.text() and "my ls" not in c.text()
     assert c.text().count("/bin/ls.py is not a command") == 1      # said once
+
+
+# ---- 12. replies wrapped to the terminal's width -----------------------------------
+
+def test_a_reply_wraps_at_word_boundaries_to_the_width_and_tables_render(term):
+    from fakes import FakeOpenAI, Text
+    words = " ".join("word%02d" % i for i in range(40))
+    with FakeOpenAI(flavor="ollama") as srv:
+        c = term(settings={"ai.general.provider": "ollama", "ai.general.base_url": srv.base_url},
+                 cols=60)
+        answer_width(c, 60)
+        srv.queue(Text(words + "\n\n| city | temp |\n|---|---|\n| Rochdale | 12 C |"))
+        c.clear()
+        c.line("ai weather words")
+        rows = [r.rstrip() for r in c.screen.display if r.strip()]
+        body = [r for r in rows if r.startswith("word")]
+        assert " ".join(body) == words, rows            # every word whole, in order
+        assert all(len(r) <= 59 for r in body) and len(body) >= 5
+        assert "\u2502 Rochdale \u2502 12 C \u2502" in rows and "|---|---|" not in c.text()

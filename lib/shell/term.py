@@ -354,8 +354,9 @@ def readline(prompt, history=None, complete=None, mask=None, style=None, serve=F
         _kbd(3)
 
 
-def _chars(b, i, j):
-    """Characters (columns) in the UTF-8 bytes b[i:j]."""
+def columns(b, i, j):
+    """Characters (columns) in the UTF-8 bytes b[i:j] (a byte that does not
+    continue a character starts one; md.py counts with it too)."""
     n = 0
     while i < j:
         if b[i] & 0xC0 != 0x80:
@@ -394,13 +395,13 @@ def _edit(prompt, plen, history, complete, mask, serve):
     def redraw():
         nonlocal off
         r = room()
-        if _chars(buf, 0, len(buf)) <= r:
+        if columns(buf, 0, len(buf)) <= r:
             off = 0
-        elif pos < off or _chars(buf, off, pos) > r:
+        elif pos < off or columns(buf, off, pos) > r:
             off = _step(buf, pos, -(r // 2))     # the cursor mid-window
         end = _step(buf, off, r)
-        s = "\r" + prompt + (mask * _chars(buf, off, end) if mask else clean(str(buf[off:end], "utf-8"))) + "\x1b[K"
-        n = _chars(buf, pos, end)
+        s = "\r" + prompt + (mask * columns(buf, off, end) if mask else clean(str(buf[off:end], "utf-8"))) + "\x1b[K"
+        n = columns(buf, pos, end)
         if n:
             s += "\x1b[%dD" % n
         raw(s)
@@ -418,8 +419,8 @@ def _edit(prompt, plen, history, complete, mask, serve):
             return
         buf[pos:pos] = s
         pos += len(s)
-        if pos == len(buf) and _chars(buf, off, pos) <= room():
-            write(mask * _chars(s, 0, len(s)) if mask else str(s, "utf-8"))
+        if pos == len(buf) and columns(buf, off, pos) <= room():
+            write(mask * columns(s, 0, len(s)) if mask else str(s, "utf-8"))
         else:
             redraw()
 
@@ -490,7 +491,7 @@ def _edit(prompt, plen, history, complete, mask, serve):
         elif c == _RIGHT:
             if pos < len(buf):
                 pos = _step(buf, pos, 1)
-                if _chars(buf, off, pos) <= room():
+                if columns(buf, off, pos) <= room():
                     raw("\x1b[C")
                 else:
                     redraw()

@@ -554,6 +554,10 @@ def test_registry_parse_and_history_bound():
     assert shell.parse(mcp, 'call w get {"city": "Ro chdale"}') == [
         "call", "w", "get", '{"city": "Ro chdale"}']
     assert shell.parse(shell.find("ai"), '-u code what is "x"') == ['-u code what is "x"']
+    # one pair of quotes around a whole text argument goes (single-quoted JSON)
+    assert shell.parse(mcp, """call w get '{"city": "Rochdale"}'""") == [
+        "call", "w", "get", '{"city": "Rochdale"}']
+    assert shell.parse(mcp, """call w get '{"a": "it's"}'""")[-1] == """'{"a": "it's"}'"""
     assert shell.parse(shell.find("ai"), "") == []
     with pytest.raises(shell.UsageError):
         shell.parse(mcp, "add onlyname")

@@ -6,6 +6,7 @@ a transcript. Driven through a pseudo-terminal (tools/sim.py on the unix
 port), the screen read through pyte as a person sees it (the harness of
 test_shell_ai.py)."""
 import json
+import re
 import os
 import subprocess
 import sys
@@ -257,3 +258,12 @@ def test_a_reply_wraps_at_word_boundaries_to_the_width_and_tables_render(term):
         assert " ".join(body) == words, rows            # every word whole, in order
         assert all(len(r) <= 59 for r in body) and len(body) >= 5
         assert "\u2502 Rochdale \u2502 12 C \u2502" in rows and "|---|---|" not in c.text()
+
+
+def test_readme_example_sizes_are_the_seeded_files():
+    """README's session shows the seeded /boot.py by its size: the file's."""
+    with open(os.path.join(ROOT, "README.md")) as f:
+        text = f.read()
+    size = os.path.getsize(os.path.join(ROOT, "firmware", "boot.py"))
+    assert "  /boot.py  (%d bytes)" % size in text and "boot.py restored (%d bytes)" % size in text
+    assert not re.search(r"boot\.py\D{1,12}\((?!%d)\d+ bytes\)" % size, text)

@@ -411,7 +411,7 @@ def read_spec(p, why=False):
             # the dict literal that starts the text, up to its closing brace
             depth, q, i = 0, None, 0
             if buf[:1] != "{":
-                raise ValueError("its SPEC is not a {...} literal")
+                raise ValueError("its SPEC is not a {...} dict literal")
             while len(buf) < _MAX_SPEC:
                 while i < len(buf):
                     c = buf[i]
@@ -430,7 +430,7 @@ def read_spec(p, why=False):
                             d = buf[:i + 1]
                             d = eval(d, {"__builtins__": {}}) if not MICROPYTHON else eval(d, {})
                             if not isinstance(d, dict):
-                                raise ValueError("its SPEC is not a dict")
+                                raise ValueError("its SPEC is not a {...} dict literal")
                             args = tuple(tuple(a) for a in d.get("args") or ())
                             for a in args:
                                 if not 3 <= len(a) <= 4 or a[2] not in ("1", "?", "*", "+"):
@@ -446,9 +446,9 @@ def read_spec(p, why=False):
                     i += 1
                 more = f.readline()
                 if not more:
-                    raise ValueError("its SPEC {... is never closed")
+                    break
                 buf += more
-            raise ValueError("its SPEC is longer than %d bytes" % _MAX_SPEC)
+            raise ValueError("its SPEC {...} does not end within %d bytes" % _MAX_SPEC)
     except Exception as e:
         if why:
             return str(e) if isinstance(e, ValueError) else "its SPEC: " + _oneline(e)

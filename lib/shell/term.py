@@ -61,6 +61,7 @@ from shell import out, write, raw, clean, tty
 from compat import MICROPYTHON, const
 
 _MAX_LINE = const(4096)    # bytes of a typed line
+_FULL = "(a line holds %d bytes: the rest was not taken)"
 _BURST = const(30)  # ms: bytes a program writes at once arrive closer than this
 _MAX_STRING = const(512)   # bytes of an escape sequence we read and drop
 
@@ -262,7 +263,7 @@ def _plain_line(prompt, serve=False, mask=None):
     line = line.rstrip("\r\n")
     out("***" if line and (mask or secret(line)) else line)
     if len(line) > _MAX_LINE:
-        out("(a line holds %d characters: the rest was not taken)" % _MAX_LINE)
+        out(_FULL % _MAX_LINE)
         line = line[:_MAX_LINE]
     return line
 
@@ -413,8 +414,7 @@ def _edit(prompt, plen, history, complete, mask, serve):
                 raw("\x07")
             else:
                 full[0] = True
-                write("\n(a line holds %d bytes: the rest was not taken; Enter sends it)\n"
-                      % _MAX_LINE, shell.DIM)
+                write("\n" + _FULL % _MAX_LINE + "\n", shell.DIM)
                 redraw()
             return
         buf[pos:pos] = s

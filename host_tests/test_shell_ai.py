@@ -137,12 +137,18 @@ class Console:
 def console(mpy, tmp_path):
     made = []
 
-    def start(settings=None, heap="256K"):
+    def start(settings=None, heap="256K", files=None, rows=ROWS, cols=COLS):
+        """settings: a dict, or the file's text as is; files: {path: text}."""
         flash = tmp_path / "flash"
         flash.mkdir(exist_ok=True)
         if settings is not None:
-            (flash / "settings.json").write_text(json.dumps(settings))
-        c = Console(mpy, flash, heap)
+            (flash / "settings.json").write_text(
+                settings if isinstance(settings, str) else json.dumps(settings))
+        for rel, text in (files or {}).items():
+            p = flash / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(text)
+        c = Console(mpy, flash, heap, rows, cols)
         made.append(c)
         return c
 
@@ -522,6 +528,17 @@ def provider_number(screen, pid):
     return m.group(1)
 
 
+def config_to_key(c, pid, default_url, url, key, use=""):
+    """ai config [USE]: pick the provider, type its base URL and key."""
+    c.type(("ai config %s" % use).rstrip() + "\r")
+    c.expect_exact("q to quit: ")
+    c.type(provider_number(c.text(), pid) + "\r")
+    c.expect_exact("Base URL [%s]: " % default_url)
+    c.type(url + "\r")
+    c.expect_exact("API key: ")
+    c.type(key + "\r")
+
+
 def test_ai_config_wizard_end_to_end(console):
     key = "gsk-secret-0123456789"
     with FakeOpenAI(flavor="groq", key=key) as srv, FakeTextOnly(key="sk-text-987654321") as txt:
@@ -567,13 +584,8 @@ def test_ai_config_wizard_end_to_end(console):
         # a second use-type on a server without native tools: typed model id,
         # the probe records the text fallback
         c.clear()
-        c.type("ai config code\r")
-        c.expect_exact("q to quit: ")
-        c.type(provider_number(c.text(), "kimi") + "\r")
-        c.expect_exact("Base URL [https://api.moonshot.ai/v1]: ")
-        c.type(txt.base_url + "\r")
-        c.expect_exact("API key: ")
-        c.type("sk-text-987654321\r")
+        config_to_key(c, "kimi", "https://api.moonshot.ai/v1", txt.base_url,
+                      "sk-text-987654321", "code")
         c.expect_exact("q to quit: ")
         c.type("text-model-2\r")
         c.expect_prompt()

@@ -7,8 +7,10 @@ so no test sits through a real polling interval."""
 import os
 
 from fakes import Calls, FakeGitHub, FakeOpenAI, Text
-from test_shell_ai import (console, ollama_settings, provider_number,  # noqa: F401  (fixture)
+from test_shell_ai import (config_to_key, console, ollama_settings,  # noqa: F401  (fixture)
                            read_settings)
+
+GROQ_URL = "https://api.groq.com/openai/v1"
 
 SOURCE = 'def greet(name):\n    print("hi", name)\n\ngreet("x")\n'
 
@@ -100,13 +102,7 @@ def test_the_wizard_takes_a_token_of_its_provider_only(console):
         c = console({})
         for token in ("gpt-mini", "groq-oss,thinking=low"):
             c.clear()
-            c.type("ai config\r")
-            c.expect_exact("q to quit: ")
-            c.type(provider_number(c.text(), "groq") + "\r")
-            c.expect_exact("Base URL [https://api.groq.com/openai/v1]: ")
-            c.type(srv.base_url + "\r")
-            c.expect_exact("API key: ")
-            c.type("gsk-0123456789\r")
+            config_to_key(c, "groq", GROQ_URL, srv.base_url, "gsk-0123456789")
             c.expect_exact("or type a name, q to quit: ")
             srv.queue(Text("Ready"), Calls([("ping", {})]))
             c.type(token + "\r")
@@ -213,13 +209,7 @@ def test_the_wizard_keeps_with_enter_and_writes_nothing_before_the_end(console):
         # a key that fails the test, then the board dies at "save anyway?"
         with FakeOpenAI(flavor="groq", key="gsk-right-123456") as groq:
             c.clear()
-            c.type("ai config\r")
-            c.expect_exact("q to quit: ")
-            c.type(provider_number(c.text(), "groq") + "\r")
-            c.expect_exact("Base URL [https://api.groq.com/openai/v1]: ")
-            c.type(groq.base_url + "\r")
-            c.expect_exact("API key: ")
-            c.type("gsk-wrong-000000\r")
+            config_to_key(c, "groq", GROQ_URL, groq.base_url, "gsk-wrong-000000")
             c.expect_exact("Model [llama-3.3-70b-versatile]: ")
             c.type("\r")
             c.expect_exact("save anyway? [y/n]: ")

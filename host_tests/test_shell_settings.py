@@ -3,7 +3,6 @@ secret, `-h`/`--help` on every command, `set` checking the keys it knows
 (lib/shell/keys.py: the one list that `set`, `help set` and README's table
 use) and refusing unknown ai./mcp. keys with the nearest known one.
 CPython unit checks, then the console through a pseudo-terminal."""
-import json
 import os
 import re
 
@@ -11,7 +10,7 @@ import pytest
 
 import store
 from shell import keys
-from test_shell_ai import Console, ROOT
+from test_shell_ai import ROOT, console, read_settings  # noqa: F401  (fixture)
 
 
 def test_only_a_last_part_named_like_a_secret_is_secret():
@@ -61,40 +60,33 @@ def test_readme_lists_exactly_the_known_keys():
     assert table == list(keys.rows())
 
 
-def test_set_checks_asks_hidden_only_for_secrets_and_every_command_has_help(mpy, tmp_path):
-    flash = tmp_path / "flash"
-    flash.mkdir()
-    (flash / "settings.json").write_text("{}")
-    c = Console(mpy, flash)
-    try:
-        for line, usage in (("set --help", "usage: set KEY [VALUE] | set -d KEY"),
-                            ("mcp add -h", "usage: mcp | mcp add NAME URL [TOKEN]"),
-                            ("ls -h", "usage: ls [PATH]"), ("ai --help", "usage: ai [-u TYPE]")):
-            c.clear()
-            c.line(line)
-            assert usage in c.text(), c.text()
-        out = c.line("help set")
-        assert "ai.USE.provider" in out and "settings (USE:" in out
+def test_set_checks_asks_hidden_only_for_secrets_and_every_command_has_help(console):
+    c = console({})
+    for line, usage in (("set --help", "usage: set KEY [VALUE] | set -d KEY"),
+                        ("mcp add -h", "usage: mcp | mcp add NAME URL [TOKEN]"),
+                        ("ls -h", "usage: ls [PATH]"), ("ai --help", "usage: ai [-u TYPE]")):
         c.clear()
-        for line in ("set ai.general.provider foo", "set ai.history.turns abc",
-                     "set ai.chat.modle llama3"):
-            c.line(line)
-        screen = c.text()
-        assert "set: ai.general.provider must be one of groq, ollama" in screen
-        assert "set: ai.history.turns must be a whole number" in screen
-        assert "set: unknown setting ai.chat.modle (did you mean ai.chat.model?" in screen
-        c.line("set ai.chat.max_tokens 100")
-        assert "ai.chat.max_tokens = 100" in c.text()
-        c.type("set ai.code.max_tokens\r")
-        c.expect_exact("ai.code.max_tokens = ")          # not hidden
-        c.type("250\r")
-        c.expect_prompt()
-        c.type("set wifi.password\r")
-        c.expect_exact("wifi.password (hidden): ")
-        c.type("pass-word-1\r")
-        c.expect_prompt()
-        with open(flash / "settings.json") as f:
-            assert json.load(f) == {"ai.chat.max_tokens": 100, "ai.code.max_tokens": 250,
-                                    "wifi.password": "pass-word-1"}
-    finally:
-        c.close()
+        c.line(line)
+        assert usage in c.text(), c.text()
+    out = c.line("help set")
+    assert "ai.USE.provider" in out and "settings (USE:" in out
+    c.clear()
+    for line in ("set ai.general.provider foo", "set ai.history.turns abc",
+                 "set ai.chat.modle llama3"):
+        c.line(line)
+    screen = c.text()
+    assert "set: ai.general.provider must be one of groq, ollama" in screen
+    assert "set: ai.history.turns must be a whole number" in screen
+    assert "set: unknown setting ai.chat.modle (did you mean ai.chat.model?" in screen
+    c.line("set ai.chat.max_tokens 100")
+    assert "ai.chat.max_tokens = 100" in c.text()
+    c.type("set ai.code.max_tokens\r")
+    c.expect_exact("ai.code.max_tokens = ")          # not hidden
+    c.type("250\r")
+    c.expect_prompt()
+    c.type("set wifi.password\r")
+    c.expect_exact("wifi.password (hidden): ")
+    c.type("pass-word-1\r")
+    c.expect_prompt()
+    assert read_settings(c.flash) == {"ai.chat.max_tokens": 100, "ai.code.max_tokens": 250,
+                                      "wifi.password": "pass-word-1"}

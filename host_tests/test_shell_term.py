@@ -5,16 +5,13 @@ inline stay out of the Up-arrow history, ^C shows once, piped input gives
 a transcript. Driven through a pseudo-terminal (tools/sim.py on the unix
 port), the screen read through pyte as a person sees it (the harness of
 test_shell_ai.py)."""
-import json
 import re
 import os
 import subprocess
 import sys
 
-import pexpect
-import pytest
 
-from test_shell_ai import Console, ROOT, SIM
+from test_shell_ai import ROOT, SIM, console  # noqa: F401  (fixture)
 
 # a /bin command that prints its argument back: what the console received
 SAY = '''SPEC = {"desc": "print the text back", "usage": "say TEXT",
@@ -47,29 +44,6 @@ raise ValueError("kaboom")
 '''
 
 
-@pytest.fixture
-def term(mpy, tmp_path):
-    made = []
-
-    def start(files=None, settings=None, rows=30, cols=100):
-        flash = tmp_path / "flash"
-        flash.mkdir(exist_ok=True)
-        if settings is not None:
-            (flash / "settings.json").write_text(
-                settings if isinstance(settings, str) else json.dumps(settings))
-        for rel, text in (files or {}).items():
-            p = flash / rel
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_text(text)
-        c = Console(mpy, flash, rows=rows, cols=cols)
-        made.append(c)
-        return c
-
-    yield start
-    for c in made:
-        c.close()
-
-
 def prompt_row(c):
     return c.screen.display[c.screen.cursor.y].rstrip()
 
@@ -84,8 +58,8 @@ def answer_width(c, cols):
 
 # ---- 1. Ctrl-C --------------------------------------------------------------
 
-def test_ctrl_c_stops_a_sleeping_script_and_a_long_cat(term):
-    c = term(files={"bin/tick.py": TICK, "big.txt": ("x" * 99 + "\n") * 30000})   # 3 MB
+def test_ctrl_c_stops_a_sleeping_script_and_a_long_cat(console):
+    c = console(files={"bin/tick.py": TICK, "big.txt": ("x" * 99 + "\n") * 30000})   # 3 MB
     for _ in range(2):                        # and again: the console is whole
         c.type("tick\r")
         c.expect_exact("tick 3")
@@ -105,8 +79,8 @@ def test_ctrl_c_stops_a_sleeping_script_and_a_long_cat(term):
     assert os.path.exists(os.path.join(c.flash, "big.txt"))
 
 
-def test_ctrl_c_at_a_prompt_of_a_command_shows_once(term):
-    c = term()
+def test_ctrl_c_at_a_prompt_of_a_command_shows_once(console):
+    c = console()
     c.clear()
     c.type("set some.thing\r")
     c.expect_exact("some.thing = ")
@@ -117,8 +91,8 @@ def test_ctrl_c_at_a_prompt_of_a_command_shows_once(term):
 
 # ---- 2. every line at column 0 --------------------------------------------------
 
-def test_script_output_and_errors_start_at_column_0(term):
-    c = term(files={"lines.py": LINES}, settings="{not json")
+def test_script_output_and_errors_start_at_column_0(console):
+    c = console(files={"lines.py": LINES}, settings="{not json")
     c.line("run lines.py alpha beta")
     c.line("get")
     rows = [r.rstrip() for r in c.screen.display]
@@ -131,8 +105,8 @@ def test_script_output_and_errors_start_at_column_0(term):
 
 # ---- 3. lines wider than the terminal -----------------------------------------------
 
-def test_a_line_wider_than_the_terminal_scrolls_and_edits_whole(term):
-    c = term(files={"bin/say.py": SAY}, cols=60)
+def test_a_line_wider_than_the_terminal_scrolls_and_edits_whole(console):
+    c = console(files={"bin/say.py": SAY}, cols=60)
     answer_width(c, 60)
     text = "".join("w%03d " % i for i in range(21)) + "w021"      # 109 characters
     c.clear()
@@ -171,8 +145,8 @@ def test_a_line_wider_than_the_terminal_scrolls_and_edits_whole(term):
     assert c.text().replace("\n", "").count("got %d: %s" % (len(want), want)) == 1
 
 
-def test_without_an_answer_the_width_is_80_and_long_input_is_taken_or_said(term):
-    c = term(files={"bin/say.py": SAY}, cols=100)
+def test_without_an_answer_the_width_is_80_and_long_input_is_taken_or_said(console):
+    c = console(files={"bin/say.py": SAY}, cols=100)
     c.clear()
     c.type("say " + "y" * 149 + "Q")
     c.expect_exact("Q")
@@ -193,8 +167,8 @@ def test_without_an_answer_the_width_is_80_and_long_input_is_taken_or_said(term)
 
 # ---- 12. secrets out of the history; piped input ----------------------------------
 
-def test_secrets_typed_inline_stay_out_of_the_history(term):
-    c = term(settings={})
+def test_secrets_typed_inline_stay_out_of_the_history(console):
+    c = console(settings={})
     c.line("pwd")
     c.line("set ai.chat.key sk-typed-secret-42")
     c.line("mcp add notes http://127.0.0.1:9/mcp tok-secret-99")
@@ -225,8 +199,8 @@ def test_piped_input_is_a_transcript_with_secrets_hidden(mpy, tmp_path):
 
 # ---- 10. /bin scripts ----------------------------------------------------------------
 
-def test_bin_scripts_that_are_no_commands_say_why(term):
-    c = term(files={"bin/nospec.py": "print('hi')\n",
+def test_bin_scripts_that_are_no_commands_say_why(console):
+    c = console(files={"bin/nospec.py": "print('hi')\n",
                     "bin/broken.py": 'SPEC = {"desc": "broken", "args": (("a" "str"),)}\n',
                     "bin/ls.py": SAY.replace("print the text back", "my ls")})
     assert c.text().count("/bin/ls.py is not a command: the built-in ls has that name") == 1
@@ -243,11 +217,11 @@ def test_bin_scripts_that_are_no_commands_say_why(term):
 
 # ---- 12. replies wrapped to the terminal's width -----------------------------------
 
-def test_a_reply_wraps_at_word_boundaries_to_the_width_and_tables_render(term):
+def test_a_reply_wraps_at_word_boundaries_to_the_width_and_tables_render(console):
     from fakes import FakeOpenAI, Text
     words = " ".join("word%02d" % i for i in range(40))
     with FakeOpenAI(flavor="ollama") as srv:
-        c = term(settings={"ai.general.provider": "ollama", "ai.general.base_url": srv.base_url},
+        c = console(settings={"ai.general.provider": "ollama", "ai.general.base_url": srv.base_url},
                  cols=60)
         answer_width(c, 60)
         srv.queue(Text(words + "\n\n| city | temp |\n|---|---|\n| Rochdale | 12 C |"))

@@ -4,11 +4,9 @@
     ai -u TYPE QUESTION      the same for another use-type (code, ...)
     ai -new [QUESTION]       forget the conversation first
     ai history [TYPE]        show the conversation
-    ai config [TYPE]         wizard: provider, key, model, test, tool probe
-                             (no TYPE: ai.general, the fallback of every type)
-    ai models [PROVIDER]     the provider's live model list
     ai -m MODEL QUESTION     another model (or preset token) for this question
-    ai config, ai models, ai presets, ai login copilot   (shell/aiprov.py)
+    ai config [TYPE], ai models [PROVIDER], ai presets, ai login copilot
+                             (shell/aiprov.py, imported for them only)
     ai edit FILE[:S-E] ... | ai undo       (shell/aiedit.py)
     ai -tools                build the tools cache from every MCP server
     ai tools list|clear      show / remove the tools cache

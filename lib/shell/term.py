@@ -44,14 +44,17 @@ and drawn again, with what was typed, once the request is answered.
 
     line = readline(prompt, history=None, complete=None)   # None at the end
     term.cols           # the terminal's columns (80 until it answered)
-    secret = masked("key: ")            # echoes "*"
+    ask_width()         # ask the terminal (run() at start, Ctrl-L)
+    n = columns(b, i, j)                # columns of UTF-8 bytes b[i:j]
+    secret(line)        # a line that carries a secret (kept out of history)
+    key = masked("key: ")               # echoes "*"
     c = ask("run it? [y/n/a] ", "yna")  # a typed line "y", "n" or "a" + Enter
     drain()             # forget type-ahead and what the terminal sent unasked
     i = menu(labels, title, page=10, typed=False, keep=None)  # index, typed str, None
     s = Spinner("thinking"); s.stop()
     r = busy("fetching", fn, *args)     # fn(*args) with a spinner shown
     check_interrupt()   # call while streaming: raises KeyboardInterrupt
-                        # when Ctrl-C was typed (raw mode sends no SIGINT)
+                        # when Ctrl-C was typed and came as a byte
 """
 import sys
 

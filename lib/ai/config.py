@@ -65,14 +65,6 @@ def source(cfg, field):
     return s or "ai.%s.%s" % (cfg["use"], field)
 
 
-def wizard(cfg):
-    """The command that sets up what resolved: `ai config` for ai.general
-    (the fallback of every use-type), `ai config USE` when the use-type
-    names its own provider."""
-    p = cfg["sources"].get("provider") or ""
-    return "ai config" + ("" if p.startswith("ai.general.") or not p.startswith("ai.")
-                          else " " + cfg["use"])
-
 
 def parse_model(token):
     """(preset tuple or None, model id, thinking word or None) of a model
@@ -146,6 +138,7 @@ def resolve(overrides=None):
     if cfg["tools_level"] not in ("native", "text-fallback", "none"):
         raise ConfigError("%s must be native, text-fallback or none" % source(cfg, "tools"))
     if entry["key"] and not cfg["key"]:     # the key beside the provider's setting
+        from ai.more import wizard
         raise ConfigError("%s: no API key (set %s or run: %s)" % (
             pid, psrc[:psrc.rfind(".") + 1] + "key" if psrc.startswith("ai.")
             else source(cfg, "key"), wizard(cfg)))

@@ -7,7 +7,7 @@ import httpc
 import jsonstream
 from compat import collect, const, ticks_ms
 from ai import catalog
-from ai.config import ConfigError, resolve, source, wizard
+from ai.config import ConfigError, resolve, source
 from ai.styles import StyleError, load
 
 _MAX_PAGES = const(50)
@@ -68,6 +68,15 @@ def explain(cfg, status, msg, kind, wait):
     if status >= 500 and status in RETRIED:
         return head + " (the service is overloaded or failing; try again later)"
     return head
+
+
+def wizard(cfg):
+    """The command that sets up what resolved: `ai config` for ai.general
+    (the fallback of every use-type), `ai config USE` when the use-type
+    names its own provider."""
+    p = cfg["sources"].get("provider") or ""
+    return "ai config" + ("" if p.startswith("ai.general.") or not p.startswith("ai.")
+                          else " " + cfg["use"])
 
 
 def network_error(cfg, e):

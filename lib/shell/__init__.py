@@ -397,21 +397,22 @@ def _spec(t):
 
 def read_spec(p, why=False):
     """The spec of the /bin script p, its SPEC read from its text without
-    running it, or None; why=True: why it is not a command (one line), or
-    None when it is one."""
+    running it, or None; why=True: why it is not a command (the exception:
+    shell/script.py words it), or None when it is one. ValueError(n): SPEC
+    problem n of script.WHY."""
     try:
         with open(p) as f:
             while True:
                 line = f.readline()
                 if not line:
-                    raise ValueError("it has no SPEC = {...} line")
+                    raise ValueError(0)
                 if line.startswith("SPEC") and "=" in line:
                     buf = line[line.index("=") + 1:].lstrip()
                     break
             # the dict literal that starts the text, up to its closing brace
             depth, q, i = 0, None, 0
             if buf[:1] != "{":
-                raise ValueError("its SPEC is not a {...} dict literal")
+                raise ValueError(1)
             while len(buf) < _MAX_SPEC:
                 while i < len(buf):
                     c = buf[i]
@@ -430,12 +431,11 @@ def read_spec(p, why=False):
                             d = buf[:i + 1]
                             d = eval(d, {"__builtins__": {}}) if not MICROPYTHON else eval(d, {})
                             if not isinstance(d, dict):
-                                raise ValueError("its SPEC is not a {...} dict literal")
+                                raise ValueError(1)
                             args = tuple(tuple(a) for a in d.get("args") or ())
                             for a in args:
                                 if not 3 <= len(a) <= 4 or a[2] not in ("1", "?", "*", "+"):
-                                    raise ValueError("its SPEC's args are not (name, type, "
-                                                     "count) tuples")
+                                    raise ValueError(2)
                             name = p[p.rfind("/") + 1:-3]
                             return None if why else {
                                 "name": name, "desc": str(d.get("desc") or ""),
@@ -448,10 +448,10 @@ def read_spec(p, why=False):
                 if not more:
                     break
                 buf += more
-            raise ValueError("its SPEC {...} does not end within %d bytes" % _MAX_SPEC)
+            raise ValueError(3)
     except Exception as e:
         if why:
-            return str(e) if isinstance(e, ValueError) else "its SPEC: " + _oneline(e)
+            return e
     return None
 
 
@@ -728,11 +728,8 @@ def dispatch(line):
         except UsageError:
             name, rest = line.split(" ", 1)[0], ""
     spec = find(name)
-    if spec is None:
-        p = store.path("bin") + "/" + name + ".py"
-        why = "/" not in name and store.exists(p) and read_spec(p, True)
-        err("%s is not a command: %s (a command declares SPEC = {...} and main(args))"
-            % (show(p), why) if why else "unknown command: %s (type help)" % name)
+    if spec is None:        # (a /bin script that is none: script.py says why)
+        _call({"module": "shell.script", "func": "unknown"}, [name])
         return
     t = _task(line if len(line) <= 40 else line[:37] + "...")
     try:
@@ -792,16 +789,7 @@ def run(banner=True):
     term.ask_width()
     if banner:
         out("AntOS console %s. Type help, or ? followed by a question." % VERSION)
-    try:
-        bins = os.listdir(store.path("bin"))
-    except OSError:
-        bins = ()
-    for t in _TABLE:        # said once: the scripts a built-in hides
-        n = t[:t.find("~")]
-        if n + ".py" in bins:
-            out("/bin/%s.py is not a command: the built-in %s has that name "
-                "(rename the script)" % (n, n), DIM)
-    bins = None
+    _call({"module": "shell.script", "func": "shadowed"}, None)
     history = term.History()
     t = _task("console")
     try:

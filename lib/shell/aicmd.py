@@ -205,8 +205,8 @@ def chat(ai, use, question, model=None):
     finally:
         screen.end()
     if err:
-        turn.drop()
-        raise Error(err)
+        turn.drop()     # (the console's max_reply is an override: name the setting)
+        raise Error(err.replace('overrides["max_reply"]', "ai.%s.max_reply" % use))
     turn.commit(_int_setting("ai.history.bytes", _HISTORY_BYTES),
                 _int_setting("ai.history.turns", _HISTORY_TURNS))
 

@@ -170,8 +170,9 @@ def _what_does(words):
         builtins.subs_tags(spec)
         out("where: " + where)
         return True
-    p = store.path("bin") + "/" + name + ".py"
-    why = "/" not in name and store.exists(p) and shell.read_spec(p, True)
+    from shell import script
+    p = script._bin(name)
+    why = p and script.why(p)
     if why:         # a /bin script that is no command: why not
         out("%s: %s is not a command: %s" % (name, shell.show(p), why))
         return True

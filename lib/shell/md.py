@@ -69,9 +69,9 @@ class Render:
         self.tty = tty
         self.nl = nl
         self.width = width if tty else 0    # 0: no wrapping
-        self.word = bytearray()  # the word being written (wrapping): held
-        self.wcols = 0        # its columns
-        self.gap = 0          # spaces before it, dropped at a break
+        self.brk = -1         # wrapping: where in out the word being written
+        self.gap = 0          # starts, with the spaces before it (gap): a
+        self.wcols = 0        # break goes there if it ends past the width
         self.long = False     # it is longer than a line (the terminal wraps it)
         self.margin = 0       # columns a wrapped line starts at (a list item's)
         self.table = False    # the line is a table row
@@ -89,8 +89,9 @@ class Render:
 
     # -- output ---------------------------------------------------------
     def _emit(self, s):
-        """Visible bytes; with a width, words wait in self.word until a
-        space or the line's end says whether they fit."""
+        """Visible bytes; with a width, the word being written stays in out
+        from self.brk on (never flushed) until a space or the line's end
+        says whether it fits: if not, the spaces before it become a break."""
         if not s:
             return
         self.prev = s[-1]
@@ -98,14 +99,17 @@ class Render:
             self.out += s
             self.col += len(s)
             return
-        i, n = 0, len(s)
+        n = len(s)
         wide = max(s) >= 0x80       # else a byte is a column
+        self.out += s       # all at once; a break replaces spaces in place,
+        i = 0               # before s[i], which stays at len(out) - (n - i)
         while i < n:
             j = s.find(b" ", i)
             if j < 0:
                 j = n
             if j > i:
-                self.word += s[i:j]
+                if self.brk < 0:
+                    self.brk = len(self.out) - n + i
                 self.wcols += term.columns(s, i, j) if wide else j - i
                 if self.wcols >= self.width - 1 - self.margin:
                     self._word()        # longer than a line: out as it comes
@@ -113,35 +117,32 @@ class Render:
             if j < n:
                 self._word()
                 self.long = False
-                self.gap += 1           # written before the next word, if it fits
+                self.brk = len(self.out) - n + j
+                self.gap = 1
                 j += 1
             i = j
 
-    def _word(self):
-        """Write the held word after the spaces before it, or on a new line
-        at the margin when it would reach the last column."""
-        w = self.word
-        if w:
-            if self.wcols and not self.long and self.col > self.margin and \
-                    self.col + self.gap + self.wcols > self.width - 1:
-                self.out += (self.nl + " " * self.margin).encode()
-                self.col = self.margin
-            else:
-                while self.gap:
-                    self.out.append(32)
-                    self.col += 1
-                    self.gap -= 1
-            self.gap = 0
-            self.out += w
-            self.col += self.wcols
-            w[0:len(w)] = b""       # emptied in place: no new buffer a word
-            self.wcols = 0
+    def _word(self, end=False):
+        """Settle the word being written: it stays on the line, or the
+        spaces before it become a new line at the margin when it would
+        reach the last column; end=True: spaces before nothing go."""
+        b = self.brk
+        if b < 0:
+            return
+        g = self.gap
+        if end and not self.wcols:
+            self.out[b:b + g] = b""
+        elif self.wcols and not self.long and self.col > self.margin and \
+                self.col + g + self.wcols > self.width - 1:
+            self.out[b:b + g] = (self.nl + " " * self.margin).encode()
+            self.col = self.margin + self.wcols
+        else:
+            self.col += g + self.wcols
+        self.brk = -1
+        self.gap = self.wcols = 0
 
     def _put(self, s):
-        if self.word or self.gap:   # an attribute goes with the word it starts
-            self.word += s.encode()
-        else:
-            self.out += s.encode()
+        self.out += s.encode()
 
     def _attr(self, s):
         self._put(s)
@@ -165,9 +166,13 @@ class Render:
             self._attr(ITAL)
 
     def _flush(self):
-        if self.out:
-            s = str(self.out, "utf-8")
-            self.out = bytearray()
+        """Write out what is settled (up to a word still being written)."""
+        k = len(self.out) if self.brk < 0 else self.brk
+        if k:
+            s = str(memoryview(self.out)[0:k], "utf-8")
+            self.out[0:k] = b""         # (the buffer is kept)
+            if self.brk > 0:
+                self.brk -= k
             self.w(s)
 
     def feed(self, text):
@@ -183,8 +188,7 @@ class Render:
 
     def close(self):
         """End of the reply: write what is held, reset, end the line."""
-        self._word()
-        self.gap = 0
+        self._word(True)
         if self.tty:
             if self.start and self.head:
                 self._classify(True)
@@ -246,8 +250,7 @@ class Render:
                 self._flush()
 
     def _newline(self):
-        self._word()
-        self.gap = 0            # (trailing spaces: never written)
+        self._word(True)        # (trailing spaces: never written)
         self.long = False
         if self.styled:
             self._put(RESET)

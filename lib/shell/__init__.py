@@ -396,8 +396,8 @@ def _spec(t):
 
 
 def read_spec(p, why=False):
-    """The spec of the /bin script p, its SPEC read from its text without
-    running it, or None; why=True: why it is not a command (the exception:
+    """SPEC of a /bin script (its dict), read from its text without running
+    it, or None; why=True: why it is not a command (the exception:
     shell/script.py words it), or None when it is one. ValueError(n): SPEC
     problem n of script.WHY."""
     try:
@@ -432,17 +432,10 @@ def read_spec(p, why=False):
                             d = eval(d, {"__builtins__": {}}) if not MICROPYTHON else eval(d, {})
                             if not isinstance(d, dict):
                                 raise ValueError(1)
-                            args = tuple(tuple(a) for a in d.get("args") or ())
-                            for a in args:
+                            for a in d.get("args") or ():
                                 if not 3 <= len(a) <= 4 or a[2] not in ("1", "?", "*", "+"):
                                     raise ValueError(2)
-                            name = p[p.rfind("/") + 1:-3]
-                            return None if why else {
-                                "name": name, "desc": str(d.get("desc") or ""),
-                                "usage": str(d.get("usage") or name), "args": args,
-                                "tags": tuple(d.get("tags") or ()), "module": None,
-                                "func": "main", "subs": None, "path": p,
-                                "readonly": d.get("readonly") is True}
+                            return None if why else d
                     i += 1
                 more = f.readline()
                 if not more:
@@ -481,7 +474,14 @@ def find(name):
         if t[:t.find("~")] == name:
             return _spec(t)
     if name and "/" not in name and not name.startswith("."):
-        return read_spec(store.path("bin") + "/" + name + ".py")
+        p = store.path("bin") + "/" + name + ".py"
+        d = read_spec(p)
+        if d is not None:
+            return {"name": name, "desc": str(d.get("desc") or ""),
+                    "usage": str(d.get("usage") or name),
+                    "args": tuple(tuple(a) for a in d.get("args") or ()),
+                    "tags": tuple(d.get("tags") or ()), "module": None, "func": "main",
+                    "subs": None, "path": p, "readonly": d.get("readonly") is True}
     return None
 
 
@@ -729,7 +729,10 @@ def dispatch(line):
             name, rest = line.split(" ", 1)[0], ""
     spec = find(name)
     if spec is None:        # (a /bin script that is none: script.py says why)
-        _call({"module": "shell.script", "func": "unknown"}, [name])
+        try:
+            _call({"module": "shell.script", "func": "unknown"}, [name])
+        except Exception as e:
+            err("%s: %s" % (name, _oneline(e)))
         return
     t = _task(line if len(line) <= 40 else line[:37] + "...")
     try:

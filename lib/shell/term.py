@@ -265,9 +265,10 @@ def _plain_line(prompt, serve=False, mask=None):
         return None
     line = line.rstrip("\r\n")
     out("***" if line and (mask or secret(line)) else line)
-    if len(line) > _MAX_LINE:
+    b = line.encode()
+    if len(b) > _MAX_LINE:
         out(_FULL % _MAX_LINE)
-        line = line[:_MAX_LINE]
+        line = str(b[:shell.whole(b[:_MAX_LINE])], "utf-8")
     return line
 
 

@@ -610,7 +610,7 @@ def test_micropython_chat_stream_and_tool_rounds(srv, mpy, tmp_path):
     assert """CALLS None [('get_weather', '{"city":"Rochdale"}')] echo""" in out, out
     assert "FOLLOWUP 'It is 12 C in Rochdale.' None 8" in out, out
     assert "FOLLOWUP2 'Tomorrow: 14 C, sun.' None 12" in out, out
-    assert "ERR None 'anthropic: 401 invalid x-api-key (check overrides)'" in out, out
+    assert """ERR None 'anthropic: 401 invalid x-api-key (check overrides["key"])'""" in out, out
     assert "MID None 'anthropic: overloaded_error: Overloaded'" in out, out
     assert srv.pending() == 0
     # the follow-ups carried the thinking blocks back (the fake checked them)

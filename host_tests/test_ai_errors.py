@@ -4,7 +4,7 @@ import pytest
 
 import ai
 import store
-from fakes import Blocked, Fail, FakeAnthropic, FakeGemini, FakeResponses, Text
+from fakes import Blocked, Fail, FakeAnthropic, FakeGemini, FakeOpenAI, FakeResponses, Raw, Text
 
 STYLES = {      # provider: its default style's fake (openai: Responses)
     "openai": (FakeResponses, "gpt-5-mini", "sk-test"),
@@ -115,3 +115,67 @@ def test_unreachable_host(tmp_path):
     finally:
         store.set_root(None)
     assert err == "groq: cannot connect to 127.0.0.1:9: connection refused"
+
+
+# ---- issue 15: the hints say what to do, and only what applies
+
+def test_a_stream_timeout_keeps_the_advice(srv):
+    store.set("ai.chat.timeout", 1)
+    srv.options(gap=2.5)            # the stream starts, then goes silent
+    err = ask(stream=True)
+    assert "timed out" in err and err.endswith("(raise ai.chat.timeout)"), err
+
+
+def test_501_is_final_and_not_called_overloaded(srv):
+    srv.queue(Fail(501, message="not implemented here"))
+    err = ask()
+    assert err.startswith(srv.pid + ": 501") and "try again later" not in err, err
+    assert len(srv.requests) == 1
+
+
+def test_a_value_from_overrides_is_named_as_its_field(srv):
+    _, err, _ = ai.ask([{"role": "user", "content": "hi"}], {"key": "wrong-key-123456"})
+    assert err.endswith('(check overrides["key"])'), err
+
+
+WHOLE = {   # one whole reply, as a server that ignores "stream" sends it
+    "openai": {"id": "r1", "object": "response", "status": "completed", "output": [
+        {"type": "message", "id": "m1", "role": "assistant", "status": "completed",
+         "content": [{"type": "output_text", "text": "Whole reply.", "annotations": []}]}]},
+    "anthropic": {"id": "m1", "type": "message", "role": "assistant", "model": "x",
+                  "content": [{"type": "text", "text": "Whole reply."}],
+                  "stop_reason": "end_turn"},
+    # streamGenerateContent without alt=sse: an array of the stream's objects
+    "gemini": [{"candidates": [{"content": {"role": "model", "parts": [{"text": "Whole "}]}}]},
+               {"candidates": [{"content": {"role": "model", "parts": [{"text": "reply."}]},
+                                "finishReason": "STOP"}]}],
+}
+
+
+def test_a_streamed_request_answered_with_json_is_read_whole(srv):
+    srv.queue(Raw(WHOLE[srv.pid]))
+    pieces = []
+    reply, err, _ = ai.ask([{"role": "user", "content": "hi"}], {"stream": pieces.append})
+    assert err is None and reply == "Whole reply." and "".join(pieces) == "Whole reply."
+
+
+def test_chat_completions_answered_with_json_and_a_model_list_404(tmp_path):
+    store.set_root(str(tmp_path))
+    try:
+        with FakeOpenAI(flavor="groq", key="gsk-test") as s:
+            store.update({"ai.general.provider": "groq", "ai.general.key": "gsk-test",
+                          "ai.general.base_url": s.base_url})
+            s.queue(Raw({"id": "c1", "object": "chat.completion", "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": "Whole reply."},
+                 "finish_reason": "stop"}]}))
+            pieces = []
+            reply, err, _ = ai.ask([{"role": "user", "content": "hi"}], {"stream": pieces.append})
+            assert err is None and reply == "Whole reply." and pieces == ["Whole reply."]
+            # a server without GET /models: the base URL, not the model
+            store.set("ai.general.base_url", s.base_url + "/no-list")
+            models, err = ai.fetch_models()
+            assert models is None and err.startswith("groq: 404"), err
+            assert err.endswith("(no model list at %s/no-list: check ai.general.base_url, "
+                                "or type a model id)" % s.base_url), err
+    finally:
+        store.set_root(None)

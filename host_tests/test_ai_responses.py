@@ -403,7 +403,7 @@ def test_fetch_models_and_errors_end_to_end(srv, flash):
     assert err is None and models == list(FakeResponses.MODELS["openai"])
     _, err, _ = ai.ask([{"role": "user", "content": "x"}], overrides(srv, key="sk-bad-key-999"))
     assert err.startswith("openai: 401 Incorrect API key") and "sk-bad-key-999" not in err
-    assert err.endswith("(check overrides)")
+    assert err.endswith('(check overrides["key"])')
     srv.queue(Raw({"status": "completed", "output": []}))
     _, err, _ = ai.ask([{"role": "user", "content": "x"}], overrides(srv))
     assert err == "openai: empty reply (finish reason: stop)"

@@ -4,9 +4,11 @@ system's Debian set, holds only the default roots, and is proven against a
 loopback TLS server on CPython and under the MicroPython unix port (mbedTLS,
 as on the device); the DER file output (for httpc.CA_FILE / ca=) too."""
 import datetime
+import re
 import os
 import ssl
 import subprocess
+import sys
 
 import pytest
 import trustme
@@ -399,3 +401,14 @@ def test_micropython_default_roots_are_the_bundle(mpy, pki):
     kept = int(out[3].split()[1])
     print("heap kept by the bundle's TLS context:", kept)
     assert kept < 4500, kept                       # ~3.9 KB: the context, not the roots
+
+
+def test_help_says_why_each_default_root_is_there():
+    """README sends people to --help for the reasons: it must list them."""
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "cabundle.py"), "--help"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0
+    for name in cabundle.DEFAULT_ROOTS:
+        assert re.search(r"^  %s +%s$" % (re.escape(name), re.escape(cabundle.ROOT_WHY[name])),
+                         r.stdout, re.M), r.stdout
+    assert "see this file's docstring" not in r.stdout

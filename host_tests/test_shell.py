@@ -272,7 +272,7 @@ def test_bin_script_command_typed_args_and_failures(con):
     out = c.cmd("greet")
     assert "greet: missing name" in out
     out = c.cmd("boom")
-    assert "boom: ValueError: it broke" in out
+    assert "/bin/boom.py line 5: ValueError: it broke" in out     # the file and line
     assert len([ln for ln in out.splitlines() if ln.strip()]) == 2   # error + echo line
     out = c.cmd("run bin/greet.py")
     assert "this line runs only" in out      # run FILE executes it as __main__
@@ -554,6 +554,10 @@ def test_registry_parse_and_history_bound():
     assert shell.parse(mcp, 'call w get {"city": "Ro chdale"}') == [
         "call", "w", "get", '{"city": "Ro chdale"}']
     assert shell.parse(shell.find("ai"), '-u code what is "x"') == ['-u code what is "x"']
+    # one pair of quotes around a whole text argument goes (single-quoted JSON)
+    assert shell.parse(mcp, """call w get '{"city": "Rochdale"}'""") == [
+        "call", "w", "get", '{"city": "Rochdale"}']
+    assert shell.parse(mcp, """call w get '{"a": "it's"}'""")[-1] == """'{"a": "it's"}'"""
     assert shell.parse(shell.find("ai"), "") == []
     with pytest.raises(shell.UsageError):
         shell.parse(mcp, "add onlyname")

@@ -33,9 +33,10 @@ class Console:
     """The console in a pty; every byte it writes also goes through a VT100
     emulator so tests can read the screen as a person sees it."""
 
-    def __init__(self, mpy, flash, heap="256K"):
+    def __init__(self, mpy, flash, heap="256K", rows=ROWS, cols=COLS):
         self.flash = str(flash)
-        self.screen = pyte.Screen(COLS, ROWS)
+        self.rows, self.cols = rows, cols
+        self.screen = pyte.Screen(cols, rows)
         self.stream = pyte.Stream(self.screen)
         self.raw = ""
         env = dict(os.environ)
@@ -44,7 +45,7 @@ class Console:
             sys.executable, [SIM, "--flash", self.flash, "--heap", heap,
                              "--lib", os.path.join(mpy.build, "lib")],
             cwd=ROOT, env=env, encoding="utf-8", codec_errors="replace",
-            dimensions=(ROWS, COLS), timeout=20)
+            dimensions=(rows, cols), timeout=20)
         self.expect_prompt()
 
     def _take(self):
@@ -102,12 +103,12 @@ class Console:
         out = []
         for line in self.screen.display:
             out.append(line.rstrip())
-            out.append("" if len(line.rstrip()) == COLS else "\n")
+            out.append("" if len(line.rstrip()) == self.cols else "\n")
         return "".join(out).rstrip()
 
     def row_of(self, needle):
         """Screen row (index) of the LAST line containing needle."""
-        for y in range(ROWS - 1, -1, -1):
+        for y in range(self.rows - 1, -1, -1):
             if needle in self.screen.display[y]:
                 return y
         raise AssertionError("%r not on screen:\n%s" % (needle, self.text()))
@@ -136,12 +137,18 @@ class Console:
 def console(mpy, tmp_path):
     made = []
 
-    def start(settings=None, heap="256K"):
+    def start(settings=None, heap="256K", files=None, rows=ROWS, cols=COLS):
+        """settings: a dict, or the file's text as is; files: {path: text}."""
         flash = tmp_path / "flash"
         flash.mkdir(exist_ok=True)
         if settings is not None:
-            (flash / "settings.json").write_text(json.dumps(settings))
-        c = Console(mpy, flash, heap)
+            (flash / "settings.json").write_text(
+                settings if isinstance(settings, str) else json.dumps(settings))
+        for rel, text in (files or {}).items():
+            p = flash / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(text)
+        c = Console(mpy, flash, heap, rows, cols)
         made.append(c)
         return c
 
@@ -169,9 +176,9 @@ def ollama_settings(srv, **extra):
 
 # ---------------------------------------------------------------- md (CPython)
 
-def render(src, sizes=None, tty=True, nl="\n"):
+def render(src, sizes=None, tty=True, nl="\n", width=0):
     out = []
-    r = md.Render(out.append, tty, nl)
+    r = md.Render(out.append, tty, nl, width)
     i = 0
     while i < len(src):
         n = sizes() if sizes else len(src)
@@ -352,8 +359,7 @@ def test_ai_use_types_trim_and_errors(console):
 def test_ai_unconfigured_and_ollama_not_running(console):
     c = console({})
     c.line("ai hello")
-    assert "no AI provider set for 'chat'" in c.text()
-    assert "ai config chat" in c.text()
+    assert "no AI provider set for 'chat' (run: ai config;" in c.text()
     c.clear()
     # the simulator's default: ai.general at Ollama on localhost, not running
     with FakeOpenAI(flavor="ollama") as srv:
@@ -362,7 +368,7 @@ def test_ai_unconfigured_and_ollama_not_running(console):
     c.line("set ai.general.base_url http://127.0.0.1:%d/v1" % port)
     c.line("ai hello")
     screen = c.text()
-    assert "is Ollama (local) running? or run: ai config chat" in screen, screen
+    assert "is Ollama (local) running? or run: ai config)" in screen, screen
     assert not os.path.exists(os.path.join(c.flash, "history", "chat.jsonl"))
 
 
@@ -522,6 +528,17 @@ def provider_number(screen, pid):
     return m.group(1)
 
 
+def config_to_key(c, pid, default_url, url, key, use=""):
+    """ai config [USE]: pick the provider, type its base URL and key."""
+    c.type(("ai config %s" % use).rstrip() + "\r")
+    c.expect_exact("q to quit: ")
+    c.type(provider_number(c.text(), pid) + "\r")
+    c.expect_exact("Base URL [%s]: " % default_url)
+    c.type(url + "\r")
+    c.expect_exact("API key: ")
+    c.type(key + "\r")
+
+
 def test_ai_config_wizard_end_to_end(console):
     key = "gsk-secret-0123456789"
     with FakeOpenAI(flavor="groq", key=key) as srv, FakeTextOnly(key="sk-text-987654321") as txt:
@@ -567,13 +584,8 @@ def test_ai_config_wizard_end_to_end(console):
         # a second use-type on a server without native tools: typed model id,
         # the probe records the text fallback
         c.clear()
-        c.type("ai config code\r")
-        c.expect_exact("q to quit: ")
-        c.type(provider_number(c.text(), "kimi") + "\r")
-        c.expect_exact("Base URL [https://api.moonshot.ai/v1]: ")
-        c.type(txt.base_url + "\r")
-        c.expect_exact("API key: ")
-        c.type("sk-text-987654321\r")
+        config_to_key(c, "kimi", "https://api.moonshot.ai/v1", txt.base_url,
+                      "sk-text-987654321", "code")
         c.expect_exact("q to quit: ")
         c.type("text-model-2\r")
         c.expect_prompt()
@@ -628,7 +640,7 @@ def test_ai_models(console):
         c.line("ai models nosuch")
         assert "unknown provider nosuch (known: groq, ollama" in c.text()
         c.line("ai models groq")
-        assert "groq: no API key (set ai.chat.key or run: ai config chat)" in c.text()
+        assert "groq: no API key (set ai.chat.key or run: ai config)" in c.text()
 
 
 # ---------------------------------------------------------------- Ctrl-C
@@ -672,7 +684,9 @@ def test_ctrl_c_during_a_streamed_reply(console):
         assert "tool call: now on clock (not configured)" in c.text(), c.text()
         c.child.send("\x03")
         c.expect_prompt()
-        assert "^C cancelled (the conversation is unchanged)" in c.text(), c.text()
+        # the prompt shows its ^C once, the chat says what it means
+        assert "^C\ncancelled (the conversation is unchanged)" in c.text(), c.text()
+        assert c.text().count("^C") == 1
         assert len(read_lines(hist)) == 4
         print("Ctrl-C to prompt: %.2f s" % took)
 
@@ -760,3 +774,45 @@ def test_heap_of_one_ai_round_with_an_mcp_tool_call(mem_rounds):
     26.7 KB before it)."""
     r, _, _ = mem_rounds
     assert r.working < BUDGET * 0.9, r.working
+
+
+# ---------------------------------------------------------------- md: width, tables (issue 15)
+
+def plain(text):
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
+
+
+def test_md_wraps_at_word_boundaries_to_the_width():
+    src = ("The quick brown fox jumps over the lazy dog and keeps on **running "
+           "through the long** field until sunset.\n"
+           "- a list item long enough to need wrapping at forty columns wide\n"
+           "```\n" + "code " * 20 + "\n```\n" + "x" * 100 + " y")
+    got = render(src, width=40)
+    rows = plain(got).split("\n")
+    assert all(len(r) <= 39 for r in rows if not r.startswith(("  code", "xxxx"))), rows
+    assert rows[:3] == ["The quick brown fox jumps over the lazy",
+                        "dog and keeps on running through the",
+                        "long field until sunset."], rows
+    assert rows[3:5] == ["\u2022 a list item long enough to need", "  wrapping at forty columns wide"]
+    assert rows[5] == "  " + "code " * 20                # code is never wrapped
+    assert rows[6:8] == ["x" * 100, "y"]                  # a word longer than a line
+    # bold goes on across the break; the same output for any split
+    assert md.BOLD + "running" in got and md.BOLD_OFF in got
+    rnd = random.Random(7)
+    for _ in range(20):
+        assert render(src, lambda: rnd.randint(1, 7), width=40) == got
+    assert render(src, width=0) == render(src)             # no width: no wrapping
+
+
+def test_md_tables_render_simply():
+    got = render("| name | value |\n|---|:---:|\n| a | **b** |\ntext | not a table", width=60)
+    assert plain(got) == ("\u2502 name \u2502 value \u2502\n" + "\u2500" * 11 + "\n"
+                          "\u2502 a \u2502 b \u2502\ntext | not a table\n")
+    assert md.DIM + "\u2502" + md.RESET in got
+    # a long paragraph with a width: the pieces stay about a line, whatever its size
+    writes = []
+    r = md.Render(writes.append, True, width=80)
+    r.feed("word \u00e9\u4e2d\U0001F600 " * 6000)
+    r.close()
+    assert max(len(w.encode()) for w in writes) <= 600
+    assert max(len(x) for x in "".join(writes).split("\n")) <= 79

@@ -7,8 +7,10 @@ so no test sits through a real polling interval."""
 import os
 
 from fakes import Calls, FakeGitHub, FakeOpenAI, Text
-from test_shell_ai import (console, ollama_settings, provider_number,  # noqa: F401  (fixture)
+from test_shell_ai import (config_to_key, console, ollama_settings,  # noqa: F401  (fixture)
                            read_settings)
+
+GROQ_URL = "https://api.groq.com/openai/v1"
 
 SOURCE = 'def greet(name):\n    print("hi", name)\n\ngreet("x")\n'
 
@@ -100,13 +102,7 @@ def test_the_wizard_takes_a_token_of_its_provider_only(console):
         c = console({})
         for token in ("gpt-mini", "groq-oss,thinking=low"):
             c.clear()
-            c.type("ai config\r")
-            c.expect_exact("q to quit: ")
-            c.type(provider_number(c.text(), "groq") + "\r")
-            c.expect_exact("Base URL [https://api.groq.com/openai/v1]: ")
-            c.type(srv.base_url + "\r")
-            c.expect_exact("API key: ")
-            c.type("gsk-0123456789\r")
+            config_to_key(c, "groq", GROQ_URL, srv.base_url, "gsk-0123456789")
             c.expect_exact("or type a name, q to quit: ")
             srv.queue(Text("Ready"), Calls([("ping", {})]))
             c.type(token + "\r")
@@ -170,3 +166,86 @@ def test_ctrl_c_during_an_edit_leaves_the_file(console):
         c.clear()
         c.line("ai undo")
         assert "nothing to undo" in c.text()
+
+
+# ------------------------------------------------------------ issue 15
+
+def test_setup_hints_name_the_settings_that_resolved(console):
+    with FakeOpenAI(flavor="ollama") as srv:
+        port = srv.port             # a closed port: Ollama "not running"
+    # the simulator's seed: ai.general at Ollama (here: nothing listening)
+    c = console({"ai.general.provider": "ollama",
+                 "ai.general.base_url": "http://127.0.0.1:%d/v1" % port})
+    for line in ("ai hello", "? tell me a joke about robots", "ai -u code hello"):
+        c.clear()
+        c.line(line)
+        assert "is Ollama (local) running? or run: ai config)" in c.text(), c.text()
+    c.line("set ai.code.provider groq")     # the use-type's own provider now
+    c.clear()
+    c.line("ai -u code hello")
+    assert "groq: no API key (set ai.code.key or run: ai config code)" in c.text()
+
+
+def test_the_wizard_keeps_with_enter_and_writes_nothing_before_the_end(console):
+    with FakeOpenAI(flavor="ollama") as srv:
+        before = ollama_settings(srv, **{"ai.general.tools": "text-fallback"})
+        c = console(before)
+        c.type("ai config\r")
+        c.expect_exact("q to quit: ")
+        c.type("\r")                                 # Enter keeps ollama (current)
+        c.expect_exact("Base URL [%s]: " % srv.base_url)
+        c.type("\r")
+        c.expect_exact("or type a name, q to quit: ")
+        assert read_settings(c.flash) == before      # nothing written yet
+        srv.queue(Text("Caf\u00e9 \U0001f600 ready"), Calls([("ping", {})]))
+        c.type("\r")                                 # Enter keeps the model
+        c.expect_prompt()
+        assert "test: llama3.2 replied 'Caf\u00e9 \U0001f600 ready' in" in c.text(), c.text()
+        # the probe asked for a native call whatever the old level said
+        assert srv.last.json["tools"][0]["function"]["name"] == "ping"
+        after = read_settings(c.flash)
+        assert after["ai.general.tools"] == "native" and after["ai.general.provider"] == "ollama"
+
+        # a key that fails the test, then the board dies at "save anyway?"
+        with FakeOpenAI(flavor="groq", key="gsk-right-123456") as groq:
+            c.clear()
+            config_to_key(c, "groq", GROQ_URL, groq.base_url, "gsk-wrong-000000")
+            c.expect_exact("Model [llama-3.3-70b-versatile]: ")
+            c.type("\r")
+            c.expect_exact("save anyway? [y/n]: ")
+            with open(os.path.join(c.flash, "settings.json"), "rb") as f:
+                bytes_before = f.read()
+            c.child.kill(9)
+            c.child.wait()
+            with open(os.path.join(c.flash, "settings.json"), "rb") as f:
+                assert f.read() == bytes_before
+            assert read_settings(c.flash) == after
+            assert groq.requests and all(r.headers.get("authorization") == "Bearer gsk-wrong-000000"
+                                         for r in groq.requests)
+
+
+def test_history_tools_listing_and_ctrl_c_at_the_approval(console):
+    with FakeOpenAI(flavor="ollama") as srv:
+        c = console(ollama_settings(srv))
+        with open(os.path.join(c.flash, "tools.jsonl"), "w") as f:
+            f.write('{"server": "notes", "name": "notes__find", "remote": "find", '
+                    '"description": "find a note", "parameters": {"type": "object"}}\n')
+        c.line("ai tools")                  # alone: the list
+        assert "notes__find" in c.text() and "1 tool" in c.text() and "missing" not in c.text()
+        # a call whose arguments the model wrote with \u escapes
+        srv.queue(Calls([("notes__find", '{"city": "M\\u00fcnchen"}')]))
+        c.type("ai -u code where is it\r")
+        c.expect_exact("[y]es [n]o [a]lways: ")
+        c.child.send("\x03")
+        c.expect_prompt()
+        assert c.text().count("^C") == 1, c.text()
+        assert "cancelled (the conversation is unchanged)" in c.text()
+        c.line("set ai.tools.approve never")
+        srv.queue(Calls([("notes__find", '{"city": "M\\u00fcnchen"}')]), Text("Not found."))
+        c.line("ai -u code where is it")
+        c.clear()
+        c.line("ai history code")
+        screen = c.text()
+        assert '-> notes__find {"city":"M\u00fcnchen"}' in screen, screen
+        assert "\\u00fc" not in screen
+        assert "(ai -u code -new starts over)" in screen

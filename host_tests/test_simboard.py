@@ -209,6 +209,30 @@ def test_deployed_console_answers_help_and_ai_over_the_serial_line(deployed, pro
         line.close()
 
 
+def test_ctrl_c_on_the_serial_line_stops_a_script_in_time_sleep(deployed):
+    """The console sets Ctrl-C to interrupt while a command runs (the
+    board's UART with kbd_intr(3); simboard's pseudo-terminal raises
+    SIGINT then): a script that only prints and sleeps stops at once."""
+    os.makedirs(deployed.flash + "/bin", exist_ok=True)
+    with open(deployed.flash + "/bin/tick.py", "w") as f:
+        f.write('SPEC = {"desc": "print forever", "usage": "tick", "args": (), "tags": ()}\n'
+                "def main(args):\n    import time\n    i = 0\n    while True:\n"
+                "        print('tick', i)\n        i += 1\n        time.sleep(0.05)\n")
+    line = deployed.console()
+    try:
+        line.send("tick\r")
+        line.expect("tick 3")
+        line.send("\x03")
+        line.expect("^C")
+        line.expect("/> ")
+        line.send("ps\r")
+        line.expect("/> ")
+        assert "console" in line.before and "tick" not in line.before.split("ps", 1)[-1]
+    finally:
+        line.close()
+        os.remove(deployed.flash + "/bin/tick.py")
+
+
 def test_console_steps_aside_at_mpremotes_first_request(deployed):
     deployed.console().close()            # waiting at its prompt
     raw = deployed.log().count("soft reboot (raw REPL)")

@@ -310,10 +310,14 @@ def items(prefix=""):
     return [(k, s[k]) for k in keys(prefix)]
 
 
-def is_secret(key):
+def is_secret(key, loose=False):
+    """True for a setting that holds a secret: its last part is, or ends
+    in "_" and, key, token, password or secret (ai.chat.key, copilot.token,
+    mcp.x.refresh_token; not ai.chat.max_tokens). loose=True: the last
+    part contains one of the words (URL query names: apikey=, access_token=)."""
     last = key.split(".")[-1].lower()
     for w in SECRET_WORDS:
-        if w in last:
+        if (w in last) if loose else (last == w or last.endswith("_" + w)):
             return True
     return False
 
@@ -471,7 +475,7 @@ def mask_url(url):
     for p in url[q + 1:h].split("&"):
         j = p.find("=")
         k, v = (p[:j], p[j + 1:]) if j >= 0 else (p, "")
-        if v and (len(v) >= 16 or is_secret(k) or _CRED in k.lower()):
+        if v and (len(v) >= 16 or is_secret(k, True) or _CRED in k.lower()):
             p = k + "=" + mask(v)
         parts.append(p)
     return url[:q + 1] + "&".join(parts) + url[h:]

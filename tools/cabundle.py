@@ -513,9 +513,14 @@ def main(argv=None):
         prog="cabundle.py",
         description="Build the device CA bundle: lib/cacerts.py (frozen into "
                     "the firmware; httpc's default roots on MicroPython) or a "
-                    "DER file (concatenated certificates, for httpc.CA_FILE). "
-                    "Default: the roots in DEFAULT_ROOTS (see this file's "
-                    "docstring) taken from the system's Mozilla set.",
+                    "DER file (concatenated certificates, for httpc.CA_FILE), "
+                    "from the system's Mozilla set. The ESP32 parses every "
+                    "root into its small TLS heap: the default bundle is short.",
+        epilog="default roots, and why each is there:\n" + "".join(
+            "  %-24s %s\n" % (n, ROOT_WHY[n]) for n in DEFAULT_ROOTS) +
+        "a host that fails with \"TLS: certificate not trusted for HOST\n"
+        "(unknown CA)\" needs its root added: --name (see --list) or --add FILE",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--module", metavar="FILE.py",
                    help="write the roots as a module of bytes constants (the "

@@ -7,14 +7,17 @@ git-ignored folder flash/ plays the board's flash (settings, history, /bin)
 and is the working directory. First run seeds it: settings that point
 ai.general at Ollama on localhost, a boot.py, and an example /bin script.
 The host terminal goes into raw mode (restored on exit), as a UART is on the
-board, and ANTOS_TTY=1 tells the console so; with stdin a pipe the console
-reads plain lines and writes no escape codes.
+board, and ANTOS_TTY=1 tells the console so (while a command runs it turns
+the terminal's Ctrl-C into SIGINT: shell/hostterm.py; this program ignores
+it); with stdin a pipe the console reads plain lines and writes no escape
+codes.
 
 `py` or Ctrl-D on an empty line leave the console: the simulator then starts
 the MicroPython REPL with `shell` imported (shell.run() comes back); `exit`
 ends the simulator.
 """
 import os
+import signal
 import subprocess
 import sys
 
@@ -105,14 +108,26 @@ def main(argv):
         saved = termios.tcgetattr(0)
         tty.setraw(0)
     try:
-        rc = subprocess.call(cmd + ["-c", LAUNCH], env=env, cwd=flash)
+        rc = run(cmd + ["-c", LAUNCH], env, flash)
     finally:
         if saved is not None:
             termios.tcsetattr(0, termios.TCSADRAIN, saved)
     if rc == 10:
         # leave to the Python REPL; the unix port manages the terminal there
-        rc = subprocess.call(cmd + ["-i", "-c", REPL], env=env, cwd=flash)
+        rc = run(cmd + ["-i", "-c", REPL], env, flash)
     return rc
+
+
+def run(cmd, env, cwd):
+    """Run the unix port to its end. Ctrl-C is its business: the terminal
+    sends SIGINT to us too while a command runs (shell/hostterm.py), and
+    we wait on."""
+    p = subprocess.Popen(cmd, env=env, cwd=cwd)
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        return p.wait()
+    finally:
+        signal.signal(signal.SIGINT, old)
 
 
 if __name__ == "__main__":

@@ -65,10 +65,11 @@ def _exchange(cfg, style, history, tools, out, streaming):
         done = False
         try:
             if resp.status == 200:
-                if streaming:
+                if streaming and not resp.headers.get("content-type", "").startswith(
+                        "application/json"):
                     # event/id lines are short: a small line buffer
                     reply = style.read_stream(cfg, httpc.SSE(resp, 256), out)
-                else:
+                else:       # (also a server that ignored "stream": one reply)
                     reply = style.read_reply(cfg, resp, out)
                 done = True
                 return reply
@@ -191,10 +192,10 @@ def providers():
     return _more().providers()
 
 
-def fetch_models(provider=None, key=None, use=None, limit=MAX_MODELS):
+def fetch_models(provider=None, key=None, use=None, limit=MAX_MODELS, base_url=None):
     """The provider's live model ids (at most `limit`): (models, err)."""
     try:
-        return _more().fetch_models(provider, key, use, limit)
+        return _more().fetch_models(provider, key, use, limit, base_url)
     except MemoryError:
         collect()
         return None, "out of memory reading the model list (ask for fewer: limit=)"

@@ -57,8 +57,13 @@ def _number(v, name, kind):
 
 
 def source(cfg, field):
-    """The setting that gave cfg[field], or the one to make (ai.<use>.<field>)."""
-    return cfg["sources"].get(field) or "ai.%s.%s" % (cfg["use"], field)
+    """The setting that gave cfg[field] (overrides["key"] for a Python
+    caller's), or the one to make (ai.<use>.<field>)."""
+    s = cfg["sources"].get(field)
+    if s == "overrides":
+        return 'overrides["%s"]' % field
+    return s or "ai.%s.%s" % (cfg["use"], field)
+
 
 
 def parse_model(token):
@@ -79,19 +84,20 @@ def resolve(overrides=None):
     o = overrides or {}
     use = o.get("use") or "chat"
     pid = o.get("provider")
+    psrc = "overrides"          # where the provider comes from (the hints)
     if not pid:
-        pid, _ = _setting(use, "provider", None)
+        pid, psrc = _setting(use, "provider", None)
     # a preset in the model token names the provider
-    token = o.get("model") or _setting(use, "model", pid)[0]
+    token, tsrc = (o.get("model"), "overrides") if o.get("model") else _setting(use, "model", pid)
     preset, model, think = parse_model(token) if isinstance(token, str) else (None, None, None)
     if preset:
         if o.get("provider") and o["provider"] != preset[1]:
             raise ConfigError("model '%s' is a preset of %s, not of provider %s" % (
                 token, preset[1], o["provider"]))
-        pid = preset[1]
+        pid, psrc = preset[1], tsrc
     if not pid:
-        raise ConfigError("no AI provider set for '%s' (set ai.%s.provider or "
-                          "ai.general.provider, or run: ai config %s)" % (use, use, use))
+        raise ConfigError("no AI provider set for '%s' (run: ai config; or set "
+                          "ai.%s.provider for %s alone)" % (use, use, use))
     entry = catalog.find(pid)
     if entry is None:
         raise ConfigError("unknown provider '%s' (known: %s)" % (pid, ", ".join(catalog.ids())))
@@ -102,13 +108,17 @@ def resolve(overrides=None):
     for field in ("model", "key", "base_url", "max_tokens", "temperature",
                   "system", "timeout", "deadline", "thinking", "tools", "style",
                   "max_reply"):
-        if o.get(field) is not None and not (field == "tools" and not isinstance(o[field], str)):
-            v, src = o[field], "overrides"
+        f = field       # tools: a level (str) or definitions; then tools_level
+        if field == "tools" and not isinstance(o.get(field), str):
+            f = "tools_level"
+        if o.get(f) is not None:
+            v, src = o[f], "overrides"
         else:
             v, src = _setting(use, field, pid)
         cfg[field] = v
         if src:
             sources[field] = src
+    sources["provider"] = psrc
     cfg["sources"] = sources    # only what was set: see source()
     cfg["thinking_map"] = None
     if preset:
@@ -127,8 +137,11 @@ def resolve(overrides=None):
     cfg["tools_level"] = cfg.pop("tools") or entry["tools"]
     if cfg["tools_level"] not in ("native", "text-fallback", "none"):
         raise ConfigError("%s must be native, text-fallback or none" % source(cfg, "tools"))
-    if entry["key"] and not cfg["key"]:
-        raise ConfigError("%s: no API key (set ai.%s.key or run: ai config %s)" % (pid, use, use))
+    if entry["key"] and not cfg["key"]:     # the key beside the provider's setting
+        from ai.more import wizard
+        raise ConfigError("%s: no API key (set %s or run: %s)" % (
+            pid, psrc[:psrc.rfind(".") + 1] + "key" if psrc.startswith("ai.")
+            else source(cfg, "key"), wizard(cfg)))
     if cfg["max_tokens"] is not None:
         cfg["max_tokens"] = _number(cfg["max_tokens"], source(cfg, "max_tokens"), int)
     if cfg["temperature"] is not None:

@@ -26,12 +26,15 @@ def scrub(cfg, msg):
     return store.scrub(msg, cfg.get("key"))
 
 
+RETRIED = (408, 409, 429, 500, 502, 503, 504, 529)     # statuses worth another try
+
+
 def retry_wait(attempt, status, headers, hint):
     """Seconds to wait before retrying, or None when the reply is final."""
     should = headers.get("x-should-retry")
     if should == "false":
         return None
-    if status not in (408, 409, 429, 500, 502, 503, 504, 529) and should != "true":
+    if status not in RETRIED and should != "true":
         return None
     wait = None
     try:
@@ -49,18 +52,31 @@ def retry_wait(attempt, status, headers, hint):
 
 
 def explain(cfg, status, msg, kind, wait):
+    """The line for an error reply; kind "list": to the model list."""
     head = "%s: %d %s" % (cfg["provider"], status, msg or "error")
     if cfg.get("login") and status in (401, 403):
         return "%s (run: %s)" % (head, cfg["login"])
     if status in (401, 403) or kind == "key":
         return "%s (check %s)" % (head, source(cfg, "key"))
+    if status == 404 and kind == "list":
+        return "%s (no model list at %s: check %s, or type a model id)" % (
+            head, cfg["base_url"], source(cfg, "base_url"))
     if status == 404 or kind == "model":
         return "%s (check %s)" % (head, source(cfg, "model"))
     if status == 429:
         return head + (" (rate limited; retry in %d s)" % wait if wait else " (rate limited; try again later)")
-    if status == 529 or status >= 500:
+    if status >= 500 and status in RETRIED:
         return head + " (the service is overloaded or failing; try again later)"
     return head
+
+
+def wizard(cfg):
+    """The command that sets up what resolved: `ai config` for ai.general
+    (the fallback of every use-type), `ai config USE` when the use-type
+    names its own provider."""
+    p = cfg["sources"].get("provider") or ""
+    return "ai config" + ("" if p.startswith("ai.general.") or not p.startswith("ai.")
+                          else " " + cfg["use"])
 
 
 def network_error(cfg, e):
@@ -71,7 +87,7 @@ def network_error(cfg, e):
     if e.kind == "timeout":
         return "%s (raise %s)" % (msg, source(cfg, "timeout"))
     if cfg["local"] and e.kind in ("connect", "dns"):
-        return "%s (is %s running? or run: ai config %s)" % (msg, cfg["name"], cfg["use"])
+        return "%s (is %s running? or run: %s)" % (msg, cfg["name"], wizard(cfg))
     return msg
 
 
@@ -86,10 +102,10 @@ def empty_reason(reply):
     return "empty reply (finish reason: %s)" % f
 
 
-def fetch_models(provider, key, use, limit):
+def fetch_models(provider, key, use, limit, base_url=None):
     """The provider's live model ids (at most `limit`): (models, err)."""
     from ai import KEEP
-    o = {"provider": provider, "key": key, "use": use}
+    o = {"provider": provider, "key": key, "use": use, "base_url": base_url}
     try:
         cfg = resolve(o)
         style = load(cfg["style"])
@@ -116,7 +132,8 @@ def fetch_models(provider, key, use, limit):
                                deadline=_left(cfg, t0)) as resp:
                 if resp.status != 200:
                     msg, _, kind = style.error_info(resp.status, resp, resp.headers)
-                    return None, explain(cfg, resp.status, scrub(cfg, msg), kind, None)
+                    return None, explain(cfg, resp.status, scrub(cfg, msg),
+                                         "list" if resp.status == 404 else kind, None)
                 token = style.read_models(cfg, resp, add)
             if not token or len(found) >= limit:
                 break

@@ -17,12 +17,15 @@ the local tool catalogue, and the ai/mcp command modules):
     type:  "str" | "int" | "path" (file or folder under the flash root)
            | "file" | "dir" | "cmd" (a command name) | "key" (a setting)
            | "text" (the REST of the line, raw, quotes and spaces kept:
-             questions, JSON) | a tuple of allowed words ("on", "off")
+             questions, JSON; one pair of quotes around all of it is
+             dropped: '{"a": 1}') | a tuple of allowed words ("on", "off")
     count: "1" required, "?" optional, "*" zero or more, "+" one or more
   "subs": when present and the first word names a sub-command, the words
   after it are checked against that sub-command's args instead.
   The dispatcher checks the count of words, int-ness and choices before the
   call; on a mismatch it prints the error and "usage: ..." on one line each.
+  "-h" or "--help" after a command (or after a sub-command) shows `help
+  CMD` instead of running it.
 
   The function is  main(args) -> None  with args the list of str after the
   command name (a "text" arg arrives as ONE string with the raw rest).
@@ -33,11 +36,13 @@ the local tool catalogue, and the ai/mcp command modules):
   servers and files are shown as visible text, never interpreted); style is
   one of shell.DIM, RED, BOLD_GREEN, BOLD_CYAN. Only the console's own code
   writes escape codes, through shell.raw(s). Every "\n" becomes "\r\n" on a
-  raw terminal, so never print() directly.
+  raw terminal (a host terminal does that itself: cooked), so never
+  print() directly.
   To fail: raise shell.Error("what went wrong, what to do") -> one line;
   raise shell.UsageError("detail") -> the line plus "usage: ...".
   Anything else raised is shown as one line too (never a traceback);
-  KeyboardInterrupt (Ctrl-C) prints "^C" and the console stays.
+  KeyboardInterrupt (Ctrl-C) prints "^C" (unless a prompt showed it: its
+  args say so) and the console stays.
   Command modules are imported when the command runs and dropped from
   sys.modules afterwards (RAM on the board): keep state in store / files.
   Terminal helpers for commands (prompts, menus, spinner, Ctrl-C polling
@@ -48,7 +53,12 @@ the local tool catalogue, and the ai/mcp command modules):
             "tags": ("mine",)}          # optional: "name"
     def main(args): ...
   SPEC is read from the file text (a dict literal, evaluated alone) without
-  running the script; the script runs only when the command is typed.
+  running the script; the script runs only when the command is typed. A
+  script without a readable SPEC is no command: typing its name says why
+  (read_spec(path, True)); one named like a built-in is reported once when
+  run() starts. A script's error names its file and line
+  ("/bin/boom.py line 3: ValueError: kaboom"); `run FILE ARGS` sets
+  sys.argv to [FILE, ARGS...] while it runs.
 
 Helpers: shell.count(n, "tool") -> "1 tool" / "2 tools";
 shell.commands(tag=None) iterates specs (built-ins, then /bin);
@@ -120,7 +130,7 @@ _TABLE = (
     ";login provider:str:1=log in to a provider (copilot: GitHub's device flow)"
     ";edit target:text:1=change a file region with the model"
     ";undo=put back the file the last ai edit changed"
-    ";tools action:list/clear:1=list or clear the MCP tools cache"
+    ";tools action:list/clear:?=list (or clear) the MCP tools cache"
     ";-tools=build the tools cache from every MCP server",
     "mcp~MCP servers: list, add, delete, log in, test, list tools, call a tool;"
     " serve this board"
@@ -154,6 +164,7 @@ class Leave(Exception):
 # ---- output -------------------------------------------------------------
 
 _tty = None
+cooked = [False]    # a host terminal turns "\n" into "\r\n" (shell/hostterm.py)
 _capture = None     # while a command runs as a tool: sink(piece) takes its output
 _failed = [False]   # an error line was printed (run_captured's verdict)
 _MAX_CAPTURE = const(4000)  # characters of a command's output returned to a model
@@ -182,7 +193,7 @@ def _put(s):
     if _capture is not None:
         _capture(s)
         return
-    if tty():
+    if tty() and not cooked[0]:
         s = s.replace("\r\n", "\n").replace("\n", "\r\n")
     b = getattr(sys.stdout, "buffer", None)
     if b is not None:
@@ -384,20 +395,25 @@ def _spec(t):
             "func": "main" if f[5] else f[0], "subs": subs, "path": None}
 
 
-def read_spec(p):
-    """SPEC of a /bin script, read from its text without running it, or None."""
+def read_spec(p, why=False):
+    """SPEC of a /bin script (its dict), read from its text without running
+    it, or None; why=True: why it is not a command (the exception:
+    shell/script.py words it), or None when it is one. ValueError(n): SPEC
+    problem n of script.WHY."""
     try:
         with open(p) as f:
             while True:
                 line = f.readline()
                 if not line:
-                    return None
+                    raise ValueError(0)
                 if line.startswith("SPEC") and "=" in line:
                     buf = line[line.index("=") + 1:].lstrip()
                     break
             # the dict literal that starts the text, up to its closing brace
             depth, q, i = 0, None, 0
-            while buf[:1] == "{" and len(buf) < _MAX_SPEC:
+            if buf[:1] != "{":
+                raise ValueError(1)
+            while len(buf) < _MAX_SPEC:
                 while i < len(buf):
                     c = buf[i]
                     if q:
@@ -414,14 +430,21 @@ def read_spec(p):
                         if depth == 0:
                             d = buf[:i + 1]
                             d = eval(d, {"__builtins__": {}}) if not MICROPYTHON else eval(d, {})
-                            return d if isinstance(d, dict) else None
+                            if not isinstance(d, dict):
+                                raise ValueError(1)
+                            for a in d.get("args") or ():
+                                if not 3 <= len(a) <= 4 or a[2] not in ("1", "?", "*", "+"):
+                                    raise ValueError(2)
+                            return None if why else d
                     i += 1
                 more = f.readline()
                 if not more:
-                    return None
+                    break
                 buf += more
-    except Exception:
-        pass
+            raise ValueError(3)
+    except Exception as e:
+        if why:
+            return e
     return None
 
 
@@ -527,6 +550,9 @@ def parse(spec, rest):
         name, typ, count = a[0], a[1], a[2]
         rest = rest.strip()
         if typ == "text":
+            q = rest[:1]
+            if q and q in "'\"" and len(rest) > 1 and rest[-1] == q and q not in rest[1:-1]:
+                rest = rest[1:-1]       # one quoted whole: '{"a": 1}'
             if rest:
                 args.append(rest)
             elif count in ("1", "+"):
@@ -636,12 +662,13 @@ def _loaded():
 
 
 def _call(spec, args):
-    if spec.get("path"):
-        return run_script(spec["path"], args, "main")
-    mod = spec["module"]
     before = _loaded()
-    m = getattr(__import__(mod), mod[6:])      # mod is "shell.<leaf>"
+    m = None
     try:
+        if spec.get("path"):
+            return run_script(spec["path"], args, "main")
+        mod = spec["module"]
+        m = getattr(__import__(mod), mod[6:])      # mod is "shell.<leaf>"
         return getattr(m, spec["func"])(args)
     finally:
         # Forget the shell.* modules the command imported: their globals are
@@ -649,7 +676,7 @@ def _call(spec, args):
         m = None
         pkg = sys.modules.get("shell")
         for k in _loaded():
-            if k in before or k == "shell.term":
+            if k in before or k in ("shell.term", "shell.hostterm"):
                 continue
             del sys.modules[k]
             leaf = k[6:]
@@ -662,18 +689,30 @@ def _call(spec, args):
 
 def run_script(p, args, func=None):
     """Run a Python file. With func: call that function with args after the
-    file ran as a module (a /bin command); else run it as __main__."""
-    ns = {"__name__": "__main__" if func is None else "bin", "__file__": p,
-          "ARGS": args}
-    with open(p) as f:
-        code = f.read()
-    exec(code, ns)
-    code = None
-    if func is not None:
-        fn = ns.get(func)
-        if fn is None:
-            raise Error("%s has no %s(args)" % (show(p), func))
-        fn(args)
+    file ran as a module (a /bin command); else run it as __main__ with
+    sys.argv = [the file as shown, args...]. Its failure is an Error that
+    names the file and line ("/bin/boom.py line 3: ValueError: kaboom")."""
+    ns = {"__name__": "__main__" if func is None else "bin", "__file__": p}
+    argv = sys.argv[:]
+    try:
+        with open(p) as f:
+            code = compile(f.read(), p, "exec")     # its name: line numbers
+        if func is None:
+            sys.argv[:] = [show(p)] + args
+        exec(code, ns)
+        code = None
+        if func is not None:
+            fn = ns.get(func)
+            if fn is None:
+                raise Error("%s has no %s(args)" % (show(p), func))
+            fn(args)
+    except (Error, UsageError, Leave, SystemExit, KeyboardInterrupt):
+        raise
+    except Exception as e:
+        from shell import script
+        raise Error(script.where(e, p) + _oneline(e))
+    finally:
+        sys.argv[:] = argv
 
 
 def dispatch(line):
@@ -689,20 +728,30 @@ def dispatch(line):
         except UsageError:
             name, rest = line.split(" ", 1)[0], ""
     spec = find(name)
-    if spec is None:
-        err("unknown command: %s (type help)" % name)
+    if spec is None:        # (a /bin script that is none: script.py says why)
+        try:
+            _call({"module": "shell.script", "func": "unknown"}, [name])
+        except Exception as e:
+            err("%s: %s" % (name, _oneline(e)))
         return
     t = _task(line if len(line) <= 40 else line[:37] + "...")
     try:
-        args = parse(spec, rest)
-        _call(spec, args)
+        w = rest.split()
+        if w and w[-1] in ("-h", "--help") and (
+                len(w) == 1 or len(w) == 2 and sub_of(spec, w[0])):
+            spec = find("help")     # every command's usage, args and subs
+            w = [name]
+        else:
+            w = parse(spec, rest)
+        _call(spec, w)
     except UsageError as e:
         err("%s: %s" % (name, e))
         out("usage: " + spec["usage"])
     except Error as e:
         err(e)
-    except KeyboardInterrupt:
-        out("^C")
+    except KeyboardInterrupt as e:
+        if not e.args:      # (a prompt that was cancelled showed its ^C)
+            out("^C")
     except (SystemExit, Leave):
         raise
     except Exception as e:  # one line, never a traceback
@@ -740,8 +789,10 @@ def run(banner=True):
                 _t.setraw(0)
         except Exception:
             old = None
+    term.ask_width()
     if banner:
         out("AntOS console %s. Type help, or ? followed by a question." % VERSION)
+    _call({"module": "shell.script", "func": "shadowed"}, None)
     history = term.History()
     t = _task("console")
     try:
@@ -750,24 +801,24 @@ def run(banner=True):
             try:
                 line = term.readline(p, history, term.complete, style=BOLD_GREEN,
                                      serve=True)
+                if line == "\x01":     # mpremote wants the raw REPL: step aside
+                    out("(Python REPL for mpremote; shell.run() comes back)")
+                    left = "repl"
+                    return
+                if line is None:       # Ctrl-D on an empty line / end of input
+                    left = "exit"
+                    if tty():
+                        out("(Python REPL; shell.run() comes back)")
+                        left = "repl"
+                    return
+                dispatch(line)
             except KeyboardInterrupt:
+                # the line's own ^C, or one just after a command (a host
+                # terminal's SIGINT, the board's UART): the prompt again
                 continue
             except MemoryError:
                 collect()
                 err("out of memory reading the line")
-                continue
-            if line == "\x01":     # mpremote wants the raw REPL: step aside
-                out("(Python REPL for mpremote; shell.run() comes back)")
-                left = "repl"
-                return
-            if line is None:       # Ctrl-D on an empty line / end of input
-                left = "exit"
-                if tty():
-                    out("(Python REPL; shell.run() comes back)")
-                    left = "repl"
-                return
-            try:
-                dispatch(line)
             except Leave as e:
                 left = e.args[0] if e.args else "repl"
                 return
@@ -776,5 +827,6 @@ def run(banner=True):
         if old is not None:
             try:
                 termios.tcsetattr(0, termios.TCSANOW, old)
+                cooked[0] = False
             except Exception:
                 pass

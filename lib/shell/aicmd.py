@@ -4,11 +4,9 @@
     ai -u TYPE QUESTION      the same for another use-type (code, ...)
     ai -new [QUESTION]       forget the conversation first
     ai history [TYPE]        show the conversation
-    ai config [TYPE]         wizard: provider, key, model, test, tool probe
-                             (no TYPE: ai.general, the fallback of every type)
-    ai models [PROVIDER]     the provider's live model list
     ai -m MODEL QUESTION     another model (or preset token) for this question
-    ai presets | ai login copilot          (shell/aiprov.py)
+    ai config [TYPE], ai models [PROVIDER], ai presets, ai login copilot
+                             (shell/aiprov.py, imported for them only)
     ai edit FILE[:S-E] ... | ai undo       (shell/aiedit.py)
     ai -tools                build the tools cache from every MCP server
     ai tools list|clear      show / remove the tools cache
@@ -48,19 +46,18 @@ def main(args):
     if sub == "config":
         use = arg or "general"
         _check_use(use)
+        from shell import aiprov
         try:
-            return _wizard(use)
+            return aiprov.wizard(use)
         except KeyboardInterrupt:
             return out("cancelled; the settings are unchanged")
-    if sub in ("login", "presets"):
+    if sub in ("login", "presets", "models"):
         from shell import aiprov
         return getattr(aiprov, sub)(args)
     if sub in ("edit", "undo"):
         from shell import aiedit
         return getattr(aiedit, sub)(args)
     import ai
-    if sub == "models":
-        return models(ai, arg)
     if sub == "tools":
         if arg == "clear":
             ai.tools_cache_clear()
@@ -131,8 +128,16 @@ def _short(text, width=_LINE):
 
 def _tool_line(name, args=None, text=None, bad=False):
     """One line of a tool call (text None) or of its result, as ai shows it
-    while it runs and ai history shows it later."""
+    while it runs and ai history shows it later; the arguments with their
+    characters (a model may escape them: "M\\u00fcnchen" shows München)."""
     if text is None:
+        args = args or ""
+        if "\\u" in args:
+            import jsonstream
+            try:        # a JSON object whose strings are written as themselves
+                args = jsonstream.dumps(jsonstream.loads(args))
+            except (jsonstream.JSONError, ValueError):
+                pass
         out("  -> %s %s" % (name, _short(args, 48)), shell.DIM)
     elif bad:
         shell.err("  x " + _short(text, _LINE - 4))    # red, like an error
@@ -187,11 +192,12 @@ def chat(ai, use, question, model=None):
     screen.wait()
     try:
         _, err = ai.run(turn, o, approve=approve, show=show)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         screen.end()
         turn.drop()
-        shell.write("^C", shell.RED)
-        out(" cancelled (the conversation is unchanged)")
+        if not e.args:      # (a prompt that was cancelled showed its ^C)
+            shell.write("^C ", shell.RED)
+        out("cancelled (the conversation is unchanged)")
         return
     except BaseException:
         turn.drop()
@@ -199,8 +205,8 @@ def chat(ai, use, question, model=None):
     finally:
         screen.end()
     if err:
-        turn.drop()
-        raise Error(err)
+        turn.drop()     # (the console's max_reply is an override: name the setting)
+        raise Error(err.replace('overrides["max_reply"]', "ai.%s.max_reply" % use))
     turn.commit(_int_setting("ai.history.bytes", _HISTORY_BYTES),
                 _int_setting("ai.history.turns", _HISTORY_TURNS))
 
@@ -231,7 +237,7 @@ def history(use):
         elif role == "assistant":
             if text:
                 shell.write("ai> ", shell.BOLD_CYAN)
-                r = md.Render(shell.raw, tty)
+                r = md.Render(shell.raw, tty, width=term.cols)
                 pieces(text, r.feed)
                 r.close()
             for c in m.get("tool_calls") or ():
@@ -240,41 +246,8 @@ def history(use):
             _tool_line(None, None, head(text, _LINE), m.get("is_error"))
     if not turns:
         return out("no conversation for %s yet" % use)
-    out("%s: %s, %d bytes (ai -new starts over)" % (
-        use, _n(turns, "turn"), h.size()), shell.DIM)
-
-
-# -- models ---------------------------------------------------------------------
-
-def models(ai, provider):
-    from ai import catalog
-    if provider and catalog.find(provider) is None:
-        raise Error("unknown provider %s (known: %s)" % (provider, ", ".join(catalog.ids())))
-    found, err = term.busy("fetching the model list", ai.fetch_models, provider=provider)
-    if err:
-        raise Error(err)
-    from ai.config import resolve, ConfigError
-    try:
-        cfg = resolve({"provider": provider})
-        name, current = cfg["provider"], cfg["model"]
-    except ConfigError:
-        name, current = provider, None
-    if found:                   # in columns, the model in use marked "*"
-        w = min(max(len(s) for s in found) + 2, 40)
-        per = max(1, 78 // w)
-        row = []
-        for s in found:
-            s = s if len(s) < w else s[:w - 4] + "..."
-            if s == current:
-                s = s + "*"
-            row.append(s + " " * (w - len(s)))
-            if len(row) == per:
-                out("".join(row).rstrip())
-                row = []
-        if row:
-            out("".join(row).rstrip())
-    out("%s: %s%s" % (name, _n(len(found), "model"),
-                            " (* in use)" if current in found else ""))
+    out("%s: %s, %d bytes (ai %s-new starts over)" % (
+        use, _n(turns, "turn"), h.size(), "" if use == "chat" else "-u %s " % use), shell.DIM)
 
 
 # -- tools cache -------------------------------------------------------------------
@@ -300,119 +273,3 @@ def tools_build(ai):
         shell.err(err)
     if count or not err:
         out("tools cache: %s; every ai chat offers them (ai tools list)" % _n(count, "tool"))
-
-
-# -- ai config: the wizard -----------------------------------------------------------
-
-def _read(prompt, mask=False):
-    line = term.masked(prompt) if mask else term.readline(prompt)
-    if line is None:
-        raise KeyboardInterrupt
-    return line.strip()
-
-
-def _wizard(use):
-    import ai
-    from compat import ticks_ms, ticks_diff
-    k = "ai.%s." % use          # the settings' prefix
-    provs = ai.providers()
-    cur = store.get(k + "provider")
-    out("ai config %s: Enter keeps [the value shown], Ctrl-C cancels" % use)
-    labels = []
-    for p in provs:
-        labels.append("%-10s %s%s" % (p["id"], p["name"], "  (current)" if p["id"] == cur else ""))
-    i = term.menu(labels, "Provider:")
-    if i is None:
-        raise KeyboardInterrupt
-    p = provs[i]
-    pid = p["id"]
-    same = pid == cur
-    url0 = (store.get(k + "base_url") if same else None) or p["base_url"]
-    url = _read("Base URL [%s]: " % url0) or url0
-    if not (url.startswith("http://") or url.startswith("https://")):
-        raise Error("the base URL must start with http:// or https://; nothing changed")
-    key = None
-    if p["key"]:
-        key0 = store.get(k + "key") if same else None
-        key = _read("API key%s: " % ((" [%s]" % store.mask(key0)) if key0 else ""), True) or key0
-        if not key:
-            raise Error("%s needs an API key; nothing changed" % p["name"])
-    model0 = store.get(k + "model") if same else None
-    tag = "current" if model0 else "default"
-    model0 = model0 or p["model"]
-    # Settings are written while the wizard tests them; the old values go
-    # back unless the wizard gets to the end (old is emptied then).
-    old = {}
-
-    def put(fields):
-        pairs = {}
-        for f in fields:
-            if k + f not in old:
-                old[k + f] = store.get(k + f)
-            pairs[k + f] = fields[f]
-        store.update(pairs)
-
-    try:
-        put({"provider": pid, "key": key, "model": None, "tools": "native",
-             "base_url": None if url == p["base_url"] else url})
-        found, err = term.busy("fetching the model list", ai.fetch_models, use=use)
-        if err or not found:
-            shell.err("no model list (%s); type a model id" % (err or "the list is empty"))
-            model = _read("Model [%s]: " % model0) or model0
-        else:
-            model = term.menu([m + ("  (%s)" % tag if m == model0 else "") for m in found],
-                              "Models (%d); Enter at the end or q keeps %s:" % (
-                                  len(found), model0), typed=True)
-            model = model0 if model is None else model if isinstance(model, str) else found[model]
-        from ai.config import parse_model, ConfigError
-        try:            # a typed model token: its preset must be this provider's
-            p = parse_model(model)[0]
-        except ConfigError as e:
-            raise Error("%s; nothing changed" % e)
-        if p and p[1] != pid:
-            raise Error("%s is a preset of %s, not %s; nothing changed" % (model, p[1], pid))
-        put({"model": model})
-
-        t0 = ticks_ms()
-        reply, err = term.busy("testing %s" % model, ai.ask_simple,
-                               "Reply with one word: ready", {"use": use})
-        ms = ticks_diff(ticks_ms(), t0)
-        level = None
-        if err:
-            shell.err("test failed: " + err)
-            if term.ask("save anyway? [y/n]: ", "yn", "n") != "y":
-                out("nothing changed")
-                return
-        else:
-            out("test: %s replied %r in %d ms" % (model, _short(reply, 40), ms))
-            # Ask once with a tool offered: native tool calling, or the text
-            # fallback when the provider refuses tools (None: unknown).
-            _, err, calls = term.busy("checking tool calling", ai.ask,
-                                      [{"role": "user", "content": "Call the tool named ping now."}],
-                                      {"use": use, "tools": [{
-                                          "name": "ping",
-                                          "description": "Answers pong. Call it when asked to.",
-                                          "parameters": {"type": "object", "properties": {}}}]})
-            level = "native"
-            if calls:
-                out("tools: native tool calling works")
-            elif err:
-                low = err.lower()
-                if " 400" in err or " 422" in err or "tool" in low or "function" in low:
-                    out("tools: no native tool calling (%s); using the text fallback"
-                              % _short(err, 60))
-                    level = "text-fallback"
-                else:
-                    shell.err("tools: could not probe (%s); the catalogue default applies"
-                              % _short(err, 60))
-                    level = None
-            else:
-                out("tools: native (the model answered without calling the probe tool)")
-        put({"tools": level})
-        old = None
-    finally:
-        if old:
-            store.update(old)
-    out("saved ai.%s: provider %s, model %s%s%s" % (
-        use, pid, model, (", key " + store.mask(key)) if key else "",
-        (", tools " + level) if level else ""))

@@ -68,6 +68,9 @@ def help(args):
                 "1": "required", "?": "optional", "*": "any number",
                 "+": "one or more"}.get(a[2], a[2]), ": " + a[3] if len(a) > 3 else ""))
     subs_tags(spec)
+    if spec["name"] == "set":
+        from shell import keys
+        keys.show(out)
     if spec["path"]:
         out("script: " + show(spec["path"]))
     else:
@@ -326,19 +329,22 @@ def set(args):
         store.delete(k)
         out("deleted " + k)
         return
-    if not key or len(key) > 64 or " " in key:
-        raise Error("set: bad setting name %r" % key)
-    if len(args) > 1:
-        text = args[1]
-    else:
-        if store.is_secret(key):
-            text = term.masked("%s (hidden): " % key)
+    from shell import keys      # what is known is checked: a typo is no setting
+    try:
+        keys.kind(key)
+        if len(args) > 1:
+            text = args[1]
         else:
-            text = term.readline("%s = " % key)
-        if not text:
-            out("unchanged")
-            return
-    store.set(key, _value(key, text))
+            if store.is_secret(key):
+                text = term.masked("%s (hidden): " % key)
+            else:
+                text = term.readline("%s = " % key)
+            if not text:
+                out("unchanged")
+                return
+        store.set(key, keys.check(key, _value(key, text)))
+    except ValueError as e:
+        raise Error("set: %s" % e)
     out("%s = %s" % (key, store.display(key, store.get(key))))
 
 

@@ -170,6 +170,12 @@ def _what_does(words):
         builtins.subs_tags(spec)
         out("where: " + where)
         return True
+    from shell import script
+    p = script._bin(name)
+    why = p and script.why(p)
+    if why:         # a /bin script that is no command: why not
+        out("%s: %s is not a command: %s" % (name, shell.show(p), why))
+        return True
     found = _walk(store.root() or "/", lambda n: n == name or n == name + ".py")
     for p, size in found:
         if size is None:

@@ -1,7 +1,8 @@
 """Streaming markdown renderer for the console.
 
-    r = Render(write, tty=True)     # write(str) gets rendered pieces (raw:
-                                    # they hold the renderer's escape codes)
+    r = Render(write, tty=True, width=0)    # write(str) gets rendered pieces
+                                    # (raw: they hold the renderer's escape
+                                    # codes); width: wrap at that many columns
     r.feed(piece) ...               # reply text as it arrives, any split;
                                     # sanitized first (shell.clean)
     r.close()                       # end of reply: flush, reset, end the line
@@ -10,10 +11,15 @@ On a terminal (tty=True) the reply is shown with ANSI attributes as it
 streams: headings (bold; H1 also underlined), **bold**, *italic* / _italic_,
 `inline code` (cyan), fenced code blocks (``` or ~~~, cyan, indented, the
 language as a dim label), bullet lists ("-", "*", "+" -> a bullet), numbered
-lists, block quotes (a dim bar), rules, and links [text](url) (underlined
-text, the url dim after it). Text goes out as soon as it can be classified:
-only a line's first few characters (until the block kind is known), an
-emphasis run ("*", "**"), a backslash escape or a link's text are held back.
+lists, block quotes (a dim bar), rules, links [text](url) (underlined
+text, the url dim after it) and tables, simply: a row's "|" become dim
+bars, the "|---|---|" row a rule (cells are not aligned: that would hold
+the whole table). With a width (the terminal's columns) lines are wrapped
+at word boundaries before that column (list items and quotes go on under
+their text; code blocks are never wrapped). Text goes out as soon as it
+can be classified: only a line's first few characters (until the block
+kind is known), the word being written (to wrap before it), an emphasis
+run ("*", "**"), a backslash escape or a link's text are held back.
 Attributes never outlive a line, so a cut stream cannot leave the terminal
 bold. With tty=False the markdown passes through unchanged (plain text for
 pipes and files). `nl` is the line end written ("\r\n" on a raw terminal).
@@ -24,7 +30,7 @@ Memory: the text is walked as UTF-8 bytes (MicroPython interns every
 one-character str for good), plain runs are copied whole, and the output
 waits in one buffer written out every _FLUSH bytes: what is held is bounded
 by a screen line (a line start of _MAX_HEAD bytes, one pending link of
-_MAX_LINK, the buffer), never by the reply.
+_MAX_LINK, a word of at most a line, the buffer), never by the reply.
 """
 import shell
 from shell import term
@@ -41,7 +47,7 @@ RULE = "\u2500" * 40
 _MAX_HEAD = const(80)   # line start held to classify a block (then: text)
 _MAX_LINK = const(300)  # link text + url held back (then: literal)
 _FLUSH = const(256)     # output bytes collected before a write
-_INLINE = b"\n*_\\`["   # bytes that end a plain run of text
+_INLINE = b"\n*_\\`[|"  # bytes that end a plain run of text
 _ESCAPABLE = b"\\`*_{}[]()#+-.!>~|"
 
 
@@ -58,10 +64,17 @@ class Render:
     spin = None     # the Screen's spinner while one is shown
     pieces = 0      # pieces fed through sink()
 
-    def __init__(self, write, tty=True, nl="\n"):
+    def __init__(self, write, tty=True, nl="\n", width=0):
         self.w = write
         self.tty = tty
         self.nl = nl
+        self.width = width if tty else 0    # 0: no wrapping
+        self.brk = -1         # wrapping: where in out the word being written
+        self.gap = 0          # starts, with the spaces before it (gap): a
+        self.wcols = 0        # break goes there if it ends past the width
+        self.long = False     # it is longer than a line (the terminal wraps it)
+        self.margin = 0       # columns a wrapped line starts at (a list item's)
+        self.table = False    # the line is a table row
         self.out = bytearray()
         self.start = True     # at the start of a line (head being classified)
         self.head = b""       # held line start
@@ -72,14 +85,61 @@ class Render:
         self.heading = ""     # the heading attribute while the line is one
         self.styled = False   # some attribute is on in this line
         self.prev = 32        # last visible byte written
-        self.col = 0          # bytes written on this line
+        self.col = 0          # columns written on this line (the word apart)
 
     # -- output ---------------------------------------------------------
     def _emit(self, s):
-        if s:
+        """Visible bytes; with a width, the word being written stays in out
+        from self.brk on (never flushed) until a space or the line's end
+        says whether it fits: if not, the spaces before it become a break."""
+        if not s:
+            return
+        self.prev = s[-1]
+        if not self.width or self.fence:
             self.out += s
             self.col += len(s)
-            self.prev = s[-1]
+            return
+        n = len(s)
+        wide = max(s) >= 0x80       # else a byte is a column
+        self.out += s       # all at once; a break replaces spaces in place,
+        i = 0               # before s[i], which stays at len(out) - (n - i)
+        while i < n:
+            j = s.find(b" ", i)
+            if j < 0:
+                j = n
+            if j > i:
+                if self.brk < 0:
+                    self.brk = len(self.out) - n + i
+                self.wcols += term.columns(s, i, j) if wide else j - i
+                if self.wcols >= self.width - 1 - self.margin:
+                    self._word()        # longer than a line: out as it comes
+                    self.long = True
+            if j < n:
+                self._word()
+                self.long = False
+                self.brk = len(self.out) - n + j
+                self.gap = 1
+                j += 1
+            i = j
+
+    def _word(self, end=False):
+        """Settle the word being written: it stays on the line, or the
+        spaces before it become a new line at the margin when it would
+        reach the last column; end=True: spaces before nothing go."""
+        b = self.brk
+        if b < 0:
+            return
+        g = self.gap
+        if end and not self.wcols:
+            self.out[b:b + g] = b""
+        elif self.wcols and not self.long and self.col > self.margin and \
+                self.col + g + self.wcols > self.width - 1:
+            self.out[b:b + g] = (self.nl + " " * self.margin).encode()
+            self.col = self.margin + self.wcols
+        else:
+            self.col += g + self.wcols
+        self.brk = -1
+        self.gap = self.wcols = 0
 
     def _put(self, s):
         self.out += s.encode()
@@ -106,9 +166,13 @@ class Render:
             self._attr(ITAL)
 
     def _flush(self):
-        if self.out:
-            s = str(self.out, "utf-8")
-            self.out = bytearray()
+        """Write out what is settled (up to a word still being written)."""
+        k = len(self.out) if self.brk < 0 else self.brk
+        if k:
+            s = str(memoryview(self.out)[0:k], "utf-8")
+            self.out[0:k] = b""         # (the buffer is kept)
+            if self.brk > 0:
+                self.brk -= k
             self.w(s)
 
     def feed(self, text):
@@ -124,6 +188,7 @@ class Render:
 
     def close(self):
         """End of the reply: write what is held, reset, end the line."""
+        self._word(True)
         if self.tty:
             if self.start and self.head:
                 self._classify(True)
@@ -138,7 +203,7 @@ class Render:
         if self.col:
             self._put(self.nl)
         self._flush()
-        self.__init__(self.w, self.tty, self.nl)     # fresh for the next reply
+        self.__init__(self.w, self.tty, self.nl, self.width)     # fresh for the next reply
 
     # -- the walk -----------------------------------------------------------
     def _chars(self, b):
@@ -185,12 +250,15 @@ class Render:
                 self._flush()
 
     def _newline(self):
+        self._word(True)        # (trailing spaces: never written)
+        self.long = False
         if self.styled:
             self._put(RESET)
             self.styled = False
         self.heading = ""
         self._put(self.nl)
-        self.col = self.em = 0
+        self.col = self.em = self.margin = 0
+        self.table = False
         self.prev = 32
         self.start = True
         self.head = b""
@@ -228,6 +296,11 @@ class Render:
             if len(line) >= 3 and ch in b"-*_" and not line.strip(bytes((ch, 32))):
                 self._attr(DIM)
                 self._emit(RULE.encode())
+                return self._newline()
+            if ch == 124 and b"-" in line and not line.strip(b"|-: "):
+                self._attr(DIM)             # a table's |---|---| row
+                n = len(line)
+                self._emit(("\u2500" * min(n, self.width - 1 if self.width else n)).encode())
                 return self._newline()
             if len(line) >= 3 and ch in b"`~" and line[1] == ch and line[2] == ch:
                 self.fence = ch
@@ -272,6 +345,10 @@ class Render:
                 n = len(s) - len(s.lstrip(bytes((ch,))))
                 if n >= 3 or n == len(s):
                     return                              # a fence line: wait for its end
+            elif ch == 124:                             # "|": a table row
+                if not s.strip(b"|-: "):
+                    return                              # its |---| row: wait
+                self.table = True
             elif ch == 62:                              # ">"
                 if len(s) == 1:
                     return
@@ -282,6 +359,8 @@ class Render:
         self.start = False
         self.head = b""
         self._emit(pre)
+        m = self.col + self.gap     # a wrapped line goes on under the text
+        self.margin = m if m < self.width // 2 else 0
         self._chars(s)
         if final:
             self._inline(10, b"\n")
@@ -346,6 +425,10 @@ class Render:
             self._attr(CODE)
         elif c == 91:                       # "["
             self.link = [bytearray(), None, False]
+        elif c == 124 and self.table:       # a cell's edge
+            self._attr(DIM)
+            self._emit(b"\xe2\x94\x82")    # U+2502
+            self._reset()
         else:
             self._emit(ch)
 
@@ -411,6 +494,7 @@ class Render:
 
 def Screen():
     """A reply on the console: a spinner until the first piece, then the
-    rendered markdown. The sink polls the keyboard between pieces: Ctrl-C
-    raises KeyboardInterrupt. end() stops the spinner and closes the reply."""
-    return Render(shell.raw, shell.tty())
+    rendered markdown, wrapped at the terminal's width. The sink polls the
+    keyboard between pieces: Ctrl-C raises KeyboardInterrupt. end() stops
+    the spinner and closes the reply."""
+    return Render(shell.raw, shell.tty(), width=term.cols)

@@ -4,14 +4,31 @@ On a raw terminal (the board's UART/USB, or the host terminal that
 tools/sim.py puts in raw mode) we read single bytes, echo them ourselves and
 write "\r\n". Keys: printable text, Backspace, Delete, Left/Right, Home/End
 (also Ctrl-A/Ctrl-E), Up/Down through a bounded history, Tab completion,
-Ctrl-U clears, Ctrl-C cancels the line (KeyboardInterrupt), Ctrl-D on an
-empty line ends input (readline returns None). Escape sequences understood:
-ESC [ A/B/C/D/H/F, ESC [ 1~ 4~ 3~, ESC O H/F. Every other sequence is read
+Ctrl-U clears, Ctrl-L clears the screen (and measures it again), Ctrl-C
+cancels the line (KeyboardInterrupt), Ctrl-D on an empty line ends input
+(readline returns None). Escape sequences understood: ESC [ A/B/C/D/H/F,
+ESC [ 1~ 4~ 3~, ESC O H/F, and the terminal's cursor position report
+(ESC [ row ; col R) while one is awaited. Every other sequence is read
 whole and dropped (CSI with private parameters, DCS/OSC/APC strings up to
 ST or BEL): a terminal's answers to queries (device attributes, XTVERSION:
 "ESC P>|tmux 3.3a ESC \\") never become typed text.
 
-When the console is not a terminal (a pipe) lines are read plainly and no
+The line is UTF-8 bytes of at most _MAX_LINE (a long ai question fits; a
+longer paste says so on screen). A line wider than the terminal scrolls
+sideways: the prompt row shows a window of it around the cursor and never
+wraps, so every redraw is "\r", prompt, window. The width is what the
+terminal answers to ask_width() (cursor far right, then a position
+report; run() asks at start, Ctrl-L again), 80 columns until it answers.
+
+Ctrl-C while a command runs: on the board the UART raises
+KeyboardInterrupt while micropython.kbd_intr(3) is set (the line editor
+sets -1 to read Ctrl-C as a byte). A host terminal in raw mode (make sim,
+the unix port behind simboard's pseudo-terminal) sends no SIGINT, so
+there the terminal's ISIG is switched with it (shell/hostterm.py): on
+while a command runs, off in the line editor.
+
+When the console is not a terminal (a pipe) lines are read plainly, each
+echoed after its prompt (a line that carries a secret shows "***"), and no
 escape codes are written.
 
 While readline(..., serve=True) (the console's own prompt) waits for a key
@@ -26,22 +43,28 @@ server writes to the console it calls aside(): the prompt line is cleared
 and drawn again, with what was typed, once the request is answered.
 
     line = readline(prompt, history=None, complete=None)   # None at the end
-    secret = masked("key: ")            # echoes "*"
+    term.cols           # the terminal's columns (80 until it answered)
+    ask_width()         # ask the terminal (run() at start, Ctrl-L)
+    n = columns(b, i, j)                # columns of UTF-8 bytes b[i:j]
+    secret(line)        # a line that carries a secret (kept out of history)
+    key = masked("key: ")               # echoes "*"
     c = ask("run it? [y/n/a] ", "yna")  # a typed line "y", "n" or "a" + Enter
     drain()             # forget type-ahead and what the terminal sent unasked
-    i = menu(labels, title, page=10, typed=False)  # index, typed str, None
+    i = menu(labels, title, page=10, typed=False, keep=None)  # index, typed str, None
     s = Spinner("thinking"); s.stop()
     r = busy("fetching", fn, *args)     # fn(*args) with a spinner shown
     check_interrupt()   # call while streaming: raises KeyboardInterrupt
-                        # when Ctrl-C was typed (raw mode sends no SIGINT)
+                        # when Ctrl-C was typed and came as a byte
 """
 import sys
 
 import shell
+import store
 from shell import out, write, raw, clean, tty
 from compat import MICROPYTHON, const
 
-_MAX_LINE = const(512)
+_MAX_LINE = const(4096)    # bytes of a typed line
+_FULL = "(a line holds %d bytes: the rest was not taken)"
 _BURST = const(30)  # ms: bytes a program writes at once arrive closer than this
 _MAX_STRING = const(512)   # bytes of an escape sequence we read and drop
 
@@ -50,16 +73,38 @@ _poll = None
 WATCH = None       # the MCP server while it listens (see the docstring)
 _aside = [0]       # 1: serving from the prompt wait, 2: and the prompt was cleared
 _REDRAW = const(0x105)  # _read1: the prompt line must be drawn again
+cols = 80          # the terminal's width: its answer to ask_width(), else 80
+_asked = False     # a cursor position report is awaited (ask_width)
 
 
 def _kbd(ch):
-    """Let Ctrl-C reach us as a byte (-1) or raise KeyboardInterrupt (3)."""
+    """Let Ctrl-C reach us as a byte (-1) or raise KeyboardInterrupt (3).
+    A host terminal's ISIG follows (see the module text): off before the
+    unix port drops its SIGINT handler, on only once it has one again."""
+    host = not shell.BOARD and tty()
+    if host and ch != 3:
+        from shell import hostterm
+        hostterm.mode(False)
     if MICROPYTHON:
         try:
             import micropython
             micropython.kbd_intr(ch)
         except (ImportError, AttributeError):
             pass
+    if host and ch == 3:
+        from shell import hostterm
+        hostterm.mode(True)
+
+
+def ask_width():
+    """Ask the terminal for its width: the cursor goes to the far right of
+    its row and the terminal reports where that is; the line editor reads
+    the report like any escape sequence (never as typed text) while it is
+    awaited. A terminal that does not answer leaves 80."""
+    global _asked
+    if tty() and shell._capture is None:
+        _asked = True
+        raw("\r\x1b[999C\x1b[6n\r")
 
 
 def _read1(serve=False):
@@ -208,14 +253,23 @@ class History:
             self.items.pop(0)
 
 
-def _plain_line(prompt, serve=False):
+def _plain_line(prompt, serve=False, mask=None):
+    """A line from a pipe: echoed after its prompt, so what a command
+    prints starts on a line of its own (masked input and a line with a
+    secret: "***")."""
     write(prompt)
     while serve and WATCH is not None and _wait():
         write(prompt)
     line = sys.stdin.readline()
     if not line:
         return None
-    return line[:_MAX_LINE].rstrip("\r\n")
+    line = line.rstrip("\r\n")
+    out("***" if line and (mask or secret(line)) else line)
+    b = line.encode()
+    if len(b) > _MAX_LINE:
+        out(_FULL % _MAX_LINE)
+        line = str(b[:shell.whole(b[:_MAX_LINE])], "utf-8")
+    return line
 
 
 # Keys an escape sequence names, as codes above any byte.
@@ -228,8 +282,9 @@ _DEL = const(0x104)
 
 def _escape():
     """Read the rest of an escape sequence -> a key code (a control byte or
-    one of _UP.._DEL) or None. Sequences that name no key are read whole
-    (bounded) and give None."""
+    one of _UP.._DEL), _REDRAW for the position report ask_width awaits
+    (the width is taken), or None. Sequences that name no key are read
+    whole (bounded) and give None."""
     c = _read1()
     if c in (0x50, 0x5D, 0x58, 0x5E, 0x5F):    # DCS OSC SOS PM APC: a string
         for _ in range(_MAX_STRING):
@@ -261,6 +316,13 @@ def _escape():
         break
     if odd or not 0x40 <= c <= 0x7E:
         return None
+    global _asked, cols
+    if c == 0x52 and _asked:       # "R": the position report ask_width awaits
+        _asked = False
+        k = num.split(";")
+        if len(k) == 2 and k[1] and int(k[1]) >= 20:
+            cols = int(k[1])
+        return _REDRAW
     if c == 0x7E:                  # "~": 1/7 Home, 4/8 End, 3 Delete
         k = num.split(";")[0]
         i = "17483".find(k) if len(k) == 1 else -1
@@ -271,7 +333,8 @@ def _escape():
 
 def readline(prompt, history=None, complete=None, mask=None, style=None, serve=False):
     """Read one line. None at the end of input or Ctrl-D on an empty line;
-    Ctrl-C raises KeyboardInterrupt (after printing "^C"); "\x01" when
+    Ctrl-C raises KeyboardInterrupt("^C") (after printing "^C": the args
+    tell a catcher it was shown); "\x01" when
     mpremote asks for the raw REPL: Enter and Ctrl-C in one burst on an
     empty line (its first bytes).
     complete(text_before_cursor) -> (start, [candidates]) replaces
@@ -279,41 +342,89 @@ def readline(prompt, history=None, complete=None, mask=None, style=None, serve=F
     The prompt is shown sanitized (it may quote outside text), in style (an
     SGR attribute such as shell.BOLD_GREEN) on a terminal. serve=True (the
     console's prompt): the MCP server is served while it waits. A command
-    run as a tool (output captured) gets None: nobody is there to type."""
+    run as a tool (output captured) gets None: nobody is there to type.
+    A line that carries a secret (secret()) is not kept in history."""
     if shell._capture is not None:
         return None
     if not tty():
-        return _plain_line(prompt, serve)
+        return _plain_line(prompt, serve, mask)
     prompt = clean(prompt)
+    plen = len(prompt)
     if style:
         prompt = "\x1b[" + style + "m" + prompt + "\x1b[0m"
     _kbd(-1)
     try:
-        return _edit(prompt, history, complete, mask, serve)
+        return _edit(prompt, plen, history, complete, mask, serve)
     finally:
         _kbd(3)
 
 
-def _edit(prompt, history, complete, mask, serve):
-    buf = []        # the line as a list of characters
-    pos = 0         # the cursor
+def columns(b, i, j):
+    """Characters (columns) in the UTF-8 bytes b[i:j] (a byte that does not
+    continue a character starts one; md.py counts with it too)."""
+    n = 0
+    while i < j:
+        if b[i] & 0xC0 != 0x80:
+            n += 1
+        i += 1
+    return n
+
+
+def _step(b, p, n):
+    """The byte offset n characters after p (n < 0: before), within b."""
+    end = len(b)
+    while n > 0 and p < end:
+        p += 1
+        while p < end and b[p] & 0xC0 == 0x80:
+            p += 1
+        n -= 1
+    while n < 0 and p > 0:
+        p -= 1
+        while p > 0 and b[p] & 0xC0 == 0x80:
+            p -= 1
+        n += 1
+    return p
+
+
+def _edit(prompt, plen, history, complete, mask, serve):
+    buf = bytearray()   # the line, UTF-8
+    pos = 0             # the cursor: the byte offset of a character's start
+    off = 0             # the first byte shown (a wide line scrolls)
+    full = [False]      # the "line is full" note was shown
+
+    def room():
+        # columns for the text: the cursor may sit in the last column,
+        # nothing is written there (no terminal wraps a row)
+        return max(cols - 1 - plen, 8)
 
     def redraw():
-        s = "\r" + prompt + (mask * len(buf) if mask else clean("".join(buf))) + "\x1b[K"
-        if len(buf) > pos:
-            s += "\x1b[%dD" % (len(buf) - pos)
+        nonlocal off
+        r = room()
+        if columns(buf, 0, len(buf)) <= r:
+            off = 0
+        elif pos < off or columns(buf, off, pos) > r:
+            off = _step(buf, pos, -(r // 2))     # the cursor mid-window
+        end = _step(buf, off, r)
+        s = "\r" + prompt + (mask * columns(buf, off, end) if mask else clean(str(buf[off:end], "utf-8"))) + "\x1b[K"
+        n = columns(buf, pos, end)
+        if n:
+            s += "\x1b[%dD" % n
         raw(s)
 
     def insert(s):
         nonlocal pos
-        for ch in s:
-            if len(buf) >= _MAX_LINE:
+        if len(buf) + len(s) > _MAX_LINE:
+            if full[0]:
                 raw("\x07")
-                return
-            buf.insert(pos, ch)
-            pos += 1
-        if pos == len(buf):
-            write(mask * len(s) if mask else s)     # typed: printable only
+            else:
+                full[0] = True
+                write("\n" + _FULL % _MAX_LINE + "\n", shell.DIM)
+                redraw()
+            return
+        buf[pos:pos] = s
+        pos += len(s)
+        if pos == len(buf) and columns(buf, off, pos) <= room():
+            write(mask * columns(s, 0, len(s)) if mask else str(s, "utf-8"))
         else:
             redraw()
 
@@ -323,16 +434,16 @@ def _edit(prompt, history, complete, mask, serve):
     saved = ""
     while True:
         c = _read1(serve)
-        if c == _REDRAW:
-            redraw()
-            continue
         if c is None:
             write("\n")
-            return "".join(buf) if buf else None
+            return str(buf, "utf-8") if buf else None
         if c == 0x1B:
             c = _escape()
             if c is None:
                 continue
+        if c == _REDRAW:
+            redraw()
+            continue
         if c in (0x0D, 0x0A):
             if not buf and _follows(0x03):
                 # Enter + Ctrl-C in one burst: mpremote asking for the raw
@@ -342,42 +453,52 @@ def _edit(prompt, history, complete, mask, serve):
             if c == 0x0D and _pending[:1] == [0x0A]:
                 _pending.pop(0)
             write("\n")
-            line = "".join(buf)
-            if history is not None and not mask:
+            line = str(buf, "utf-8")
+            if history is not None and not mask and not secret(line):
                 history.add(line)
             return line
         if c == 0x03:
             write("^C\n")
-            raise KeyboardInterrupt
+            raise KeyboardInterrupt("^C")
         if c == 0x04 and not buf:           # Ctrl-D on an empty line
             write("\n")
             return None
         if c == 0x04 or c == _DEL:          # Ctrl-D, Delete
             if pos < len(buf):
-                buf.pop(pos)
+                buf[pos:_step(buf, pos, 1)] = b""
                 redraw()
         elif c in (0x7F, 0x08):             # Backspace
             if pos:
-                pos -= 1
-                buf.pop(pos)
-                if pos == len(buf):
+                end = pos == len(buf)
+                p = _step(buf, pos, -1)
+                buf[p:pos] = b""
+                pos = p
+                if end and pos > off:
                     raw("\x08 \x08")
                 else:
                     redraw()
         elif c == 0x15:                     # Ctrl-U
-            buf, pos = [], 0
+            buf[0:len(buf)] = b""
+            pos = 0
             redraw()
         elif c == 0x0C:                     # Ctrl-L
             raw("\x1b[2J\x1b[H")
+            ask_width()
             redraw()
         elif c == _LEFT:
             if pos:
-                pos -= 1
-                raw("\x1b[D")
+                pos = _step(buf, pos, -1)
+                if pos >= off:
+                    raw("\x1b[D")
+                else:
+                    redraw()
         elif c == _RIGHT:
             if pos < len(buf):
-                pos += 1
-                raw("\x1b[C")
+                pos = _step(buf, pos, 1)
+                if columns(buf, off, pos) <= room():
+                    raw("\x1b[C")
+                else:
+                    redraw()
         elif c == 0x01:                     # Ctrl-A, Home
             pos = 0
             redraw()
@@ -387,19 +508,19 @@ def _edit(prompt, history, complete, mask, serve):
         elif c == _UP or c == _DOWN:
             if c == _UP and hpos > 0:
                 if hpos == len(hist):
-                    saved = "".join(buf)
+                    saved = str(buf, "utf-8")
                 hpos -= 1
             elif c == _DOWN and hpos < len(hist):
                 hpos += 1
             else:
                 continue
-            buf = list(hist[hpos] if hpos < len(hist) else saved)
+            buf[0:len(buf)] = (hist[hpos] if hpos < len(hist) else saved).encode()
             pos = len(buf)
             redraw()
         elif c == 0x09:                     # Tab
             if complete is None or mask:
                 continue
-            before = "".join(buf[:pos])
+            before = str(buf[:pos], "utf-8")
             try:
                 start, cands = complete(before)
             except Exception:       # completion must never break the editor
@@ -423,10 +544,11 @@ def _edit(prompt, history, complete, mask, serve):
                     redraw()
                     continue
             if new.startswith(typed):
-                insert(new[len(typed):])
+                insert(new[len(typed):].encode())
             else:
-                buf[start:pos] = list(new)
-                pos = start + len(new)
+                p = pos - len(typed.encode())
+                buf[p:pos] = new.encode()
+                pos = p + len(new.encode())
                 redraw()
         elif c >= 0x80:
             # the rest of the UTF-8 character that starts with byte c
@@ -437,11 +559,37 @@ def _edit(prompt, history, complete, mask, serve):
                     break
                 bs.append(c)
             try:
-                insert(bytes(bs).decode())
+                bytes(bs).decode()
+                insert(bs)
             except UnicodeError:
                 pass
         elif c >= 0x20:
-            insert(chr(c))
+            insert(bytes((c,)))
+
+
+def secret(line):
+    """True when a console line carries a secret typed inline: a value for
+    a secret setting (set ai.chat.key sk-...) or an argument named token or
+    password (mcp add NAME URL TOKEN, wifi connect SSID PASS). Such a line
+    is not kept in the Up-arrow history and not echoed (plain input)."""
+    try:
+        name, rest = shell.split_words(line, True)
+        spec = shell.find(name) if name else None
+        if spec is None:
+            return False
+        args = shell.parse(spec, rest)
+    except Exception:
+        return False
+    argspec = spec["args"]
+    sub = shell.sub_of(spec, args[0]) if args and spec.get("subs") else None
+    if sub is not None:
+        argspec, args = sub[1], args[1:]
+    for i in range(min(len(args), len(argspec))):
+        a = argspec[i]
+        if a[0] in ("token", "password") or (
+                a[1] == "key" and i + 1 < len(args) and store.is_secret(args[i])):
+            return True
+    return False
 
 
 def complete(before):
@@ -543,11 +691,12 @@ def ask(prompt, choices="yn", default=None):
         out("please type one of %s, then Enter" % "/".join(choices))
 
 
-def menu(labels, title=None, page=10, typed=False):
+def menu(labels, title=None, page=10, typed=False, keep=None):
     """A numbered, paged menu. Returns the chosen index (int); with typed=True
     anything that is not a number is returned as the typed str (e.g. a model
-    id not in the list); None when the person quits (q, empty input at the
-    last page, end of input). Ctrl-C raises KeyboardInterrupt."""
+    id not in the list); keep (the index of the current value) for Enter at
+    the last page; None when the person quits (q, Enter at the last page
+    without keep, end of input). Ctrl-C raises KeyboardInterrupt."""
     n = len(labels)
     first = 0
     if title:
@@ -572,7 +721,7 @@ def menu(labels, title=None, page=10, typed=False):
             if more:
                 first = last
                 continue
-            return None
+            return keep
         if s == "q":
             return None
         if s == "p" and first > 0:

@@ -649,7 +649,12 @@ def read_reply(cfg, body, out=None):
     J = jsonstream
     p = J.Parser(body, max_value=_MAX_ARGS)
     path = [None, 0, None, None, 0, None]
-    if _enter(p, J.OBJ):
+    # streamGenerateContent without alt=sse (a proxy that dropped it)
+    # answers an array of these objects: each read as a stream's event
+    many = _enter(p, J.ARR)
+    walked = False
+    while _enter(p, J.OBJ):
+        walked = True
         while p.next() == J.KEY:
             k = p.value
             if k == "candidates" and _enter(p, J.ARR):
@@ -672,7 +677,12 @@ def read_reply(cfg, body, out=None):
                         p.skip_value()
             else:
                 p.skip_value()
-    else:
+        r.flush()
+        if not many:
+            break
+    if many:
+        p.next()                # "]"
+    elif not walked:
         p.skip_value()
     p.finish()
     msg = r.error()
@@ -700,8 +710,8 @@ def read_stream(cfg, events, out):
             # already arrived is complete, anything else is cut off
             if r.finish is not None or r.block is not None:
                 break
-            if getattr(e, "kind", None) == "deadline":
-                raise       # the driver words it, naming the setting
+            if getattr(e, "kind", None) in ("deadline", "timeout"):
+                raise       # the driver words it, naming the setting to raise
             raise StyleError("stream ended early" + " (%s)" % e)
         r.flush()               # parts are numbered afresh in every event
         msg = r.error()

@@ -1,0 +1,194 @@
+"""The settings the firmware reads: the one list that `set` checks values
+against, `help set` shows and README's table of settings repeats
+(host_tests/test_shell_settings.py holds them equal). Imported by `set`
+and `help set` only.
+
+    keys.kind("ai.chat.tools")       # "native|text-fallback|none"; None: not
+                                     # ours; ValueError: bad or unknown name
+    value = keys.check("ai.chat.max_tokens", 100)   # the value to store,
+                                                    # or ValueError(why)
+    keys.show(out)          # the table, one line per setting
+
+TABLE: one line per setting: the key, its kind, what it is. In a key, USE
+stands for a use-type (chat, code, helper, edit, general...: letters,
+digits, - and _) and NAME for an MCP server's name. Kinds: text, secret
+(text shown masked), int (a whole number, 0 or more), number, bool (true
+or false), url (http:// or https://), provider (an id of ai/catalog.py),
+model (a model id or a preset token: ai/config.py), or the choices a|b|c.
+A key under ai. or mcp. that is not here is refused with the nearest
+known one (a typo would be saved and never read); other keys (your
+scripts' own) are stored as typed.
+"""
+
+TABLE = """\
+ai.USE.provider provider the provider of use-type USE (general: the fallback of all)
+ai.USE.model model model id or preset token (ai presets)
+ai.USE.key secret API key
+ai.USE.base_url url the API's base URL
+ai.USE.max_tokens int longest reply, in tokens
+ai.USE.temperature number sampling temperature
+ai.USE.system text system prompt
+ai.USE.timeout int seconds of each network wait (60)
+ai.USE.deadline int seconds of a whole exchange (300)
+ai.USE.thinking minimal|low|medium|high|max|off thinking effort
+ai.USE.tools native|text-fallback|none tool calling
+ai.USE.style openai|responses|anthropic|gemini wire format (openai or responses: swaps)
+ai.USE.max_reply int longest reply kept, in characters
+ai.history.bytes int bytes of a conversation kept (16384)
+ai.history.turns int turns of a conversation kept (20)
+ai.tools.approve ask|always|never tool calls of a chat: ask first, run, refuse
+mcp.NAME.url url the server's URL (mcp add)
+mcp.NAME.token secret bearer token (mcp add, mcp login)
+mcp.NAME.allow text tools trusted for always (the approval's a)
+mcp.NAME.client_id text OAuth client ID of a pre-registered client
+mcp.NAME.client_secret secret its secret
+mcp.NAME.client_key secret its EC P-256 private key (PEM text or a file)
+mcp.NAME.idp_url url enterprise IdP token endpoint
+mcp.NAME.idp_client text client ID at the IdP
+mcp.NAME.idp_token secret ID token from the IdP
+mcp.NAME.refresh_token secret OAuth: the refresh token (mcp login)
+mcp.NAME.expires int OAuth: when the token expires (Unix s)
+mcp.NAME.scope text OAuth: the scope granted
+mcp.NAME.issuer url OAuth: the authorization server
+mcp.NAME.resource url OAuth: the resource the token is for
+mcp.NAME.reg_id text OAuth: the dynamic registration's client ID
+mcp.NAME.reg_secret secret OAuth: its secret
+mcp.NAME.reg_auth text OAuth: its token endpoint authentication
+mcp.deadline int seconds of one MCP operation (300)
+mcp.max_result int bytes of a tool result kept (16384)
+mcp.client_url url OAuth client ID metadata document (https)
+mcp.serve.port int port of mcp serve (8765)
+mcp.serve.bind text address mcp serve listens on
+mcp.serve.hosts text host names clients may use for the board
+mcp.serve.idle int seconds an unused session is kept (3600)
+mcp.serve.autostart bool start mcp serve at boot
+mcp.serve.allow text commands exposed beyond the read-only ones
+mcp.serve.always text commands allowed for always (the approval's a)
+mcp.serve.token secret the token clients send (mcp serve token new)
+wifi.ssid text WiFi network (wifi connect)
+wifi.password secret its password
+wifi.wait int seconds boot.py waits for WiFi (15)
+copilot.token secret GitHub login for Copilot (ai login copilot)
+copilot.github url GitHub Enterprise Server: its https://HOST
+copilot.api url GitHub Enterprise Server: its Copilot API
+copilot.client_id text OAuth app of the device flow
+"""
+
+
+def rows():
+    """(key, kind, what) per line of TABLE."""
+    for line in TABLE.split("\n"):
+        if line:
+            k, kind, what = line.split(" ", 2)
+            yield k, kind, what
+
+
+def show(out):
+    out("settings (USE: a use-type such as chat, code or general; NAME: an MCP server):")
+    for k, kind, what in rows():
+        out("  %-22s %-13s %s" % (k, kind, what))
+
+
+def _word(w, most):
+    """A use-type or server name: letters, digits, - and _."""
+    if not 0 < len(w) <= most:
+        return False
+    for b in w.encode():
+        if not (97 <= b <= 122 or 65 <= b <= 90 or 48 <= b <= 57 or b == 95 or b == 45):
+            return False
+    return True
+
+
+def kind(key):
+    """The kind of a known key; None for a key of another prefix (a
+    script's own); ValueError for a bad name or an unknown key under ai.
+    or mcp."""
+    if key.startswith("-") or " " in key or not 0 < len(key) <= 64:
+        raise ValueError("bad setting name %r" % key)
+    parts = key.split(".")
+    for k, kind, _ in rows():
+        p = k.split(".")
+        if len(p) != len(parts):
+            continue
+        ok = True
+        for want, got in zip(p, parts):
+            if want == "USE":
+                ok = ok and _word(got, 16)
+            elif want == "NAME":
+                ok = ok and _word(got, 32)
+            else:
+                ok = ok and want == got
+        if ok:
+            return kind
+    if key.startswith("ai.") or key.startswith("mcp."):
+        raise ValueError("unknown setting %s (did you mean %s? help set lists them)"
+                         % (key, nearest(key)))
+    return None
+
+
+def _distance(a, b):
+    """Edit distance of two short strings."""
+    prev = list(range(len(b) + 1))
+    for i in range(len(a)):
+        cur = [i + 1]
+        for j in range(len(b)):
+            cur.append(min(prev[j + 1] + 1, cur[j] + 1, prev[j] + (a[i] != b[j])))
+        prev = cur
+    return prev[-1]
+
+
+def nearest(key):
+    """The known key closest to key, with its USE or NAME filled in from key."""
+    parts = key.split(".")
+    best, score = None, 1 << 30
+    for k, _, _ in rows():
+        p = k.split(".")
+        if len(p) == len(parts):        # USE / NAME as typed
+            p = [parts[i] if w in ("USE", "NAME") else w for i, w in enumerate(p)]
+        cand = ".".join(p)
+        d = _distance(key, cand)
+        if d < score:
+            best, score = cand, d
+    return best
+
+
+def check(key, value):
+    """The value to store for key (a number for the int and number
+    kinds), or ValueError with what is valid."""
+    k = kind(key)
+    v = value
+    if k is None or k in ("text", "secret"):
+        return v
+    if k == "int":
+        if isinstance(v, int) and not isinstance(v, bool) and v >= 0:
+            return v
+        raise ValueError("%s must be a whole number, 0 or more (not %r)" % (key, v))
+    if k == "number":
+        try:
+            if not isinstance(v, bool):
+                return float(v) if isinstance(v, str) else v
+        except ValueError:
+            pass
+        raise ValueError("%s must be a number (not %r)" % (key, v))
+    if k == "bool":
+        if v is True or v is False:
+            return v
+        raise ValueError("%s must be true or false (not %r)" % (key, v))
+    v = str(v)
+    if k == "url":
+        if not (v.startswith("http://") or v.startswith("https://")):
+            raise ValueError("%s must be a URL starting with http:// or https:// (not %r)"
+                             % (key, v))
+    elif k == "provider":
+        from ai import catalog
+        if catalog.find(v) is None:
+            raise ValueError("%s must be one of %s (not %r)" % (key, ", ".join(catalog.ids()), v))
+    elif k == "model":
+        from ai.config import parse_model, ConfigError
+        try:
+            parse_model(v)
+        except ConfigError as e:
+            raise ValueError("%s: %s" % (key, e))
+    elif v not in k.split("|"):
+        raise ValueError("%s must be one of %s (not %r)" % (key, ", ".join(k.split("|")), v))
+    return v

@@ -4,7 +4,7 @@
 # on first use so `import mcp` costs little heap.
 #
 #   conn, err = mcp.connect(url, token=None, name=None, elicit=None,
-#                           sample=None, listen=False, timeout=30,
+#                           sample=None, listen=True, timeout=30,
 #                           authorize=None, deadline=None)
 #   conn, err = mcp.connect_named(name)   # OAuth token renewed near expiry
 #   info, err = mcp.login(name, authorize)   # OAuth login (mcp/oauth.py)
@@ -22,13 +22,16 @@
 # No MemoryError leaves these functions: it becomes their error.
 
 
-def connect(url, token=None, name=None, elicit=None, sample=None, listen=False,
+def connect(url, token=None, name=None, elicit=None, sample=None, listen=True,
             timeout=30, authorize=None, deadline=None):
     """Open a session: initialize + notifications/initialized.
-    elicit(message, schema) -> dict or None answers elicitation requests
-    (default: accept with the schema's defaults); sample(request) -> text or
-    None enables sampling; listen=True also holds the standalone GET stream
-    for server requests not tied to a call; authorize(url) -> the address
+    elicit(message, schema) -> dict (accept with it) / None (decline) /
+    False (cancel) answers form elicitation, elicit(message, None, url) a
+    URL-mode request (see mcp/serve.py; default: a person at the console
+    is asked, else the schema's defaults when every required field has
+    one); sample(request) -> text or None enables sampling; listen=False
+    never opens the standalone GET stream (by default it is held while a
+    call is pending, for server requests not tied to it); authorize(url) -> the address
     the browser was sent to (or the code), None to cancel, lets an OAuth
     challenge log in with a person (without it: refresh token or unattended
     grants only). timeout: seconds per socket wait; deadline: seconds for

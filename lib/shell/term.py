@@ -590,6 +590,15 @@ def menu(labels, title=None, page=10, typed=False):
         out("no item %d; choose 1 to %d" % (k, n))
 
 
+_spin = [None]      # the Spinner turning now
+
+
+def spinner():
+    """The Spinner turning now, or None (its .label may change: MCP
+    progress; a dialogue stops it and starts another)."""
+    return _spin[0]
+
+
 class Spinner:
     """A one-line activity mark ("| label", dim) until the first output
     arrives; the caller stops it before writing. There is no thread: it
@@ -604,6 +613,7 @@ class Spinner:
             self.turn()
             import httpc
             httpc.ON_WAIT = self.turn
+            _spin[0] = self
 
     def turn(self):
         raw("\r\x1b[2m" + "|/-\\"[self.n & 3] + " ")
@@ -618,6 +628,8 @@ class Spinner:
             httpc.ON_WAIT = None
             raw("\r\x1b[K")
             self.on = False
+            if _spin[0] is self:
+                _spin[0] = None
 
 
 def busy(label, fn, *args, **kw):

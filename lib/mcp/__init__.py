@@ -16,6 +16,10 @@
 #       N bytes)" after it;
 #       tool failures (isError): (None, "tool error: ...") and
 #       conn.last_is_error is True; JSON-RPC errors: "<server>: msg (code N)"
+#   n, err = mcp.resources(conn, each=fn)  # fn({uri, name, title?, mimeType?,
+#                                         #     size?, description?}) per resource
+#   text, err = mcp.read(conn, uri)       # text items (cut as call's), blobs
+#                                         # described: mcp/resource.py
 #   mcp.close(conn)
 #   mcp.servers() / mcp.add(name, url, token=None) / mcp.remove(name)
 #   info, err = mcp.test(name)            # {"tools": n, "ms": t, "names": [...]}
@@ -113,6 +117,26 @@ def call(conn, name, args=None):
     try:
         return client.call(conn, name, args, None,
                            max_result() if "store" in sys.modules else client.MAX_TEXT)
+    except MemoryError:
+        return None, _oom()
+
+
+def resources(conn, each):
+    """(count, err): the server's resources, each to each(resource) as it
+    is parsed (an error when the server declares no resources)."""
+    try:
+        from mcp import resource as r
+        return r.listing(conn, each)
+    except MemoryError:
+        return None, _oom()
+
+
+def read(conn, uri):
+    """(text, err): a resource's text (cut at mcp.max_result, like a tool
+    result); a binary one as "[blob URI MIME, N bytes]"."""
+    try:
+        from mcp import resource as r
+        return r.read(conn, uri, None, max_result())
     except MemoryError:
         return None, _oom()
 

@@ -847,10 +847,12 @@ def pending(conn, method, params, acc):
             serve.cancel(conn, rid, "timed out" if conn.late else "interrupted")
         raise
     finally:
-        g = conn.listening
-        if g is not None and g[1] is None:
-            from mcp import serve
-            serve.poll_get(conn)    # a refusal that came is remembered
+        if conn.listening is not None:
+            if conn.listening[1] is None:
+                from mcp import serve
+                serve.poll_get(conn)    # a refusal that came is remembered
+            if conn.listening is not None:
+                conn.get = True         # one was held (see serve.hold)
         stop_listening(conn)
 
 

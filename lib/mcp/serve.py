@@ -30,7 +30,9 @@ import sys
 
 import httpc
 import jsonstream
-from compat import ticks_ms, ticks_diff
+from compat import ticks_ms, ticks_diff, sleep_ms, const
+
+_SETTLE = const(200)     # ms to wait for a GET's 409 (our last stream not yet gone)
 from mcp import client, client_more
 
 
@@ -167,17 +169,31 @@ def cancel(conn, rid, reason):
 def hold(conn):
     """Send the GET for the standalone stream before a call's POST, without
     waiting for its answer: servers start that stream's response only with
-    its first event. Its answer is read when it comes (poll_get); a
+    its first event. Its answer is read when it comes (poll_get). After a
+    stream of this session was closed (the last call's) the server may not
+    have seen it go yet and refuse the new one at once (409: one stream a
+    session): then the answer is awaited _SETTLE ms and the GET sent again
+    (a server request sent while no stream is held would be lost). A
     failure to send it leaves the call without it."""
     h = client._headers(conn, "text/event-stream")
     h["Connection"] = "close"   # never pooled: closing must not drain a live stream
-    try:
-        c = httpc.request("GET", conn.url, headers=h, keep=("content-type",),
-                          timeout=conn.timeout, connect_timeout=min(conn.timeout, 10),
-                          wait=False)
-    except (OSError, MemoryError):
-        return
-    conn.listening = (c, None)
+    for _ in range(5):
+        try:
+            c = httpc.request("GET", conn.url, headers=h, keep=("content-type",),
+                              timeout=conn.timeout, connect_timeout=min(conn.timeout, 10),
+                              wait=False)
+        except (OSError, MemoryError):
+            return
+        conn.listening = (c, None)
+        if conn.get is not True:
+            return
+        p = select.poll()
+        p.register(c.sock, select.POLLIN)
+        if not p.poll(_SETTLE) or (poll_get(conn) and conn.listening is not None):
+            return      # held (no answer yet), or an event stream
+        if conn.get is False:
+            return      # refused for good
+        sleep_ms(_SETTLE // 2)      # 409: our last stream is still open there
 
 
 def next_event(conn, sse):
@@ -231,6 +247,7 @@ def poll_get(conn):
             return True
         if resp.status == 200 and client_more.is_sse(resp):
             conn.listening = (resp, httpc.SSE(resp, client.SSE_LINE))
+            conn.get = True
         else:
             conn.listening = None
             resp.close(False)

@@ -1,14 +1,21 @@
 """The `mcp` console command: the configured MCP servers.
 
     mcp                          list the servers (URL, token masked)
-    mcp add NAME URL [TOKEN]     add or replace a server
-    mcp del NAME                 remove a server
+    mcp add NAME URL [TOKEN]     add or replace a server ("replaced": its
+                                 tools leave the tools cache, ai -tools
+                                 lists them again)
+    mcp del NAME                 remove a server and its tools from the
+                                 tools cache
     mcp login NAME               OAuth login: the authorization URL is shown,
                                  the person opens it on any browser and pastes
                                  back the address it ended on (or the code)
     mcp test NAME                connect, list the tools, show count and time
-    mcp tools NAME               each tool with its arguments and description
+    mcp tools NAME               each tool with its arguments, title, the
+                                 server's hints and description; task-only
+                                 tools (hidden) counted
     mcp call NAME TOOL [JSON]    call a tool with JSON arguments, show the result
+    mcp resources NAME           the server's resources (URI, name, type, size)
+    mcp read NAME URI            a resource's text (binary: described)
     mcp serve [PORT]             be an MCP server (mcp/server.py) on PORT
                                  (mcp.serve.port, 8765); stop, status,
                                  token (masked), token new (rotate, shown once)
@@ -50,16 +57,21 @@ def main(args):
     sub, name = args[0], args[1]
     third = args[3] if len(args) > 3 else None
     if sub == "add":
+        from mcp import registry
+        old = registry.get(name)
         err = mcp.add(name, args[2], third)
         if err:
             raise Error("mcp add: " + err)
-        return out("added %s -> %s%s (try: mcp test %s)" % (
-            name, store.mask_url(args[2]), " with a token" if third else "", name))
+        out("%s %s -> %s%s (try: mcp test %s)" % (
+            "replaced" if old else "added", name, store.mask_url(args[2]),
+            " with a token" if third else "", name))
+        return _uncache(name, old and "run ai -tools to list them again")
     if sub == "del":
         err = mcp.remove(name)
         if err:
             raise Error("mcp del: " + err)
-        return out("removed %s" % name)
+        out("removed %s" % name)
+        return _uncache(name, "chats no longer offer them")
     if sub == "login":
         return _login(name)
     if sub == "test":
@@ -74,7 +86,19 @@ def main(args):
         return _tools(name)
     if sub == "call":
         return _call(name, args[2], third)
+    if sub == "resources":
+        return _resources(name)
+    if sub == "read":
+        return _read(name, args[2])
     raise shell.UsageError("unknown sub-command %s" % sub)
+
+
+def _uncache(name, then):
+    """The tools of server name leave the tools cache (the chat's)."""
+    from ai import toolcache
+    n = toolcache.drop(name)
+    if n and then:
+        out("%s of %s left the tools cache; %s" % (count(n, "tool"), name, then))
 
 
 def _login(name):
@@ -138,6 +162,17 @@ def _session(name, doing, fn, *args):
     return term.busy(doing + " ...", _with, name, fn, *args)
 
 
+def _first(d):
+    """The first line of a description, cut to _DESC_WIDTH."""
+    d = (d or "").strip()
+    i = d.find("\n")
+    if i >= 0:
+        d = d[:i].rstrip() + " ..."
+    if len(d) > _DESC_WIDTH:
+        d = d[:_DESC_WIDTH - 3] + "..."
+    return d
+
+
 def _tools(name):
     # each tool is shown as it is parsed: the list is never held
     spin = term.Spinner("listing the tools of %s ..." % name)
@@ -145,22 +180,67 @@ def _tools(name):
     def show(t):
         spin.stop()
         out("%s(%s)" % (t["name"], _params(t.get("parameters"))))
-        # the first line of the description, cut to _DESC_WIDTH
-        d = (t.get("description") or "").strip()
-        i = d.find("\n")
-        if i >= 0:
-            d = d[:i].rstrip() + " ..."
-        if len(d) > _DESC_WIDTH:
-            d = d[:_DESC_WIDTH - 3] + "..."
+        a = t.get("annotations") or {}
+        hints = [w for k, w in (("readOnlyHint", "read-only"),
+                                ("destructiveHint", "destructive")) if a.get(k) is True]
+        if t.get("title") or hints:     # the server's claims
+            out("    %s%s" % (t.get("title") or "", (" [" + ", ".join(hints) + "]") if hints else ""),
+                shell.DIM)
+        d = _first(t.get("description"))
         if d:
             out("    " + d)
+
+    def listing(conn):
+        n, err = mcp.tools(conn, show)
+        return n, err, conn.hidden, "resources" in conn.caps
     try:
-        n, err = _with(name, mcp.tools, show)
+        n, err, hidden, res = _with(name, listing)
     finally:
         spin.stop()
     if err:
         raise Error(err)
     out(count(n, "tool") if n else "%s offers no tools" % name)
+    if hidden:
+        out("%s hidden: %s run only as tasks, which this console does not do" % (
+            count(hidden, "task-only tool"), "it would" if hidden == 1 else "they"))
+    if res:
+        out("%s has resources too: mcp resources %s" % (name, name), shell.DIM)
+
+
+def _resources(name):
+    spin = term.Spinner("listing the resources of %s ..." % name)
+
+    def show(r):
+        spin.stop()
+        size = r.get("size")
+        meta = ", ".join([str(v) for v in (r.get("mimeType"),
+                                          ("%d bytes" % size) if isinstance(size, int) else None) if v])
+        out("%s  %s%s" % (r["uri"], r.get("title") or r.get("name") or "",
+                          (" (" + meta + ")") if meta else ""))
+        d = _first(r.get("description"))
+        if d:
+            out("    " + d, shell.DIM)
+    try:
+        n, err = _with(name, mcp.resources, show)
+    finally:
+        spin.stop()
+    if err:
+        raise Error(err)
+    out(count(n, "resource") if n else "%s lists no resources" % name)
+
+
+def _read(name, uri):
+    text, err = _session(name, "reading %s on %s" % (uri, name), mcp.read, uri)
+    if err:
+        raise Error(err)
+    _show(text)
+
+
+def _show(result):
+    result = store.scrub(result) or "(empty)"    # may echo a token
+    if len(result) > _MAX_SHOW:
+        result = result[:_MAX_SHOW] + "\n... (%d more characters)" % (len(result) - _MAX_SHOW)
+    out(result)
 
 
 def _call(name, tool, text):
@@ -180,10 +260,7 @@ def _call(name, tool, text):
     result, err = _session(name, "calling %s on %s" % (tool, name), mcp.call, tool, args)
     if err:
         raise Error(err)
-    result = store.scrub(result) or "(empty result)"    # may echo a token
-    if len(result) > _MAX_SHOW:
-        result = result[:_MAX_SHOW] + "\n... (%d more characters)" % (len(result) - _MAX_SHOW)
-    out(result)
+    _show(result)
     if shell.tty():
         out("(%d ms)" % ticks_diff(ticks_ms(), t0), shell.DIM)
 

@@ -606,10 +606,15 @@ class Spinner:
     looks for Ctrl-C there. Writes nothing when not a terminal."""
 
     def __init__(self, label=""):
-        self.on = tty()
+        self.on = False
         self.label = label
         self.n = 0
-        if self.on:
+        self.go()
+
+    def go(self):
+        """Turn (again, after stop(): a question was asked meanwhile)."""
+        if tty() and not self.on:
+            self.on = True
             self.turn()
             import httpc
             httpc.ON_WAIT = self.turn

@@ -110,7 +110,7 @@ def test_tools_titles_annotations_and_task_only_hidden(ts_server):
     conn = session(ts_server("full"))
     tools = ok(mcp.tools(conn))
     by = dict((t["name"], t) for t in tools)
-    assert sorted(by) == ["annotated", "ask", "ask_big", "roots", "slow"]
+    assert sorted(by) == ["annotated", "ask", "ask_big", "ask_url", "roots", "slow"]
     assert conn.hidden == 1         # task_only
     assert by["annotated"]["title"] == "Annotated Tool"
     assert by["annotated"]["annotations"] == {"readOnlyHint": False, "destructiveHint": True}

@@ -16,6 +16,7 @@
 //              the standalone GET stream; the text is the answer as JSON
 //   ask_big    the same with a 3 KB message (an event larger than the
 //              client's 1 KB read: the chunk's CRLF comes after it)
+//   ask_url    a URL-mode elicitation (its message holds an escape sequence)
 //   roots      listRoots() not tied to the call (GET stream): "roots: N"
 //   slow       waits 30 s, sending progress every 50 ms; logs
 //              "cancelled <requestId> <reason>" when the client cancels
@@ -68,6 +69,11 @@ function build() {
                       ask("Weather for where?"));
   server.registerTool("ask_big", { description: "asks with a 3 KB message" },
                       ask("Weather for where? " + "x".repeat(3000)));
+  server.registerTool("ask_url", { description: "asks the user to open a URL" }, async () => {
+    const r = await server.server.elicitInput({ mode: "url", elicitationId: "e1",
+      message: "Sign the \u001b[31mform\u001b[0m", url: "https://example.com/sign?x=1" });
+    return { content: [{ type: "text", text: JSON.stringify(r) }] };
+  });
   server.registerTool("roots", { description: "lists the client's roots" }, async () => {
     const r = await server.server.listRoots();
     return { content: [{ type: "text", text: "roots: " + r.roots.length }] };

@@ -123,6 +123,7 @@ class Conn:
         self.hidden = 0
         self.calling = None    # the tool of the pending call (progress lines)
         self.late = False      # the last failure was a timeout or the deadline
+        self.tick = 0          # ticks_ms of the last httpc.ON_WAIT call (tick())
 
 
 class _Cap:
@@ -665,6 +666,18 @@ def parse(conn, m, src, method):
         raise McpError("%s: %s" % (conn.name, e))
 
 
+def tick(conn):
+    """httpc.ON_WAIT (the console's spinner and Ctrl-C) at least every
+    100 ms, also while events keep coming (httpc calls it only while a
+    socket is silent)."""
+    w = httpc.ON_WAIT
+    if w is not None:
+        t = ticks_ms()
+        if ticks_diff(t, conn.tick) >= 100:
+            conn.tick = t
+            w()
+
+
 def _read_stream(conn, resp, rid, m, method):
     last_id = retry = None
     resumes = events = 0
@@ -679,6 +692,7 @@ def _read_stream(conn, resp, rid, m, method):
                     ev = sse.next()
                 if ev is None:
                     break
+                tick(conn)
                 if ev.id:
                     last_id = ev.id
                 if ev.empty or ev.event != "message":

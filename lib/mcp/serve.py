@@ -205,6 +205,7 @@ def next_event(conn, sse):
     read of the reply also by the running operation's deadline (httpc)."""
     t0 = ticks_ms()
     while True:
+        client.tick(conn)
         g = conn.listening
         if g is None:
             return sse.next()
@@ -221,10 +222,7 @@ def next_event(conn, sse):
         p = select.poll()
         p.register(sse._src._c.sock, select.POLLIN)   # (httpc internals: the sockets)
         p.register(g[0].sock if g[1] is None else g[0]._c.sock, select.POLLIN)
-        if httpc.ON_WAIT is None:
-            p.poll(min(left, 1000))
-        elif not p.poll(min(left, 100)):
-            httpc.ON_WAIT()     # the console's spinner and Ctrl-C, as in httpc
+        p.poll(min(left, 100 if httpc.ON_WAIT else 1000))
 
 
 def poll_get(conn):

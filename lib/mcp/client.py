@@ -20,8 +20,8 @@
 # `retry:` time and GETs the endpoint with `Last-Event-ID` to resume it.
 # Server requests not tied to a POST arrive on the standalone GET stream:
 # while a tools/call or resources/read is pending the client holds that
-# stream (opened before the POST, so nothing the server sends is lost;
-# closed with the reply) and watches it beside the reply (mcp/serve.py); a
+# stream when the server gave a session id (opened before the POST, so
+# nothing the server sends is lost; closed with the reply) and watches it beside the reply (mcp/serve.py); a
 # server that refuses the GET (405...) is not asked again in that session.
 # 404 on a request with a session id (or 400
 # naming the session, as the reference server says) means the session is
@@ -845,7 +845,8 @@ def pending(conn, method, params, acc):
     server's GET stream is held meanwhile (server requests not tied to the
     POST arrive there), and a request given up (timeout, deadline, Ctrl-C)
     is cancelled at the server (notifications/cancelled)."""
-    if conn.listen and conn.get is not False:
+    if conn.listen and conn.session and conn.get is not False:
+        # (without a session the server could not tell the stream is ours)
         from mcp import serve
         serve.hold(conn)
     rid = conn._id + 1

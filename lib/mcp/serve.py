@@ -33,7 +33,7 @@ import jsonstream
 from compat import ticks_ms, ticks_diff, sleep_ms, const
 
 _SETTLE = const(200)     # ms to wait for a GET's 409 (our last stream not yet gone)
-from mcp import client, client_more
+from mcp import client
 
 
 def answer(conn, m):
@@ -98,6 +98,7 @@ def _elicit(conn, m):
     if not isinstance(schema, dict):
         schema = {}
     fn = conn.elicit or _person()
+    from mcp import client_more
     message = client_more.text(m, "pmsg")
     if fn is None:
         content = None if url else defaults(schema)
@@ -243,7 +244,8 @@ def poll_get(conn):
         except OSError:     # (HTTPError too)
             conn.listening = None
             return True
-        if resp.status == 200 and client_more.is_sse(resp):
+        if resp.status == 200 and resp.headers.get("content-type", "").startswith(
+                "text/event-stream"):
             conn.listening = (resp, httpc.SSE(resp, client.SSE_LINE))
             conn.get = True
         else:

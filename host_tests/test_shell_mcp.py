@@ -131,3 +131,41 @@ def test_mcp_tools_resources_read_and_the_tools_cache(console, ts_server):  # no
     assert "removed ts\n%d tools of ts left the tools cache; chats no longer offer them" % len(names) \
         in c.text(), c.text()
     assert read_lines(c.flash + "/tools.jsonl") == []
+
+
+def test_elicitation_in_an_ai_chat(console, ts_server):  # noqa: F811
+    """The chat path: the model calls a tool of the tools cache, the person
+    approves it, the server asks on its GET stream, the person answers, the
+    result goes back to the model; the approval shows the tool's title and
+    the server's hints."""
+    from fakes import Calls, FakeOpenAI
+    from test_shell_ai import ollama_settings
+    peer = ts_server("full")
+    with FakeOpenAI(flavor="ollama") as srv:
+        c = console(ollama_settings(srv, **{"mcp.ts.url": peer.url}))
+        c.line("ai -tools", timeout=30)
+        srv.queue(Calls([("ts__annotated", {})]))
+        c.clear()
+        c.type("ai run the annotated tool\r")
+        c.expect_exact("[y]es [n]o [a]lways: ")
+        assert "the server says: title 'Annotated Tool', not read-only, destructive" in c.text()
+        c.type("n\r")
+        c.expect_prompt()
+        srv.queue(Calls([("ts__ask", {})]))
+        c.clear()
+        c.type("ai what is the weather?\r")
+        c.expect_exact("[y]es [n]o [a]lways: ")
+        c.type("y\r")
+        c.expect_exact("days: ")
+        c.type("2\r")
+        c.expect_exact("city [Rochdale]: ")
+        c.type("Lisbon\r")
+        c.expect_exact("units [metric]: ")
+        c.type("\r")
+        c.expect_exact("send it? [a]ccept [d]ecline: ")
+        c.type("a\r")
+        c.expect_prompt(timeout=30)
+        sent = srv.requests[-1].json["messages"][-1]
+        assert sent["role"] == "tool"
+        assert json.loads(sent["content"]) == {"action": "accept", "content": {
+            "days": 2, "city": "Lisbon", "units": "metric"}}

@@ -319,8 +319,10 @@ def test_micropython_everything(mpy, everything_server):
     print("MicroPython mcp_everything: imports %d (+ %d code image), working %d bytes, "
           "smallest passing heap %dK (cap 64K)"
           % (r.imports, mpy.rom_size, r.working, least // 1024))
-    # 13+ tools are kept (~11 KB of dicts on a 64-bit host) + buffers
-    assert r.working < 26000, r.working
+    # 13+ tools are kept (~11 KB of dicts on a 64-bit host) + buffers, and
+    # during each call the server's GET stream (a second connection with
+    # its buffers and mcp/serve.py: about 5 KB)
+    assert r.working < 34000, r.working
 
 
 # ------------------------------------------------------ faults (raw server)

@@ -98,8 +98,8 @@ def _elicit(conn, m):
     if not isinstance(schema, dict):
         schema = {}
     fn = conn.elicit or _person()
-    from mcp import client_more
-    message = client_more.text(m, "pmsg")
+    c = f.get("pmsg")
+    message = c.text() if c is not None else ""
     if fn is None:
         content = None if url else defaults(schema)
     else:

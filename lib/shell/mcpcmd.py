@@ -32,10 +32,7 @@ from shell import out, Error, count
 import store
 import mcp
 from shell import term
-from compat import const
 
-_DESC_WIDTH = const(64)     # characters of a tool description shown in a listing
-_MAX_SHOW = const(4000)     # characters of a tool result printed by `mcp call`
 
 
 def main(args):
@@ -65,13 +62,15 @@ def main(args):
         out("%s %s -> %s%s (try: mcp test %s)" % (
             "replaced" if old else "added", name, store.mask_url(args[2]),
             " with a token" if third else "", name))
-        return _uncache(name, old and "run ai -tools to list them again")
+        from shell import mcplist
+        return mcplist.uncache(name, old and "run ai -tools to list them again")
     if sub == "del":
         err = mcp.remove(name)
         if err:
             raise Error("mcp del: " + err)
         out("removed %s" % name)
-        return _uncache(name, "chats no longer offer them")
+        from shell import mcplist
+        return mcplist.uncache(name, "chats no longer offer them")
     if sub == "login":
         return _login(name)
     if sub == "test":
@@ -82,23 +81,12 @@ def main(args):
         shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
         return out("%s: ok, %s in %d ms%s" % (
             name, count(info["tools"], "tool"), info["ms"], (" (" + shown + ")") if names else ""))
-    if sub == "tools":
-        return _tools(name)
+    if sub in ("tools", "resources", "read"):
+        from shell import mcplist       # (mcp serve keeps this module small)
+        return getattr(mcplist, sub)(name, *args[2:3])
     if sub == "call":
         return _call(name, args[2], third)
-    if sub == "resources":
-        return _resources(name)
-    if sub == "read":
-        return _read(name, args[2])
     raise shell.UsageError("unknown sub-command %s" % sub)
-
-
-def _uncache(name, then):
-    """The tools of server name leave the tools cache (the chat's)."""
-    from ai import toolcache
-    n = toolcache.drop(name)
-    if n and then:
-        out("%s of %s left the tools cache; %s" % (count(n, "tool"), name, then))
 
 
 def _login(name):
@@ -162,87 +150,6 @@ def _session(name, doing, fn, *args):
     return term.busy(doing + " ...", _with, name, fn, *args)
 
 
-def _first(d):
-    """The first line of a description, cut to _DESC_WIDTH."""
-    d = (d or "").strip()
-    i = d.find("\n")
-    if i >= 0:
-        d = d[:i].rstrip() + " ..."
-    if len(d) > _DESC_WIDTH:
-        d = d[:_DESC_WIDTH - 3] + "..."
-    return d
-
-
-def _tools(name):
-    # each tool is shown as it is parsed: the list is never held
-    spin = term.Spinner("listing the tools of %s ..." % name)
-
-    def show(t):
-        spin.stop()
-        out("%s(%s)" % (t["name"], _params(t.get("parameters"))))
-        a = t.get("annotations") or {}
-        hints = [w for k, w in (("readOnlyHint", "read-only"),
-                                ("destructiveHint", "destructive")) if a.get(k) is True]
-        if t.get("title") or hints:     # the server's claims
-            out("    %s%s" % (t.get("title") or "", (" [" + ", ".join(hints) + "]") if hints else ""),
-                shell.DIM)
-        d = _first(t.get("description"))
-        if d:
-            out("    " + d)
-
-    def listing(conn):
-        n, err = mcp.tools(conn, show)
-        return n, err, conn.hidden, "resources" in conn.caps
-    try:
-        n, err, hidden, res = _with(name, listing)
-    finally:
-        spin.stop()
-    if err:
-        raise Error(err)
-    out(count(n, "tool") if n else "%s offers no tools" % name)
-    if hidden:
-        out("%s hidden: %s run only as tasks, which this console does not do" % (
-            count(hidden, "task-only tool"), "it would" if hidden == 1 else "they"))
-    if res:
-        out("%s has resources too: mcp resources %s" % (name, name), shell.DIM)
-
-
-def _resources(name):
-    spin = term.Spinner("listing the resources of %s ..." % name)
-
-    def show(r):
-        spin.stop()
-        size = r.get("size")
-        meta = ", ".join([str(v) for v in (r.get("mimeType"),
-                                          ("%d bytes" % size) if isinstance(size, int) else None) if v])
-        out("%s  %s%s" % (r["uri"], r.get("title") or r.get("name") or "",
-                          (" (" + meta + ")") if meta else ""))
-        d = _first(r.get("description"))
-        if d:
-            out("    " + d, shell.DIM)
-    try:
-        n, err = _with(name, mcp.resources, show)
-    finally:
-        spin.stop()
-    if err:
-        raise Error(err)
-    out(count(n, "resource") if n else "%s lists no resources" % name)
-
-
-def _read(name, uri):
-    text, err = _session(name, "reading %s on %s" % (uri, name), mcp.read, uri)
-    if err:
-        raise Error(err)
-    _show(text)
-
-
-def _show(result):
-    result = store.scrub(result) or "(empty)"    # may echo a token
-    if len(result) > _MAX_SHOW:
-        result = result[:_MAX_SHOW] + "\n... (%d more characters)" % (len(result) - _MAX_SHOW)
-    out(result)
-
-
 def _call(name, tool, text):
     import jsonstream
     if text:
@@ -260,7 +167,8 @@ def _call(name, tool, text):
     result, err = _session(name, "calling %s on %s" % (tool, name), mcp.call, tool, args)
     if err:
         raise Error(err)
-    _show(result)
+    from shell import mcplist
+    mcplist.show(result)
     if shell.tty():
         out("(%d ms)" % ticks_diff(ticks_ms(), t0), shell.DIM)
 

@@ -12,7 +12,7 @@ import mpyrun  # noqa: E402
 # Real MCP peers (fixtures and the summary hook). Imported rather than
 # listed in pytest_plugins, so `pytest` also works from the repository root.
 from peers import (conformance, everything_process, everything_server,  # noqa: E402,F401
-                   pytest_terminal_summary, sdk_process, sdk_server)
+                   pytest_terminal_summary, sdk_process, sdk_server, ts_server)
 
 # a simulated flash folder whose /bin scripts are named test_*.py (the
 # conformance suite's fixture tools): not test modules

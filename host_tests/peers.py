@@ -17,6 +17,10 @@ Fixtures (registered by conftest.py through `pytest_plugins = ["peers"]`):
   sdk_process(json=False, stateless=False, token=None) -> Peer
       a private server for fault tests, killed at the end of the test.
   everything_server -> "http://127.0.0.1:P/mcp" (session)
+  ts_server(kind) -> Peer (session, one per kind): the TypeScript SDK's own
+      example servers ("elicitationFormExample", "simpleStreamableHttp",
+      from its dist/esm/examples/server) or host_tests/peers/ts_server.mjs
+      ("full", "notools", "legacy": its MODE), on the machine's Node >= 20
   conformance(scenario, command, timeout=120) -> (returncode, output)
 ConformanceServer(scenario): the suite's server alone, for a client driven
   by hand (.url, .stop() -> the checks it printed).
@@ -198,7 +202,7 @@ class Peer:
         self._logf = tempfile.TemporaryFile()
         argv = [a.replace("{port}", str(self.port)) for a in self.argv_t]
         env = dict(self.env if self.env is not None else os.environ)
-        env["PORT"] = str(self.port)
+        env["PORT"] = env["MCP_PORT"] = str(self.port)   # (SDK examples: either)
         t0 = time.monotonic()
         try:
             # own process group: kill() takes any children down too
@@ -322,6 +326,22 @@ def start_everything(timeout=START_TIMEOUT):
     require_file(EVERYTHING_JS, "@modelcontextprotocol/server-everything")
     return Peer("everything-server", [node, EVERYTHING_JS, "streamableHttp"],
                 env=node_env(node), cwd=NODE_DIR).start(timeout)
+
+
+TS_SERVER = os.path.join(PEERS_DIR, "ts_server.mjs")
+SDK_EXAMPLES = os.path.join(NODE_MODULES, "@modelcontextprotocol", "sdk", "dist", "esm",
+                            "examples", "server")
+
+
+def start_ts(kind, timeout=START_TIMEOUT):
+    """A TypeScript SDK server: an example of the SDK's (kind: its file name
+    without .js) or ts_server.mjs in MODE kind."""
+    node = node_exe()
+    env = node_env(node)
+    env["NODE_MODULES"] = NODE_MODULES
+    example = os.path.join(SDK_EXAMPLES, kind + ".js")
+    argv = [node, example] if os.path.exists(example) else [node, TS_SERVER, kind]
+    return Peer("ts-server " + kind, argv, env=env, cwd=NODE_DIR).start(timeout)
 
 
 def run_conformance(scenario, command, timeout=120, suite=None, expected_failures=None,
@@ -515,6 +535,26 @@ def everything_server(everything_process):
         except PeerError as e:
             _fail(e)
     return everything_process.url
+
+
+@pytest.fixture(scope="session")
+def ts_server():
+    made = {}
+
+    def get(kind="full"):
+        p = made.get(kind)
+        try:
+            if p is None:
+                p = made[kind] = start_ts(kind)
+            elif not p.alive:
+                p.restart()
+        except PeerError as e:
+            _fail(e)
+        return p
+
+    yield get
+    for p in made.values():
+        p.close()
 
 
 @pytest.fixture(scope="session")

@@ -231,7 +231,7 @@ def test_tool_files_dedupe_and_undo(flash, sdk_server):
     t = toolcache.Tools(str(flash / "t.jsonl"), True)
     t.add({"name": "local_one", "description": "a local tool", "parameters": {}})
     n, err = t.list("sdk")
-    assert (n, err) == (5, None)
+    assert (n, err) == (6, None)        # its 5 and read_resource
     n, err = t.list("gone")
     assert n == 0 and "gone" in err
     n, err = t.list("sdk")                      # the same names again: refused, undone
@@ -240,7 +240,9 @@ def test_tool_files_dedupe_and_undo(flash, sdk_server):
     got = list(t)
     assert got[0]["name"] == "local_one" and got[0]["server"] is None
     assert sorted(d["name"] for d in got[1:]) == ["sdk__add", "sdk__echo", "sdk__fail",
-                                                  "sdk__get_weather", "sdk__slow_count"]
+                                                  "sdk__get_weather", "sdk__read_resource",
+                                                  "sdk__slow_count"]
+    assert t.find("sdk__read_resource")["remote"] is None
     add = t.find("sdk__add")
     assert add["server"] == "sdk" and add["remote"] == "add"
     assert isinstance(add["parameters"], jsonstream.RawFile)

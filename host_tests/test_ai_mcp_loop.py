@@ -46,10 +46,12 @@ def test_model_calls_an_mcp_tool_and_answers(flash, sdk_server, provider, fake, 
 def test_tools_cache_offers_mcp_tools_without_listing_servers(flash, sdk_server):
     assert mcp.add("sdk", sdk_server()) is None
     count, err = ai.tools_cache_build()
-    assert err is None and count == 5
+    # the SDK server declares resources: its read_resource tool comes too
+    assert err is None and count == 6
     cached = ai.tools_cache()
     assert sorted(d["name"] for _, d in cached) == [
-        "sdk__add", "sdk__echo", "sdk__fail", "sdk__get_weather", "sdk__slow_count"]
+        "sdk__add", "sdk__echo", "sdk__fail", "sdk__get_weather", "sdk__read_resource",
+        "sdk__slow_count"]
     with FakeResponses(key="sk-test") as srv:
         store.update({"ai.chat.provider": "openai", "ai.chat.key": "sk-test",
                       "ai.chat.base_url": srv.base_url})
@@ -57,7 +59,7 @@ def test_tools_cache_offers_mcp_tools_without_listing_servers(flash, sdk_server)
         hist = [{"role": "user", "content": "2+3?"}]
         reply, err = ai.run(hist)
         assert err is None and "5" in reply
-        assert len(srv.requests[0].json["tools"]) == 5
+        assert len(srv.requests[0].json["tools"]) == 6
     ai.tools_cache_clear()
     assert ai.tools_cache() == []
 

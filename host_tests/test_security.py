@@ -273,9 +273,13 @@ def test_always_is_kept_per_server_url_and_tool(console):
         c.line("ai two")
         assert "[y]es" not in c.text() and "-> files__write_note" in c.text()
         assert [a for _, a in f.calls] == [{"path": "/a"}, {"path": "/b"}]
-        # the same name at another URL inherits nothing
+        # the same name at another URL inherits nothing (its tools leave
+        # the cache: put back, as ai -tools would list them)
         c.line("mcp add files " + g.url)
         assert "mcp.files.allow" not in read_settings(c.flash)
+        assert "1 tool of files left the tools cache" in c.text()
+        with open(os.path.join(c.flash, "tools.jsonl"), "w") as fh:
+            fh.write(json.dumps(NOTE_TOOL) + "\n")
         srv.queue(Calls([("files__write_note", {"path": "/c"})]))
         c.type("ai three\r")
         c.expect_exact("[y]es [n]o [a]lways: ")
@@ -486,8 +490,8 @@ def test_colliding_cleaned_names_are_two_working_tools(flash):
         assert mcp.add("s_", f.url) is None
         t, routes = loop._gather(None, ["s", "s_"])    # listed into a tool file
         assert not routes and len([d for d in t]) == 10
-        assert loop._route(t, routes, "s___x") == ("mcp", "s", "_x", None)
-        assert loop._route(t, routes, loop.tool_name("s_", "x", True)) == ("mcp", "s_", "x", None)
+        assert loop._route(t, routes, "s___x") == ("mcp", "s", "_x", None, None)
+        assert loop._route(t, routes, loop.tool_name("s_", "x", True)) == ("mcp", "s_", "x", None, None)
 
 
 # ---------------------------------------------------------------- the unix port

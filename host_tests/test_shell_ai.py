@@ -448,16 +448,17 @@ def test_ai_tools_cache_and_approval(console, sdk_server):
         c.clear()
         c.line("ai -tools")
         screen = c.text()
-        assert "  sdk: 5 tools" in screen
-        assert "tools cache: 5 tools; every ai chat offers them" in screen
+        assert "  sdk: 6 tools" in screen       # its 5 and read_resource
+        assert "tools cache: 6 tools; every ai chat offers them" in screen
         cache = read_lines(os.path.join(c.flash, "tools.jsonl"))
         assert sorted(d["name"] for d in cache) == [
-            "sdk__add", "sdk__echo", "sdk__fail", "sdk__get_weather", "sdk__slow_count"]
+            "sdk__add", "sdk__echo", "sdk__fail", "sdk__get_weather", "sdk__read_resource",
+            "sdk__slow_count"]
         c.clear()
         c.line("ai tools list")
         screen = c.text()
         assert re.search(r"^sdk__get_weather +\(sdk\)\n    Current weather for a city", screen, re.M), screen
-        assert "5 tools" in screen
+        assert "6 tools" in screen
 
         # the model calls a tool: the console asks; n refuses it
         srv.queue(Calls([("sdk__get_weather", {"city": "Rochdale"})]))
@@ -731,7 +732,7 @@ def _mem_round(mpy, tmp_path, url, bare):
         r = mpy.run("aicmd_mem", heap=MEM_HEAP, args=[flash] + (["bare"] if bare else []),
                     timeout=60)
     assert r.rc == 0, r
-    assert "CACHE 5 None" in r.out, r.out
+    assert "CACHE 6 None" in r.out, r.out      # the SDK's 5 tools and read_resource
     assert "tool said: Rochdale: 12 C, drizzle" in r.out, r.out
     return r, flash
 

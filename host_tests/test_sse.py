@@ -409,11 +409,11 @@ def slow_call(stub, wait_for_answer=False):
 
 
 def call_while_listening(stub):
-    """mcp.call on a connection that listens on the GET stream: (result,
+    """mcp.call, which holds the GET stream while it is pending: (result,
     seconds). The timeout is 10 s: a stalled watch would wait all of it."""
     with Server(stub) as srv:
-        conn, err = mcp.connect(srv.url + "/mcp", name="stub", listen=True, timeout=10)
-        assert err is None and conn.listening is not None
+        conn, err = mcp.connect(srv.url + "/mcp", name="stub", timeout=10)
+        assert err is None and conn.listening is None     # only while a call is pending
         t = time.monotonic()
         out = mcp.call(conn, "work", {})
         took = time.monotonic() - t

@@ -7,12 +7,11 @@
 # scenario's credentials (MCP_CONFORMANCE_CONTEXT) into that server's
 # settings and connects with mcp.connect_named:
 #   initialize: connect (initialize + initialized), list tools, close
-#   tools_call / sse-retry / auth/* / others: connect, list tools, call every
-#     tool with arguments made from its schema (numbers 2, 3, ...; strings
-#     "test")
-#   elicitation-*: the same with listen=True (the server sends
-#     elicitation/create on the standalone GET stream; answered with the
-#     schema's defaults) until the client listens there on its own
+#   tools_call / sse-retry / elicitation-* / auth/* / others: connect, list
+#     tools, call every tool with arguments made from its schema (numbers 2,
+#     3, ...; strings "test"); the elicitation scenario's request arrives on
+#     the standalone GET stream, which the client holds during a call, and
+#     is answered with the schema's defaults (no person, no callback)
 # OAuth logins go through browser(): it follows the authorization redirect
 # as a browser would (the suite's /authorize redirects at once), the one
 # test-only step.
@@ -82,9 +81,8 @@ def configure(url):
 
 
 def run(url, scenario):
-    listen = scenario.startswith("elicitation")
     configure(url)
-    conn, err = mcp.connect_named(NAME, listen=listen, authorize=browser)
+    conn, err = mcp.connect_named(NAME, authorize=browser)
     if err:
         print("connect:", err)
         return 1

@@ -67,11 +67,11 @@ def _lines(path):
             pos += n
 
 
-def read(path, key="content", small=SMALL):
+def read(path, key="content", small=SMALL, at=False):
     """The objects of a JSON-lines file, one per whole line; in a line
     longer than `small` bytes the value of `key` comes as a RawFile (a
     "content" only when it is a string). Lines that are not objects are
-    skipped."""
+    skipped. at: (offset, length, object) for each."""
     f = p = None
     try:
         for a, n in _lines(path):
@@ -87,7 +87,7 @@ def read(path, key="content", small=SMALL):
             except ValueError:      # torn by a kill, or not JSON
                 continue
             if isinstance(m, dict):
-                yield m
+                yield (a, n, m) if at else m
     finally:
         if f is not None:
             f.close()

@@ -119,22 +119,24 @@ def _gather(tools, mcps):
 
 
 def _route(t, routes, name):
-    """("local", tool), ("mcp", server, remote name, annotations) or None."""
+    """("local", tool), ("mcp", server, remote name (None: the server's
+    read_resource), annotations, title) or None."""
     r = routes.get(name)
     if r is None and t is not None and not isinstance(t, list):
         d = t.find(name)
         if d is not None and d.get("server"):
-            r = ("mcp", d["server"], d["remote"], d.get("annotations"))
+            r = ("mcp", d["server"], d["remote"], d.get("annotations"), d.get("title"))
     return r
 
 
 def _asked(call, route):
     """The call as approve() sees it: a copy with "server" (None for a local
-    tool), "tool" (the name its server knows) and "annotations" (the tool
-    definition's, e.g. readOnlyHint, or None)."""
+    tool), "tool" (the name its server knows), "annotations" (the tool
+    definition's, e.g. readOnlyHint, or None) and "title" (or None)."""
     c = dict(call)
     if route[0] == "mcp":
-        c["server"], c["tool"], c["annotations"] = route[1], route[2], route[3]
+        c["server"], c["tool"], c["annotations"] = route[1], route[2] or "read_resource", route[3]
+        c["title"] = route[4]
     else:
         c["server"], c["tool"] = None, call["name"]
         c["annotations"] = route[1].get("annotations")
@@ -175,12 +177,21 @@ def _dispatch(route, call, conns, history):
     conn, err = _connect(conns, route[1])
     if err:
         return err, True
-    from mcp import client
+    if route[2] is None:        # the server's read_resource
+        from mcp import resource
+
+        def run(out):
+            return resource.read(conn, args.get("uri"), out, limit)
+    else:
+        from mcp import client
+
+        def run(out):
+            return client.call(conn, route[2], args, out, limit)
     if getattr(history, "record", None) is None:
-        return _result(client.call(conn, route[2], args, None, limit))
+        return _result(run(None))
     from ai.history import StrFile, string
     w = StrFile("result")
-    _, err = client.call(conn, route[2], args, w, limit)
+    _, err = run(w)
     v = w.value()
     if err and conn.last_is_error:
         return "%s: %s" % (err, string(v) or "(no details)"), True

@@ -7,9 +7,10 @@ lists the named servers into tmp/tools.jsonl for the run.
 
 File format: one JSON object per line: {"server", "name" (as offered:
 <server>__<tool>, cleaned, with a stable hash when cleaning changed it or
-it collides: loop.tool_name), "remote" (the server's own name),
-"description", "parameters", "annotations"?} (a local tool offered beside
-MCP tools: server null).
+it collides: loop.tool_name), "remote" (the server's own name; null for
+the <server>__read_resource tool offered for a server that declares
+resources: mcp/resource.py), "description", "parameters", "title"?,
+"annotations"?} (a local tool offered beside MCP tools: server null).
 
 Memory: tools are written as the MCP client parses them (one tool in RAM at
 a time) and read back a line at a time (ai/lines.py), the parameters schema
@@ -79,8 +80,11 @@ class Tools:
         line = {"server": server, "name": name, "remote": remote,
                 "description": d.get("description") or "",
                 "parameters": d.get("parameters") or {}}
-        if d.get("annotations"):
-            line["annotations"] = d["annotations"]    # shown when asking
+        if d.get("read"):
+            line["remote"] = None
+        for k in ("title", "annotations"):      # shown when asking
+            if d.get(k):
+                line[k] = d[k]
         jsonstream.dump(line, self.f.write, view=True)
         self.f.write(b"\n")
         self.count += 1
@@ -109,6 +113,8 @@ class Tools:
             self.server = server
             try:
                 _, err = client.tools(conn, False, self.add)
+                if not err and "resources" in conn.caps:
+                    self.add(_reader(server))
             finally:
                 mcp.close(conn)
         if err:
@@ -125,12 +131,43 @@ class Tools:
             self.f = None
 
 
+def _reader(server):
+    """The tool that reads a resource of server (links a tool gave)."""
+    return {"name": "read_resource", "read": True, "annotations": {"readOnlyHint": True},
+            "description": "Read a resource of the MCP server %s by its URI (a link "
+                           "one of its tools gave, e.g. file:///x); text comes back "
+                           "as it is, binary content only described." % server,
+            "parameters": {"type": "object", "required": ["uri"], "properties": {
+                "uri": {"type": "string", "description": "the resource's URI"}}}}
+
+
 def read():
     """(server, tool definition) of every cached tool, a line at a time;
     parameters is a jsonstream.RawFile of the schema's JSON text."""
     for d in Tools(store.path(CACHE)):
         if d.get("name"):
             yield d["server"], d
+
+
+def drop(server):
+    """Remove the tools of server from the tools cache (mcp del, mcp add
+    over the name): the count removed. The kept lines are copied as they
+    are, a line at a time."""
+    from ai import lines
+    p = store.path(CACHE)
+    keep = []       # (offset, length) of the lines kept: 256 at most
+    n = 0
+    for a, k, m in lines.read(p, "parameters", 0, at=True):
+        if m.get("server") == server:
+            n += 1
+        else:
+            keep.append((a, k))
+    if n:
+        def write(w):
+            for a, k in keep:
+                store.copy(p, w, a, k)
+        store.write_atomic(p, write)
+    return n
 
 
 def clear():

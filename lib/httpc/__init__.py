@@ -884,7 +884,7 @@ class Response:
 
 
 def _exchange(method, key, path, headers, body, keep_names, timeout, connect_timeout,
-              ca, req_close, deadline):
+              ca, req_close, deadline, wait=True):
     scheme, host, port = key
     retried = False
     while True:
@@ -910,6 +910,9 @@ def _exchange(method, key, path, headers, body, keep_names, timeout, connect_tim
                 c.set_timeout(timeout * 1000)
                 phase = "while sending the request"
                 _send(c, method, host, port, path, headers, body)
+                if not wait:
+                    c.asked = (method, keep_names, req_close)
+                    return c
                 phase = "while reading the response headers"
                 return _read_head(c, method, keep_names, req_close)
             except HTTPError:
@@ -931,8 +934,13 @@ def _exchange(method, key, path, headers, body, keep_names, timeout, connect_tim
 
 
 def request(method, url, headers=None, body=None, keep=(), timeout=30,
-            connect_timeout=10, max_redirects=3, ca=None, secret=(), deadline=None):
+            connect_timeout=10, max_redirects=3, ca=None, secret=(), deadline=None,
+            wait=True):
     """Send one request and return its Response (headers read, body not).
+    wait=False: return the connection as soon as the request is sent (a
+    server may answer only much later, e.g. an SSE stream that starts with
+    its first event); poll its .sock, then answer(c) reads the head -> the
+    Response (redirects are not followed then).
 
     body: None | bytes | bytearray | str | (length, callable(write))
     (Content-Length; write(piece) takes bytes or str). keep: lowercase header
@@ -963,7 +971,9 @@ def request(method, url, headers=None, body=None, keep=(), timeout=30,
                 if k.lower() == "connection" and "close" in str(headers[k]).lower():
                     req_close = True
         r = _exchange(method, (scheme, host, port), path, headers, body, keep_names,
-                      timeout, connect_timeout, ca, req_close, deadline)
+                      timeout, connect_timeout, ca, req_close, deadline, wait)
+        if not wait:
+            return r
         loc = r._loc
         if r.status not in (301, 302, 303, 307, 308) or loc is None or max_redirects <= 0:
             return r
@@ -997,6 +1007,22 @@ def request(method, url, headers=None, body=None, keep=(), timeout=30,
                     continue
                 kept[k] = headers[k]
             headers = kept
+
+
+def answer(c):
+    """The Response to a request sent with request(..., wait=False); its
+    head is read now (poll c.sock first: this waits for it)."""
+    method, keep_names, req_close = c.asked
+    try:
+        try:
+            return _read_head(c, method, keep_names, req_close)
+        except HTTPError:
+            raise
+        except OSError as e:
+            raise _io_err(e, c.host, "before the response")
+    except BaseException:
+        c.close()
+        raise
 
 
 def __getattr__(name):

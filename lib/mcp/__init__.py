@@ -4,7 +4,7 @@
 # on first use so `import mcp` costs little heap.
 #
 #   conn, err = mcp.connect(url, token=None, name=None, elicit=None,
-#                           sample=None, listen=False, timeout=30,
+#                           sample=None, listen=True, timeout=30,
 #                           authorize=None, deadline=None)
 #   conn, err = mcp.connect_named(name)   # OAuth token renewed near expiry
 #   info, err = mcp.login(name, authorize)   # OAuth login (mcp/oauth.py)
@@ -16,19 +16,26 @@
 #       N bytes)" after it;
 #       tool failures (isError): (None, "tool error: ...") and
 #       conn.last_is_error is True; JSON-RPC errors: "<server>: msg (code N)"
+#   n, err = mcp.resources(conn, each=fn)  # fn({uri, name, title?, mimeType?,
+#                                         #     size?, description?}) per resource
+#   text, err = mcp.read(conn, uri)       # text items (cut as call's), blobs
+#                                         # described: mcp/resource.py
 #   mcp.close(conn)
 #   mcp.servers() / mcp.add(name, url, token=None) / mcp.remove(name)
 #   info, err = mcp.test(name)            # {"tools": n, "ms": t, "names": [...]}
 # No MemoryError leaves these functions: it becomes their error.
 
 
-def connect(url, token=None, name=None, elicit=None, sample=None, listen=False,
+def connect(url, token=None, name=None, elicit=None, sample=None, listen=True,
             timeout=30, authorize=None, deadline=None):
     """Open a session: initialize + notifications/initialized.
-    elicit(message, schema) -> dict or None answers elicitation requests
-    (default: accept with the schema's defaults); sample(request) -> text or
-    None enables sampling; listen=True also holds the standalone GET stream
-    for server requests not tied to a call; authorize(url) -> the address
+    elicit(message, schema) -> dict (accept with it) / None (decline) /
+    False (cancel) answers form elicitation, elicit(message, None, url) a
+    URL-mode request (see mcp/serve.py; default: a person at the console
+    is asked, else the schema's defaults when every required field has
+    one); sample(request) -> text or None enables sampling; listen=False
+    never opens the standalone GET stream (by default it is held while a
+    call is pending, for server requests not tied to it); authorize(url) -> the address
     the browser was sent to (or the code), None to cancel, lets an OAuth
     challenge log in with a person (without it: refresh token or unattended
     grants only). timeout: seconds per socket wait; deadline: seconds for
@@ -110,6 +117,26 @@ def call(conn, name, args=None):
     try:
         return client.call(conn, name, args, None,
                            max_result() if "store" in sys.modules else client.MAX_TEXT)
+    except MemoryError:
+        return None, _oom()
+
+
+def resources(conn, each):
+    """(count, err): the server's resources, each to each(resource) as it
+    is parsed (an error when the server declares no resources)."""
+    try:
+        from mcp import resource as r
+        return r.listing(conn, each)
+    except MemoryError:
+        return None, _oom()
+
+
+def read(conn, uri):
+    """(text, err): a resource's text (cut at mcp.max_result, like a tool
+    result); a binary one as "[blob URI MIME, N bytes]"."""
+    try:
+        from mcp import resource as r
+        return r.read(conn, uri, None, max_result())
     except MemoryError:
         return None, _oom()
 

@@ -18,13 +18,21 @@
 # A POSTed notification gets 202 (some servers 200 + JSON): both accepted.
 # When an SSE reply ends before our response, the client waits the stream's
 # `retry:` time and GETs the endpoint with `Last-Event-ID` to resume it.
-# With listen=True the client also holds the standalone GET stream (server
-# requests that are not tied to a POST arrive there) and watches it while a
-# reply is pending (mcp/serve.py). 404 on a request with a session id (or 400
+# Server requests not tied to a POST arrive on the standalone GET stream:
+# while a tools/call or resources/read is pending the client holds that
+# stream when the server gave a session id (opened before the POST, so
+# nothing the server sends is lost; closed with the reply) and watches it beside the reply (mcp/serve.py); a
+# server that refuses the GET (405...) is not asked again in that session.
+# 404 on a request with a session id (or 400
 # naming the session, as the reference server says) means the session is
 # gone: initialize again once and resend. DELETE ends the session.
+# The server's capabilities are kept: no tools/list without "tools",
+# resources/* only with "resources". Tools whose execution.taskSupport is
+# "required" (tasks only) are hidden (conn.hidden counts them).
 # tools/call carries _meta.progressToken so long tools send progress events
-# (skipped) that keep the socket read timeout from firing.
+# that keep the socket read timeout from firing (the console shows them in
+# its spinner line: mcp/serve.py progress). A call given up (timeout,
+# deadline, Ctrl-C) is followed by notifications/cancelled naming its id.
 # A 401, or a 403 with error="insufficient_scope", to a POST is an OAuth
 # challenge (WWW-Authenticate): mcp/oauth.py, imported only then, gets a
 # token (refresh, login with the person through conn.authorize, or an
@@ -79,10 +87,12 @@ class Conn:
     errors: the registry name, else host:port), url, session, version
     (negotiated), server (serverInfo.name), last_is_error (True when the
     last call's result had isError), authorize (fn(url) -> the address the
-    browser was sent to, or the code: OAuth logins with a person)."""
+    browser was sent to, or the code: OAuth logins with a person), caps
+    (the server's capabilities we use: "tools", "resources"), hidden (tools
+    of the last listing hidden as task-only)."""
 
     def __init__(self, url, token=None, name=None, elicit=None, sample=None,
-                 listen=False, timeout=30, authorize=None, deadline=_DEADLINE):
+                 listen=True, timeout=30, authorize=None, deadline=_DEADLINE):
         self.url = url
         self.token = token
         self.reg_name = name
@@ -108,6 +118,12 @@ class Conn:
         self.last_is_error = False
         self._id = 0           # the last JSON-RPC id used
         self.listening = None  # standalone GET stream: (Response, SSE) or None
+        self.get = None        # False: the server offers no GET stream
+        self.caps = ()
+        self.hidden = 0
+        self.calling = None    # the tool of the pending call (progress lines)
+        self.late = False      # the last failure was a timeout or the deadline
+        self.tick = 0          # ticks_ms of the last httpc.ON_WAIT call (tick())
 
 
 class _Cap:
@@ -233,16 +249,22 @@ class _Msg:
             if self.acc is not None:
                 return self.acc.want(path, n)
             if n == 2:
-                return _TAKE if k == "protocolVersion" else (_DIVE if k == "serverInfo" else _SKIP)
-            return _TAKE if n == 3 and k == "name" and path[1] == "serverInfo" else _SKIP
+                if k == "protocolVersion":
+                    return _TAKE
+                return _DIVE if k == "serverInfo" or k == "capabilities" else _SKIP
+            if n == 3 and path[1] == "capabilities":
+                if k == "tools" or k == "resources":
+                    self.f[k] = True    # (the capability's options: unused)
+                return _SKIP
+            return _TAKE if n == 3 and k == "name" else _SKIP
         if n > 2:
             return _SKIP
         if k == "message":
             return _STREAM
         if top == "error":
             return _TAKE if k == "code" else _SKIP
-        return _TAKE if k in ("requestedSchema", "mode", "messages", "systemPrompt",
-                             "maxTokens") else _SKIP
+        return _TAKE if k in ("requestedSchema", "mode", "url", "messages", "systemPrompt",
+                             "maxTokens", "progress", "total") else _SKIP
 
     def put(self, path, v):
         if len(path) == 1:
@@ -276,17 +298,21 @@ class _Msg:
 # "result".
 
 class _Tools:
-    """result.tools[*] -> [{name, description, parameters}] + nextCursor.
-    raw=True keeps each inputSchema as compact JSON text (jsonstream.Raw, a
-    fraction of the heap of a dict tree) for callers that only send it on.
-    With each, every tool goes to each(tool) as soon as it is parsed (one
-    tool in RAM at a time) and out only counts them."""
+    """result.tools[*] -> [{name, description, parameters, title?,
+    annotations?}] + nextCursor ("title" the tool's or its annotations'
+    display name). raw=True keeps each inputSchema as compact JSON text
+    (jsonstream.Raw, a fraction of the heap of a dict tree) for callers that
+    only send it on. With each, every tool goes to each(tool) as soon as it
+    is parsed (one tool in RAM at a time) and out only counts them. A tool
+    that runs only as a task (execution.taskSupport "required") is counted
+    in .hidden, not offered."""
 
     def __init__(self, out, raw, each=None):
         self.out = out  # shared across pages
         self.raw = raw
         self.each = each
         self.count = 0
+        self.hidden = 0
         self.page = None
 
     def reset(self):
@@ -308,7 +334,8 @@ class _Tools:
         if n == 4:
             if k == "description":
                 return _STREAM
-            return _TAKE if k == "name" or k == "inputSchema" else _SKIP
+            return _TAKE if k in ("name", "inputSchema", "title", "annotations",
+                                  "execution") else _SKIP
         return _SKIP
 
     def _item(self, path):
@@ -323,6 +350,10 @@ class _Tools:
         c = self.cur
         self.cur = None
         if c is None or not isinstance(c.get("name"), str):
+            return
+        ex = c.get("execution")
+        if isinstance(ex, dict) and ex.get("taskSupport") == "required":
+            self.hidden += 1    # we cannot run tasks
             return
         if self.count >= _MAX_TOOLS:
             raise McpError("more than %d tools" % _MAX_TOOLS)
@@ -339,6 +370,15 @@ class _Tools:
         if d is not None:
             desc = d.text() + ("..." if d.cut else "")
         t = {"name": c["name"], "description": desc, "parameters": schema}
+        a = c.get("annotations")
+        if isinstance(a, dict) and a:
+            t["annotations"] = a
+            title = a.get("title")
+        else:
+            title = None
+        title = c.get("title") or title
+        if isinstance(title, str) and title:
+            t["title"] = title
         if self.each is not None:
             self.each(t)
             self.page.append(None)      # (handed over: see reset)
@@ -529,6 +569,7 @@ def _headers(conn, accept, version=True):
 
 def failed(conn, e, tail=""):
     """The message for an httpc.HTTPError."""
+    conn.late = e.kind == "deadline" or e.kind == "timeout"
     if e.kind == "deadline":
         return "%s: no complete reply within %d s (raise mcp.deadline)" % (
             conn.name, conn.deadline)
@@ -625,6 +666,18 @@ def parse(conn, m, src, method):
         raise McpError("%s: %s" % (conn.name, e))
 
 
+def tick(conn):
+    """httpc.ON_WAIT (the console's spinner and Ctrl-C) at least every
+    100 ms, also while events keep coming (httpc calls it only while a
+    socket is silent)."""
+    w = httpc.ON_WAIT
+    if w is not None:
+        t = ticks_ms()
+        if ticks_diff(t, conn.tick) >= 100:
+            conn.tick = t
+            w()
+
+
 def _read_stream(conn, resp, rid, m, method):
     last_id = retry = None
     resumes = events = 0
@@ -639,6 +692,7 @@ def _read_stream(conn, resp, rid, m, method):
                     ev = sse.next()
                 if ev is None:
                     break
+                tick(conn)
                 if ev.id:
                     last_id = ev.id
                 if ev.empty or ev.event != "message":
@@ -659,6 +713,9 @@ def _read_stream(conn, resp, rid, m, method):
                     if m.id is not None:
                         from mcp import serve
                         serve.answer(conn, m)
+                    elif m.method == "notifications/progress" and httpc.ON_WAIT is not None:
+                        from mcp import serve   # a spinner turns: the console's line
+                        serve.progress(conn, m)
                     continue  # a notification: progress, log...
                 if m.id != rid:
                     continue  # not ours (stale or foreign): skip
@@ -679,7 +736,9 @@ def _initialize(conn):
     stop_listening(conn)
     conn.session = None
     conn.version = None
-    caps = {"elicitation": {}}
+    conn.get = None
+    # roots: we have none to share, but servers ask only clients that say so
+    caps = {"elicitation": {"form": {}, "url": {}}, "roots": {}}
     if conn.sample is not None:
         caps["sampling"] = {}
     params = {"protocolVersion": PROTOCOLS[0], "capabilities": caps,
@@ -691,21 +750,19 @@ def _initialize(conn):
         from mcp import client_more
         client_more.check(conn, resp, "initialize")
     sid = resp.headers.get("mcp-session-id")
-    f = _response(conn, resp, rid, None, "initialize").f
-    version = f.get("protocolVersion")
+    m = _response(conn, resp, rid, None, "initialize")
+    version = m.f.get("protocolVersion")
     if version not in PROTOCOLS:
         raise McpError("%s: unsupported MCP protocol version %r" % (conn.name, version))
     conn.session = sid or None
     conn.version = version
-    conn.server = f.get("name")
+    conn.server = m.f.get("name")
     resp = post(conn, {"jsonrpc": "2.0", "method": "notifications/initialized"})
     status = resp.status
     _close(resp)
     if status < 200 or status >= 300:
         raise McpError("%s: notifications/initialized refused (HTTP %d)" % (conn.name, status))
-    if conn.listen:
-        from mcp import serve
-        serve.listen(conn)
+    conn.caps = [k for k in ("tools", "resources") if m.f.get(k)]
 
 
 def stop_listening(conn):
@@ -740,7 +797,7 @@ def _guard(conn, fn, *args):
         conn.t0 = None
 
 
-def connect(url, token=None, name=None, elicit=None, sample=None, listen=False, timeout=30,
+def connect(url, token=None, name=None, elicit=None, sample=None, listen=True, timeout=30,
             authorize=None, deadline=None):
     if not isinstance(url, str) or not (url.startswith("http://") or url.startswith("https://")):
         return None, "%s: URL must start with http:// or https://" % (name or url)
@@ -759,10 +816,14 @@ def connect(url, token=None, name=None, elicit=None, sample=None, listen=False, 
 def _list_tools(conn, raw, each):
     out = []
     acc = _Tools(out, raw, each)
+    conn.hidden = 0
+    if "tools" not in conn.caps:
+        return out if each is None else 0   # the server offers none
     cursor = None
     for _ in range(_MAX_PAGES):
         _request(conn, "tools/list", {"cursor": cursor} if cursor else None, acc)
         cursor = acc.finish()
+        conn.hidden = acc.hidden
         if not isinstance(cursor, str) or not cursor:
             return out if each is None else acc.count
         collect()
@@ -770,19 +831,53 @@ def _list_tools(conn, raw, each):
 
 
 def tools(conn, raw=False, each=None):
-    """(tools, err): [{name, description, parameters}]; raw=True gives each
+    """(tools, err): [{name, description, parameters, title?, annotations?}]
+    (none without the server's tools capability; task-only tools are
+    counted in conn.hidden, not listed); raw=True gives each
     parameters schema as jsonstream.Raw (compact JSON text) to send on. With
     each, every tool goes to each(tool) as it is parsed, page by page, and
     the value is the number of tools."""
     return _guard(conn, _list_tools, conn, raw, each)
 
 
+def pending(conn, method, params, acc):
+    """_request for what may take long (tools/call, resources/read): the
+    server's GET stream is held meanwhile (server requests not tied to the
+    POST arrive there), and a request given up (timeout, deadline, Ctrl-C)
+    is cancelled at the server (notifications/cancelled)."""
+    if conn.listen and conn.session and conn.get is not False:
+        # (without a session the server could not tell the stream is ours)
+        from mcp import serve
+        serve.hold(conn)
+    rid = conn._id + 1
+    conn.late = False
+    try:
+        return _request(conn, method, params, acc)
+    except BaseException as e:
+        if isinstance(e, httpc.HTTPError):
+            failed(conn, e)         # (is it a timeout: conn.late)
+        if conn.late or isinstance(e, KeyboardInterrupt):
+            stop_listening(conn)
+            from mcp import serve
+            serve.cancel(conn, rid, "timed out" if conn.late else "interrupted")
+        raise
+    finally:
+        if conn.listening is not None:
+            if conn.listening[1] is None:
+                from mcp import serve
+                serve.poll_get(conn)    # a refusal that came is remembered
+            if conn.listening is not None:
+                conn.get = True         # one was held (see serve.hold)
+        stop_listening(conn)
+
+
 def _call(conn, name, args, dest, limit):
     acc = _Call(dest, limit)
     # a progress token makes long tools send progress events, which keeps
-    # the read timeout from firing while they work (the events are skipped)
+    # the read timeout from firing while they work
     params = {"name": name, "arguments": args, "_meta": {"progressToken": conn._id + 1}}
-    _request(conn, "tools/call", params, acc)
+    conn.calling = name
+    pending(conn, "tools/call", params, acc)
     acc.finish()
     conn.last_is_error = acc.is_error
 

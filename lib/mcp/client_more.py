@@ -98,7 +98,32 @@ def check(conn, resp, what):
     s = resp.status
     if 200 <= s < 300:
         return
-    raise status_error(conn, s, resp.reason, error_detail(resp), what)
+    detail = error_detail(resp)
+    if what == "initialize" and s in (404, 405) and _legacy(conn):
+        import store
+        raise client.McpError(
+            "%s: %s is an HTTP+SSE endpoint (the MCP transport of 2024-11-05), which this "
+            "client does not speak; use the server's Streamable HTTP URL"
+            % (conn.name, store.mask_url(conn.url)))
+    raise status_error(conn, s, resp.reason, detail, what)
+
+
+def _legacy(conn):
+    """True when a GET of the URL is an event stream whose first event is
+    "endpoint" (the old transport's: where to POST). At most 5 s."""
+    import httpc
+    try:
+        resp = httpc.request("GET", conn.url, headers={"Accept": "text/event-stream",
+                                                       "Connection": "close"},
+                             keep=("content-type",), timeout=min(conn.timeout, 5), deadline=5)
+    except Exception:
+        return False
+    try:
+        return resp.status == 200 and is_sse(resp) and httpc.SSE(resp, 256).next().event == "endpoint"
+    except Exception:
+        return False
+    finally:
+        resp.close(False)
 
 
 def refused(conn, resp, msg, method):

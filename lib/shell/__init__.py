@@ -132,10 +132,10 @@ _TABLE = (
     ";undo=put back the file the last ai edit changed"
     ";tools action:list/clear:?=list (or clear) the MCP tools cache"
     ";-tools=build the tools cache from every MCP server",
-    "mcp~MCP servers: list, add, delete, log in, test, list tools, call a tool;"
-    " serve this board"
+    "mcp~MCP servers: list, add, delete, log in, test, list tools, call a tool,"
+    " read resources; serve this board"
     "~mcp | mcp add NAME URL [TOKEN] | mcp del NAME | mcp login NAME | mcp test NAME"
-    " | mcp tools NAME | mcp call NAME TOOL JSON"
+    " | mcp tools NAME | mcp call NAME TOOL JSON | mcp resources NAME | mcp read NAME URI"
     " | mcp serve [PORT|stop|status|token [new]]~~network ai mcp~mcpcmd"
     "~add name:str:1 url:str:1 token:str:?=add a server"
     ";del name:str:1=remove a server"
@@ -143,6 +143,8 @@ _TABLE = (
     ";test name:str:1=connect, list tools, time it"
     ";tools name:str:1=list a server's tools"
     ";call name:str:1 tool:str:1 json:text:?=call a tool with JSON arguments"
+    ";resources name:str:1=list a server's resources"
+    ";read name:str:1 uri:str:1=show a resource of a server"
     ";serve what:str:? more:str:?=be an MCP server: the console's commands as tools",
 )
 

@@ -1,16 +1,16 @@
 """Asking a person before a model's tool call runs (the `ai` chat's
 approval; imported when a call needs it).
 
-    ok = approve.ask(call, line)    # call as ai.run's approve() gets it:
-                                    # id, name, args, server, tool, annotations
+    ok = approve.ask(call, line)    # call as ai.run's approve() gets it: id,
+                                    # name, args, server, tool, annotations, title
 
 An MCP tool trusted for always (mcp.<server>.allow names it at the
 server's current URL: mcp/registry.py) runs at once, line(name, args)
 shows it. Otherwise the person sees, before deciding:
 - the tool and where it runs: the server's name and URL (masked), or
   "local";
-- the tool's annotations when its definition carries them (title,
-  readOnlyHint, destructiveHint: the server's own claims, shown as such);
+- the tool's title and annotations when its definition carries them
+  (readOnlyHint, destructiveHint: the server's own claims, shown as such);
 - the complete arguments: pretty-printed JSON (2 spaces a level) wrapped
   at WIDTH columns, or the text as sent when it is not JSON; more than PAGE
   lines are paged (Enter shows the next page, n refuses), so nothing is
@@ -42,14 +42,16 @@ def ask(call, line):
         server, store.mask_url(s["url"]) if s else "not configured") if server else "(local)"),
         shell.BOLD_CYAN)
     a = call.get("annotations")
-    if isinstance(a, dict):     # the server's own claims
-        words = ["title %r" % a["title"]] if isinstance(a.get("title"), str) else []
-        for k in ("readOnlyHint", "destructiveHint"):
-            v = a.get(k)
-            if v is True or v is False:
-                words.append(("" if v else "not ") + _HINTS[k])
-        if words:
-            out("  the server says: " + ", ".join(words))
+    if not isinstance(a, dict):
+        a = {}
+    title = call.get("title") or a.get("title")     # the server's own claims
+    words = ["title %r" % title] if isinstance(title, str) else []
+    for k in ("readOnlyHint", "destructiveHint"):
+        v = a.get(k)
+        if v is True or v is False:
+            words.append(("" if v else "not ") + _HINTS[k])
+    if words:
+        out("  the server says: " + ", ".join(words))
     if not _show(args):
         return False
     c = term.ask("  run it? [y]es [n]o [a]lways: ", "yna")

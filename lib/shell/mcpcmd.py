@@ -1,14 +1,21 @@
 """The `mcp` console command: the configured MCP servers.
 
     mcp                          list the servers (URL, token masked)
-    mcp add NAME URL [TOKEN]     add or replace a server
-    mcp del NAME                 remove a server
+    mcp add NAME URL [TOKEN]     add or replace a server ("replaced": its
+                                 tools leave the tools cache, ai -tools
+                                 lists them again)
+    mcp del NAME                 remove a server and its tools from the
+                                 tools cache
     mcp login NAME               OAuth login: the authorization URL is shown,
                                  the person opens it on any browser and pastes
                                  back the address it ended on (or the code)
     mcp test NAME                connect, list the tools, show count and time
-    mcp tools NAME               each tool with its arguments and description
+    mcp tools NAME               each tool with its arguments, title, the
+                                 server's hints and description; task-only
+                                 tools (hidden) counted
     mcp call NAME TOOL [JSON]    call a tool with JSON arguments, show the result
+    mcp resources NAME           the server's resources (URI, name, type, size)
+    mcp read NAME URI            a resource's text (binary: described)
     mcp serve [PORT]             be an MCP server (mcp/server.py) on PORT
                                  (mcp.serve.port, 8765); stop, status,
                                  token (masked), token new (rotate, shown once)
@@ -25,10 +32,7 @@ from shell import out, Error, count
 import store
 import mcp
 from shell import term
-from compat import const
 
-_DESC_WIDTH = const(64)     # characters of a tool description shown in a listing
-_MAX_SHOW = const(4000)     # characters of a tool result printed by `mcp call`
 
 
 def main(args):
@@ -50,16 +54,23 @@ def main(args):
     sub, name = args[0], args[1]
     third = args[3] if len(args) > 3 else None
     if sub == "add":
+        from mcp import registry
+        old = registry.get(name)
         err = mcp.add(name, args[2], third)
         if err:
             raise Error("mcp add: " + err)
-        return out("added %s -> %s%s (try: mcp test %s)" % (
-            name, store.mask_url(args[2]), " with a token" if third else "", name))
+        out("%s %s -> %s%s (try: mcp test %s)" % (
+            "replaced" if old else "added", name, store.mask_url(args[2]),
+            " with a token" if third else "", name))
+        from shell import mcplist
+        return mcplist.uncache(name, old and "run ai -tools to list them again")
     if sub == "del":
         err = mcp.remove(name)
         if err:
             raise Error("mcp del: " + err)
-        return out("removed %s" % name)
+        out("removed %s" % name)
+        from shell import mcplist
+        return mcplist.uncache(name, "chats no longer offer them")
     if sub == "login":
         return _login(name)
     if sub == "test":
@@ -70,8 +81,9 @@ def main(args):
         shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
         return out("%s: ok, %s in %d ms%s" % (
             name, count(info["tools"], "tool"), info["ms"], (" (" + shown + ")") if names else ""))
-    if sub == "tools":
-        return _tools(name)
+    if sub in ("tools", "resources", "read"):
+        from shell import mcplist       # (mcp serve keeps this module small)
+        return getattr(mcplist, sub)(name, *args[2:3])
     if sub == "call":
         return _call(name, args[2], third)
     raise shell.UsageError("unknown sub-command %s" % sub)
@@ -138,31 +150,6 @@ def _session(name, doing, fn, *args):
     return term.busy(doing + " ...", _with, name, fn, *args)
 
 
-def _tools(name):
-    # each tool is shown as it is parsed: the list is never held
-    spin = term.Spinner("listing the tools of %s ..." % name)
-
-    def show(t):
-        spin.stop()
-        out("%s(%s)" % (t["name"], _params(t.get("parameters"))))
-        # the first line of the description, cut to _DESC_WIDTH
-        d = (t.get("description") or "").strip()
-        i = d.find("\n")
-        if i >= 0:
-            d = d[:i].rstrip() + " ..."
-        if len(d) > _DESC_WIDTH:
-            d = d[:_DESC_WIDTH - 3] + "..."
-        if d:
-            out("    " + d)
-    try:
-        n, err = _with(name, mcp.tools, show)
-    finally:
-        spin.stop()
-    if err:
-        raise Error(err)
-    out(count(n, "tool") if n else "%s offers no tools" % name)
-
-
 def _call(name, tool, text):
     import jsonstream
     if text:
@@ -180,10 +167,8 @@ def _call(name, tool, text):
     result, err = _session(name, "calling %s on %s" % (tool, name), mcp.call, tool, args)
     if err:
         raise Error(err)
-    result = store.scrub(result) or "(empty result)"    # may echo a token
-    if len(result) > _MAX_SHOW:
-        result = result[:_MAX_SHOW] + "\n... (%d more characters)" % (len(result) - _MAX_SHOW)
-    out(result)
+    from shell import mcplist
+    mcplist.show(result)
     if shell.tty():
         out("(%d ms)" % ticks_diff(ticks_ms(), t0), shell.DIM)
 

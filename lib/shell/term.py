@@ -739,6 +739,15 @@ def menu(labels, title=None, page=10, typed=False, keep=None):
         out("no item %d; choose 1 to %d" % (k, n))
 
 
+_spin = [None]      # the Spinner turning now
+
+
+def spinner():
+    """The Spinner turning now, or None (its .label may change: MCP
+    progress; a dialogue stops it and starts another)."""
+    return _spin[0]
+
+
 class Spinner:
     """A one-line activity mark ("| label", dim) until the first output
     arrives; the caller stops it before writing. There is no thread: it
@@ -746,13 +755,19 @@ class Spinner:
     looks for Ctrl-C there. Writes nothing when not a terminal."""
 
     def __init__(self, label=""):
-        self.on = tty()
+        self.on = False
         self.label = label
         self.n = 0
-        if self.on:
+        self.go()
+
+    def go(self):
+        """Turn (again, after stop(): a question was asked meanwhile)."""
+        if tty() and not self.on:
+            self.on = True
             self.turn()
             import httpc
             httpc.ON_WAIT = self.turn
+            _spin[0] = self
 
     def turn(self):
         raw("\r\x1b[2m" + "|/-\\"[self.n & 3] + " ")
@@ -767,6 +782,8 @@ class Spinner:
             httpc.ON_WAIT = None
             raw("\r\x1b[K")
             self.on = False
+            if _spin[0] is self:
+                _spin[0] = None
 
 
 def busy(label, fn, *args, **kw):

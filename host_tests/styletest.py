@@ -17,7 +17,7 @@ def base_cfg(**kw):
     through it (provider default "openai", key "sk-test", timeout 10);
     tools_level becomes the "tools" override; key=None sends no key even
     where the provider needs one (tests of the service's answer to that);
-    anything else (e.g. page_size) is set on the result."""
+    anything else is set on the result."""
     import store
     from ai.config import resolve
     o = {"provider": "openai", "key": "sk-test", "timeout": 10}

@@ -419,7 +419,25 @@ def cut(e, room):
     return str(e[:room], "utf-8")
 
 
-class _Call:
+class Cut:
+    """Text to dest.add() as it comes, cut at limit bytes (the rest only
+    counted in total: CUT says how much there was)."""
+
+    def __init__(self, dest, limit):
+        self.dest = dest
+        self.limit = limit
+        self.total = 0
+
+    def add(self, s):
+        if s:
+            e = s.encode()
+            room = self.limit - self.total
+            self.total += len(e)
+            if room > 0:
+                self.dest.add(s if len(e) <= room else cut(e, room))
+
+
+class _Call(Cut):
     """Flattens a tools/call result into text for a model while it streams:
     text items joined with "\n" (appended as they arrive), images/audio and
     blobs as "[image image/png, 1234 bytes]" (size counted from the base64
@@ -433,11 +451,6 @@ class _Call:
     dest.drop() forgets it when the message turns out not to be our
     response."""
 
-    def __init__(self, dest, limit):
-        self.dest = dest
-        self.limit = limit
-        self.total = 0
-
     def reset(self):
         if self.total:
             self.dest.drop()
@@ -449,14 +462,6 @@ class _Call:
         self.is_error = False
         self.it = {}
         self.started = False
-
-    def add(self, s):
-        if s:
-            e = s.encode()
-            room = self.limit - self.total
-            self.total += len(e)
-            if room > 0:
-                self.dest.add(s if len(e) <= room else cut(e, room))
 
     def want(self, path, n):
         k = path[-1]

@@ -110,14 +110,9 @@ def listing(conn, each):
     return client._guard(conn, _walk, conn, each)
 
 
-class _Read:
+class _Read(client.Cut):
     """result.contents[*]: text items to dest (cut at limit bytes), blobs
     described. Items are separated by a blank line."""
-
-    def __init__(self, dest, limit):
-        self.dest = dest
-        self.limit = limit
-        self.total = 0
 
     def reset(self):
         if self.total:
@@ -125,13 +120,6 @@ class _Read:
         self.total = 0
         self.i = None
         self.it = {}
-
-    def add(self, s):
-        e = s.encode()
-        room = self.limit - self.total
-        self.total += len(e)
-        if room > 0:
-            self.dest.add(s if len(e) <= room else client.cut(e, room))
 
     def want(self, path, n):
         if n == 2:

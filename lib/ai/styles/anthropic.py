@@ -81,7 +81,6 @@ from compat import const
 VERSION = "2023-06-01"
 _DEFAULT_MAX_TOKENS = const(1024)
 MAX_OPAQUE = 32768          # signatures / redacted data kept for the echo
-PAGE = 100                  # models per page
 ID_OK = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
 
 

@@ -3,10 +3,10 @@ wire format): error replies and the model list. Imported on first use, so a
 chat round does not pay for it."""
 import jsonstream
 from jsonstream import Stream
-from ai.styles import anthropic as style   # style.PAGE read per call
 from ai.styles import MAX_ERROR, quote
 from ai.styles.anthropic import _headers
 
+PAGE = 100      # models per page (tests set it: one place, here)
 
 
 class _Head:
@@ -100,7 +100,7 @@ def error_info(status, body, headers):
 # ---------------------------------------------------------------- models
 
 def models_request(cfg, page_token):
-    url = "%s/models?limit=%d" % (cfg["base_url"], style.PAGE)
+    url = "%s/models?limit=%d" % (cfg["base_url"], PAGE)
     if page_token:
         url += "&after_id=" + quote(page_token)
     return url, _headers(cfg)

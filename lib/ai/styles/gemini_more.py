@@ -6,7 +6,7 @@ from jsonstream import Stream
 from ai.styles import quote
 from ai.styles.gemini import MAX_ERROR, _generation, _headers, _model, _str
 
-PAGE = 1000               # models per page (the service's maximum)
+PAGE = 1000               # models per page (the service's maximum; tests set it)
 # gemini-2.5: thinking word -> thinkingBudget (flash may switch it off: 0)
 BUDGET = {"minimal": 0, "low": 1024, "medium": 8192, "high": 16384, "max": 24576}
 BUDGET_PRO = {"minimal": 128, "low": 1024, "medium": 8192, "high": 16384, "max": 32768}
@@ -144,7 +144,7 @@ def error_info(status, body, headers):
 
 def models_request(cfg, page_token):
     """(url, headers) of one page of the model list."""
-    url = cfg["base_url"] + "/models?pageSize=%d" % (cfg.get("page_size") or PAGE)
+    url = cfg["base_url"] + "/models?pageSize=%d" % PAGE
     if page_token:
         url += "&pageToken=" + quote(page_token)
     return url, _headers(cfg)

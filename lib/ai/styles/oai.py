@@ -1,6 +1,6 @@
 """What the two OpenAI styles share (openai.py: chat completions,
 responses.py: Responses), imported with either: the request headers, the
-reasoning effort word, the model list request, and the way to their rare
+reasoning effort word, the model list request, a tool result's text, and the way to their rare
 half (openai_more.py: error replies, the model list), which both import as
 their module __getattr__. Anthropic and Gemini chats do not pay for it."""
 from ai.styles import rare_half
@@ -48,3 +48,15 @@ def effort(cfg):
 def models_request(cfg, page_token):
     """(url, headers) of the model list (one page: the token is unused)."""
     return cfg["base_url"] + "/models", bearer_headers(cfg, "application/json")
+
+
+def tool_output(m):
+    """A tool message's text for the wire: neither OpenAI style has an
+    error flag, so an error result starts with "Error"."""
+    out = m.get("content") or ""
+    if m.get("is_error") is True:
+        from ai.styles import as_str
+        out = as_str(out)           # (a file-backed one is read)
+        if not out.startswith("Error"):
+            out = "Error: " + out
+    return out

@@ -58,7 +58,7 @@ Tool results with is_error get an "Error: " prefix (the wire has no flag).
 """
 import jsonstream
 from ai.styles import HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str
-from ai.styles.oai import bearer_headers, effort, models_request, __getattr__  # noqa: F401
+from ai.styles.oai import bearer_headers, effort, models_request, tool_output, __getattr__  # noqa: F401
 from compat import const
 
 _MAX_CALLS = const(32)          # tool calls in one reply
@@ -130,13 +130,8 @@ def _messages(cfg, history, headers):
 def _message(cfg, m):
     role = m.get("role")
     if role == "tool":
-        content = m.get("content") or ""
-        if m.get("is_error") is True:
-            content = as_str(content)     # (a file-backed one is read)
-            if not content.startswith("Error"):
-                content = "Error: " + content
         return {"role": "tool", "tool_call_id": m.get("tool_call_id") or "",
-                "content": content}
+                "content": tool_output(m)}
     if role != "assistant":
         return {"role": role, "content": m.get("content") or ""}
     out = {"role": "assistant", "content": m.get("content") or ""}

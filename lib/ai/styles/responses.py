@@ -77,7 +77,7 @@ HELD.
 import jsonstream
 from jsonstream import Array, Stream
 from ai.styles import HELD, Out, StyleError, output, reply as _reply, as_str
-from ai.styles.oai import bearer_headers, effort, models_request, __getattr__  # noqa: F401
+from ai.styles.oai import bearer_headers, effort, models_request, tool_output, __getattr__  # noqa: F401
 from compat import const
 
 MAX_OPAQUE = const(65536)      # reasoning items of one reply, in characters
@@ -147,13 +147,8 @@ def _input(cfg, history):
             continue                    # in the instructions
         lead = False
         if role == "tool":
-            out = m.get("content") or ""
-            if m.get("is_error") is True:
-                out = as_str(out)           # (a file-backed one is read)
-                if not out.startswith("Error"):
-                    out = "Error: " + out
             yield {"type": "function_call_output", "call_id": m.get("tool_call_id") or "",
-                   "output": out}
+                   "output": tool_output(m)}
         elif role == "assistant":
             for item in _assistant(cfg, m):
                 yield item

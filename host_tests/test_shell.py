@@ -574,13 +574,13 @@ def test_registry_parse_and_history_bound():
 
 # ---- memory ---------------------------------------------------------------------------
 
-SESSION_HEAP = "39K"
+SESSION_HEAP = "42K"
 
 
 def test_console_session_heap_under_unix_port(mpy, tmp_path):
     """A session of built-ins and ? questions at SESSION_HEAP of free heap
-    (see mpyrun for what heap= means; it passes from 36K, printed, the cap
-    keeps 3K for run-to-run variation): no command runs out of memory, the
+    (see mpyrun for what heap= means; it passes from 36-38K, printed, the cap
+    keeps 4K for run-to-run variation): no command runs out of memory, the
     peak working heap stays bounded, and command modules are dropped after
     each command."""
     import importlib.util

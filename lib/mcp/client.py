@@ -297,7 +297,26 @@ class _Msg:
 # reset() / want(path, n) / put(path, v) / piece(path, s) for paths under
 # "result".
 
-class _Tools:
+class Listing:
+    """What a paged list's walker shares (tools/list, resources/list): the
+    page's nextCursor, and an item's fields by _item(path), its description
+    capped at _MAX_DESC while it streams."""
+
+    def put(self, path, v):
+        if len(path) == 2:
+            self.cursor = v
+        else:
+            self._item(path)[path[-1]] = v
+
+    def piece(self, path, s):
+        c = self._item(path)
+        if "description" not in c:
+            c["description"] = _Cap(_MAX_DESC)
+        if s is not None:
+            c["description"].add(s)
+
+
+class _Tools(Listing):
     """result.tools[*] -> [{name, description, parameters, title?,
     annotations?}] + nextCursor ("title" the tool's or its annotations'
     display name). raw=True keeps each inputSchema as compact JSON text
@@ -384,19 +403,6 @@ class _Tools:
             self.page.append(None)      # (handed over: see reset)
         else:
             self.page.append(t)
-
-    def put(self, path, v):
-        if len(path) == 2:
-            self.cursor = v
-        else:
-            self._item(path)[path[-1]] = v
-
-    def piece(self, path, s):
-        c = self._item(path)
-        if "description" not in c:
-            c["description"] = _Cap(_MAX_DESC)
-        if s is not None:
-            c["description"].add(s)
 
     def finish(self):
         self._flush()

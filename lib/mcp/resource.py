@@ -21,7 +21,6 @@ _TAKE = const(1)
 _STREAM = const(2)
 _DIVE = const(3)
 _MAX_PAGES = const(16)
-_MAX_DESC = const(1024)
 _MAX_LISTED = const(1000)       # resources walked in one listing (all pages)
 READ_TOOL = "read_resource"     # the chat's tool: <server>__read_resource
 
@@ -31,7 +30,7 @@ def check(conn):
         raise client.McpError("%s offers no resources" % conn.name)
 
 
-class _List:
+class _List(client.Listing):
     """result.resources[*] -> each({uri, name, title?, mimeType?, size?,
     description?}) + nextCursor."""
 
@@ -76,19 +75,6 @@ class _List:
         if d is not None:
             c["description"] = d.text() + ("..." if d.cut else "")
         self.each(c)
-
-    def put(self, path, v):
-        if len(path) == 2:
-            self.cursor = v
-        else:
-            self._item(path)[path[-1]] = v
-
-    def piece(self, path, s):
-        c = self._item(path)
-        if "description" not in c:
-            c["description"] = client._Cap(_MAX_DESC)
-        if s is not None:
-            c["description"].add(s)
 
 
 def _walk(conn, each):

@@ -48,6 +48,9 @@ CONSOLE_GOAL = "80K"
 # ai.run on a 1 MB tool result passes from 70K (printed; goal 64K, not met:
 # the GET stream held during the call and the result spooled to flash)
 BIG_RUN_CAP = "74K"
+# ai.run(mcps=) offering a 49-tool server passes from 62-63K (printed; goal
+# 64K): the MCP loop's imports, as test_ai_heap's loop (cap 66K there too)
+MCP_RUN_CAP = "66K"
 
 
 def twice(run):
@@ -343,14 +346,14 @@ def test_a_49_tool_server_over_five_pages(mpy, tmp_path):
                 return mpy.run("mcp_pages", heap=heap, args=[
                     tmp_path, f.url, "run", "openai", srv.base_url, "gpt-4o-mini", "sk-test"],
                     timeout=120)
-            run = run_at(CAP)
+            run = run_at(MCP_RUN_CAP)
             assert run.rc == 0 and "RUN '' None" in run.out, run
             offered = [t["function"]["name"] for t in srv.requests[0].json["tools"]]
-            least = mpy.smallest(lambda h: "RUN '' None" in run_at(h).out, CAP, "48K")
+            least = mpy.smallest(lambda h: "RUN '' None" in run_at(h).out, MCP_RUN_CAP, "48K")
         assert offered == ["pages__tool_%02d" % i for i in range(TOOLS)]
     print("49 tools over 5 pages: mcp.tools(each=) working %d B at %s; ai.run(mcps=) "
-          "working %d B, smallest passing heap %dK" % (r.working, CAP, run.working,
-                                                      least // 1024))
+          "working %d B, smallest passing heap %dK (cap %s, goal %s)"
+          % (r.working, CAP, run.working, least // 1024, MCP_RUN_CAP, CAP))
 
 
 # ---------------------------------------------------------------- no MemoryError

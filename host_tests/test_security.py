@@ -184,11 +184,16 @@ NOTE_TOOL = {"server": "files", "name": "files__write_note", "remote": "write_no
 RETRY = "please type one of y/n/a, then Enter"
 
 
+def cache_note_tool(c):
+    """The tools cache offers NOTE_TOOL (as ai -tools would list it)."""
+    with open(os.path.join(c.flash, "tools.jsonl"), "w") as fh:
+        fh.write(json.dumps(NOTE_TOOL) + "\n")
+
+
 def test_only_a_line_typed_after_the_question_approves(console):
     with FakeOpenAI(flavor="ollama") as srv, EvilMcp([], {}) as f:
         c = console(ollama_settings(srv, **{"mcp.files.url": f.url}))
-        with open(os.path.join(c.flash, "tools.jsonl"), "w") as fh:
-            fh.write(json.dumps(NOTE_TOOL) + "\n")
+        cache_note_tool(c)
         # type-ahead while the model is still silent: drained, never an answer
         hold = threading.Event()
         srv.options(hold=hold)
@@ -230,8 +235,7 @@ def test_long_arguments_are_paged_before_the_question(console):
     many["then_path"] = "/settings.json"
     with FakeOpenAI(flavor="ollama") as srv, EvilMcp([], {}) as f:
         c = console(ollama_settings(srv, **{"mcp.files.url": f.url}))
-        with open(os.path.join(c.flash, "tools.jsonl"), "w") as fh:
-            fh.write(json.dumps(NOTE_TOOL) + "\n")
+        cache_note_tool(c)
         srv.queue(Calls([("files__write_note", many)]))
         c.clear()
         c.type("ai a long one\r")
@@ -256,8 +260,7 @@ def test_long_arguments_are_paged_before_the_question(console):
 def test_always_is_kept_per_server_url_and_tool(console):
     with FakeOpenAI(flavor="ollama") as srv, EvilMcp([], {}) as f, EvilMcp([], {}) as g:
         c = console(ollama_settings(srv, **{"mcp.files.url": f.url}))
-        with open(os.path.join(c.flash, "tools.jsonl"), "w") as fh:
-            fh.write(json.dumps(NOTE_TOOL) + "\n")
+        cache_note_tool(c)
         srv.queue(Calls([("files__write_note", {"path": "/a"})]))
         c.type("ai one\r")
         c.expect_exact("[y]es [n]o [a]lways: ")
@@ -278,8 +281,7 @@ def test_always_is_kept_per_server_url_and_tool(console):
         c.line("mcp add files " + g.url)
         assert "mcp.files.allow" not in read_settings(c.flash)
         assert "1 tool of files left the tools cache" in c.text()
-        with open(os.path.join(c.flash, "tools.jsonl"), "w") as fh:
-            fh.write(json.dumps(NOTE_TOOL) + "\n")
+        cache_note_tool(c)
         srv.queue(Calls([("files__write_note", {"path": "/c"})]))
         c.type("ai three\r")
         c.expect_exact("[y]es [n]o [a]lways: ")

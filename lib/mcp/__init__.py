@@ -42,6 +42,8 @@ def connect(url, token=None, name=None, elicit=None, sample=None, listen=True,
     each operation (connect, tools, call) in all (default 300;
     connect_named: the setting mcp.deadline)."""
     try:
+        from compat import collect
+        collect()   # the session lives on: low in the heap, not amid garbage
         from mcp import client
         return client.connect(url, token, name, elicit, sample, listen, timeout, authorize,
                               deadline)
@@ -51,6 +53,8 @@ def connect(url, token=None, name=None, elicit=None, sample=None, listen=True,
 
 def connect_named(name, **kw):
     try:
+        from compat import collect
+        collect()   # (as connect: the registry module too)
         from mcp import registry
         s = registry.get(name)
     except MemoryError:
@@ -153,6 +157,8 @@ def servers():
 
 def add(name, url, token=None):
     try:
+        from compat import collect
+        collect()   # the registry module lives on: low in the heap, not amid garbage
         from mcp import registry
         return registry.add(name, url, token)
     except MemoryError:

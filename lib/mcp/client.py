@@ -31,7 +31,7 @@
 # "required" (tasks only) are hidden (conn.hidden counts them).
 # tools/call carries _meta.progressToken so long tools send progress events
 # that keep the socket read timeout from firing (the console shows them in
-# its spinner line: mcp/serve.py progress). A call given up (timeout,
+# its spinner line: mcp/answer.py progress). A call given up (timeout,
 # deadline, Ctrl-C) is followed by notifications/cancelled naming its id.
 # A 401, or a 403 with error="insufficient_scope", to a POST is an OAuth
 # challenge (WWW-Authenticate): mcp/oauth.py, imported only then, gets a
@@ -44,7 +44,8 @@
 #
 # Rarely used paths (error bodies and status wording, 404 re-initialize,
 # resuming a stream with Last-Event-ID, base64 sizes) live in
-# mcp/client_more.py, imported on first use; server requests in mcp/serve.py.
+# mcp/client_more.py, imported on first use; the GET stream in mcp/serve.py,
+# answers to server requests in mcp/answer.py.
 #
 # Memory: every message is walked from the socket with jsonstream.Parser;
 # only the fields in use are kept: tool name/description/inputSchema (one
@@ -722,11 +723,11 @@ def _read_stream(conn, resp, rid, m, method):
                     retry = ev.retry
                 if m.method is not None:
                     if m.id is not None:
-                        from mcp import serve
-                        serve.answer(conn, m)
+                        from mcp import answer
+                        answer.answer(conn, m)
                     elif m.method == "notifications/progress" and httpc.ON_WAIT is not None:
-                        from mcp import serve   # a spinner turns: the console's line
-                        serve.progress(conn, m)
+                        from mcp import answer   # a spinner turns: the console's line
+                        answer.progress(conn, m)
                     continue  # a notification: progress, log...
                 if m.id != rid:
                     continue  # not ours (stale or foreign): skip
@@ -869,8 +870,8 @@ def pending(conn, method, params, acc):
             failed(conn, e)         # (is it a timeout: conn.late)
         if conn.late or isinstance(e, KeyboardInterrupt):
             stop_listening(conn)
-            from mcp import serve
-            serve.cancel(conn, rid, "timed out" if conn.late else "interrupted")
+            from mcp import answer
+            answer.cancel(conn, rid, "timed out" if conn.late else "interrupted")
         raise
     finally:
         if conn.listening is not None:

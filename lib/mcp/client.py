@@ -118,7 +118,9 @@ class Conn:
         self.server = None
         self.last_is_error = False
         self._id = 0           # the last JSON-RPC id used
-        self.listening = None  # standalone GET stream: (Response, SSE) or None
+        self.listening = None  # standalone GET stream: (request, None) until its
+        # answer's head is read, then (Response, False) until bytes come, then
+        # (Response, SSE); None when not held
         self.get = None        # False: the server offers no GET stream
         self.caps = ()
         self.hidden = 0

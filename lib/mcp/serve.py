@@ -100,7 +100,9 @@ def poll_get(conn):
             return True
         if resp.status == 200 and resp.headers.get("content-type", "").startswith(
                 "text/event-stream"):
-            conn.listening = (resp, httpc.SSE(resp, client.SSE_LINE))
+            # its reader (a line buffer) is made once the stream has bytes:
+            # most calls end with nothing on it
+            conn.listening = (resp, False)
             conn.get = True
         else:
             conn.listening = None
@@ -108,6 +110,14 @@ def poll_get(conn):
             if resp.status != 409:
                 conn.get = False
         return True
+    if g[1] is False:
+        c = g[0]._c     # (httpc internals: bytes read with the head wait in it)
+        if c.pos == c.end:
+            p = select.poll()
+            p.register(c.sock, select.POLLIN)
+            if not p.poll(0):
+                return False
+        g = conn.listening = (g[0], httpc.SSE(g[0], client.SSE_LINE))
     try:
         ev = g[1].next(False)
         if ev is None:

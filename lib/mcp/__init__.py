@@ -53,8 +53,6 @@ def connect(url, token=None, name=None, elicit=None, sample=None, listen=True,
 
 def connect_named(name, **kw):
     try:
-        from compat import collect
-        collect()   # (as connect: the registry module too)
         from mcp import registry
         s = registry.get(name)
     except MemoryError:

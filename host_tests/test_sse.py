@@ -449,3 +449,23 @@ def test_get_stream_chunk_end_after_a_big_event_does_not_stall_a_call():
     assert stub.answers == [{"jsonrpc": "2.0", "id": 7, "result": {}}]
     assert took < 5, took
 
+
+
+def test_get_stream_request_arriving_after_its_head_is_answered():
+    """The GET stream's reader is made only once bytes come after its head:
+    a server request sent a moment after the head (nothing read with it)
+    is still read and answered while the call is pending."""
+    ping = json.dumps({"jsonrpc": "2.0", "id": 9, "method": "ping"}).encode()
+    event = b"event: message\ndata: " + ping + b"\n\n"
+
+    def get(req, w):
+        w.start(200, {"Content-Type": "text/event-stream"})
+        time.sleep(0.3)
+        w.chunk(event)
+        time.sleep(5)
+    stub = Stub(get=get)
+    stub.call = slow_call(stub, wait_for_answer=True)
+    (text, err), took = call_while_listening(stub)
+    assert (text, err) == ("done", None)
+    assert stub.answers == [{"jsonrpc": "2.0", "id": 9, "result": {}}]
+    assert took < 5, took

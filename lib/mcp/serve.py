@@ -111,12 +111,19 @@ def poll_get(conn):
                 conn.get = False
         return True
     if g[1] is False:
-        c = g[0]._c     # (httpc internals: bytes read with the head wait in it)
+        # (httpc internals: bytes read with the head wait in the connection's
+        # buffer; more are read into it without blocking, not found by
+        # polling the socket, as TLS may hold a record's rest already read)
+        c = g[0]._c
         if c.pos == c.end:
-            p = select.poll()
-            p.register(c.sock, select.POLLIN)
-            if not p.poll(0):
+            try:
+                n = c.recv(c.rmv, False)
+            except OSError:
+                client.stop_listening(conn)
+                return True
+            if n is None:
                 return False
+            c.pos, c.end = 0, n
         g = conn.listening = (g[0], httpc.SSE(g[0], client.SSE_LINE))
     try:
         ev = g[1].next(False)

@@ -450,7 +450,6 @@ def test_get_stream_chunk_end_after_a_big_event_does_not_stall_a_call():
     assert took < 5, took
 
 
-
 def test_get_stream_request_arriving_after_its_head_is_answered():
     """The GET stream's reader is made only once bytes come after its head:
     a server request sent a moment after the head (nothing read with it)

@@ -692,6 +692,18 @@ def tick(conn):
             w()
 
 
+def incoming(conn, m):
+    """A message from the server that is not a response (on a reply stream
+    or the GET stream): a request is answered; progress turns the console's
+    spinner; other notifications are dropped. mcp/answer.py only then."""
+    if m.id is not None:
+        from mcp import answer
+        answer.answer(conn, m)
+    elif m.method == "notifications/progress" and httpc.ON_WAIT is not None:
+        from mcp import answer
+        answer.progress(conn, m)
+
+
 def _read_stream(conn, resp, rid, m, method):
     last_id = retry = None
     resumes = events = 0
@@ -724,13 +736,8 @@ def _read_stream(conn, resp, rid, m, method):
                 if ev.retry is not None:
                     retry = ev.retry
                 if m.method is not None:
-                    if m.id is not None:
-                        from mcp import answer
-                        answer.answer(conn, m)
-                    elif m.method == "notifications/progress" and httpc.ON_WAIT is not None:
-                        from mcp import answer   # a spinner turns: the console's line
-                        answer.progress(conn, m)
-                    continue  # a notification: progress, log...
+                    incoming(conn, m)
+                    continue  # a server request or a notification (progress, log...)
                 if m.id != rid:
                     continue  # not ours (stale or foreign): skip
                 return

@@ -140,9 +140,5 @@ def poll_get(conn):
         client.stop_listening(conn)
         return True
     if m.method is not None:
-        from mcp import answer
-        if m.id is not None:
-            answer.answer(conn, m)
-        elif m.method == "notifications/progress" and httpc.ON_WAIT is not None:
-            answer.progress(conn, m)
+        client.incoming(conn, m)
     return True

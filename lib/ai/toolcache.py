@@ -105,9 +105,7 @@ class Tools:
         (count, err); on an error nothing of that server stays."""
         import mcp
         from mcp import client
-        from compat import collect
         at, n = self.f.tell(), self.count
-        collect()       # the session lives on: low in the heap, not amid garbage
         conn, err = mcp.connect_named(server)
         if conn:
             self.server = server

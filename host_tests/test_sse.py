@@ -468,3 +468,18 @@ def test_get_stream_request_arriving_after_its_head_is_answered():
     assert (text, err) == ("done", None)
     assert stub.answers == [{"jsonrpc": "2.0", "id": 9, "result": {}}]
     assert took < 5, took
+
+
+def test_out_of_memory_reading_the_get_streams_head_is_said(monkeypatch):
+    """httpc.answer closes the GET's connection when reading its head fails,
+    running out of memory too: the call says it ran out of memory (it said
+    "network error (stream operation not supported)" from a second look at
+    the closed connection on MicroPython, and raised on CPython)."""
+    def answer(c):
+        c.close()
+        raise MemoryError
+    monkeypatch.setattr(httpc, "answer", answer)
+    stub = Stub(get=lambda req, w: w.sse_forever(b": ping\n\n", 0.2))
+    stub.call = slow_call(stub)
+    (text, err), _ = call_while_listening(stub)
+    assert text is None and err.startswith("stub: out of memory reading the reply"), err

@@ -93,10 +93,12 @@ def poll_get(conn):
         p.register(g[0].sock, select.POLLIN)
         if not p.poll(0):
             return False
+        # answer() closes the connection on any failure (running out of
+        # memory too): it is not looked at again
+        conn.listening = None
         try:
             resp = httpc.answer(g[0])
         except OSError:     # (HTTPError too)
-            conn.listening = None
             return True
         if resp.status == 200 and resp.headers.get("content-type", "").startswith(
                 "text/event-stream"):
@@ -105,7 +107,6 @@ def poll_get(conn):
             conn.listening = (resp, False)
             conn.get = True
         else:
-            conn.listening = None
             resp.close(False)
             if resp.status != 409:
                 conn.get = False

@@ -77,7 +77,8 @@ else:
     t = h.turn({"role": "user", "content": "call big"})
     import heapmon
     heapmon.start()
-    reply, err = ai.run(t, ov, mcps=["sdk"])
+    reply, err = ai.run(t, ov, mcps=["sdk"], show=lambda call, text, bad: bad and print(
+        "FAILED", repr(text)))
     print("RUN", repr(reply), repr(err))
     if err is None:
         t.commit()

@@ -60,6 +60,9 @@ def main(args):
     raise ValueError("it broke")
 '''
 
+OOM = BOOM.replace("always fails", "runs out of memory").replace(
+    '"boom"', '"oom"').replace('ValueError("it broke")', "MemoryError")
+
 
 def screen(raw, width=200):
     """Replay terminal output (the escape codes the console writes) into the
@@ -263,7 +266,7 @@ def test_unknown_command_and_wrong_arguments(con):
 
 
 def test_bin_script_command_typed_args_and_failures(con):
-    c = con(files={"bin/greet.py": GREET, "bin/boom.py": BOOM})
+    c = con(files={"bin/greet.py": GREET, "bin/boom.py": BOOM, "bin/oom.py": OOM})
     out = c.cmd('greet "Ann Lee" 2')
     assert out.count("hi Ann Lee}") == 2
     assert "this line runs only when the command runs" in out
@@ -274,6 +277,9 @@ def test_bin_script_command_typed_args_and_failures(con):
     out = c.cmd("boom")
     assert "/bin/boom.py line 5: ValueError: it broke" in out     # the file and line
     assert len([ln for ln in out.splitlines() if ln.strip()]) == 2   # error + echo line
+    out = c.cmd("oom")      # what to do about it, as the ai.* errors say
+    assert "/bin/oom.py line 5: out of memory (free some: ai -new, ai tools clear; " \
+        "or restart)" in out, out
     out = c.cmd("run bin/greet.py")
     assert "this line runs only" in out      # run FILE executes it as __main__
     no_traceback(c)

@@ -652,8 +652,8 @@ def _oneline(e):
             if isinstance(code, int) and str(code) == n:
                 return w
         return "OS error %s" % (e.args[0] if len(e.args) == 1 else str(e))
-    if isinstance(e, MemoryError):
-        return "out of memory"
+    if isinstance(e, MemoryError):      # (a constant: no heap to build a line)
+        return "out of memory (free some: ai -new, ai tools clear; or restart)"
     msg = str(e)
     name = type(e).__name__
     return "%s: %s" % (name, msg) if msg else name

@@ -278,8 +278,8 @@ def test_bin_script_command_typed_args_and_failures(con):
     assert "/bin/boom.py line 5: ValueError: it broke" in out     # the file and line
     assert len([ln for ln in out.splitlines() if ln.strip()]) == 2   # error + echo line
     out = c.cmd("oom")      # what to do about it, as the ai.* errors say
-    assert "/bin/oom.py line 5: out of memory (free some: ai -new, ai tools clear; " \
-        "or restart)" in out, out
+    assert "/bin/oom.py line 5: out of memory (restart, or free memory: ai -new, " \
+        "ai tools clear)" in out, out
     out = c.cmd("run bin/greet.py")
     assert "this line runs only" in out      # run FILE executes it as __main__
     no_traceback(c)

@@ -653,7 +653,7 @@ def _oneline(e):
                 return w
         return "OS error %s" % (e.args[0] if len(e.args) == 1 else str(e))
     if isinstance(e, MemoryError):      # (a constant: no heap to build a line)
-        return "out of memory (free some: ai -new, ai tools clear; or restart)"
+        return "out of memory (restart, or free memory: ai -new, ai tools clear)"
     msg = str(e)
     name = type(e).__name__
     return "%s: %s" % (name, msg) if msg else name

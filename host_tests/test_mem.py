@@ -284,6 +284,31 @@ def test_mcp_call_cuts_a_1mb_result_while_reading(mpy, tmp_path, big_server):
           % (least // 1024, CAP))
 
 
+def test_mcp_call_of_a_python_caller_without_the_store_module(mpy, tmp_path, big_server):
+    """The same from `mcp.connect(url)` in a program that never imported
+    the store module: the text is spooled the same way (the pieces used to
+    be joined in RAM, which needed a free block of 16 KB in the heap the
+    reading had scattered them over: it failed at every heap, 128K too).
+    The spool's file (under the flash root, the working folder here) is
+    gone afterwards."""
+    def run(heap):
+        return mpy.run("mcp_big", heap=heap, args=[tmp_path, big_server, BIG, "bare"],
+                       timeout=300, cwd=str(tmp_path))
+    r = run(CAP)
+    assert r.rc == 0, r
+    for tool in ("big", "big_text"):
+        assert "CALL %s 16415 None True '\\n... (truncated, %d bytes)'" % (tool, BIG) in r.out, \
+            r.out
+    assert os.listdir(str(tmp_path / "tmp")) == []
+
+    def passes(heap):
+        x = run(heap)
+        return x.rc == 0 and x.out.count("None True '\\n... (truncated, %d bytes)'" % BIG) == 2
+    least = mpy.smallest(passes, CAP, "48K")
+    print("mcp.call without the store module, the cut 16 KB text of a 1 MB result: "
+          "from %dK (cap %s)" % (least // 1024, CAP))
+
+
 def test_ai_run_with_a_1mb_tool_result(mpy, tmp_path, big_server):
     """An ai round on a conversation on flash: the model calls the SDK's big
     tool, the result is cut while read and goes from the socket to a file,

@@ -3,13 +3,15 @@
 # argv: store_root mcp_url size call
 #       store_root mcp_url size run provider base_url model key
 # call: mcp.call of both tools; prints CALL <tool> <len> <ok> <tail>.
+# bare: the same from a Python caller that never loaded the store module
+#      (no registry: mcp.connect(url); store_root unused, the flash root is
+#      the working folder).
 # run: `ai`-style round on a turn on flash (keep=False, tools of the
 #      server): the fake provider calls sdk__big, the result goes to the
 #      history and the next request; prints RUN <err> and, read back from
 #      the history file, TOOL <chars> <ok> <tail>.
 import sys
 import mcp
-import store
 from mcp import client  # noqa: F401  (code in the baseline, as frozen)
 
 BIG = "0123456789abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ.,;\n"
@@ -45,12 +47,14 @@ class Check:
 
 root, url, size, mode = sys.argv[1:5]
 size = int(size)
-store.set_root(root)
-mcp.add("sdk", url)
-if mode == "call":
+if mode != "bare":
+    import store
+    store.set_root(root)
+    mcp.add("sdk", url)
+if mode in ("call", "bare"):
     import heapmon
     heapmon.start()
-    conn, err = mcp.connect_named("sdk")
+    conn, err = mcp.connect(url, name="sdk") if mode == "bare" else mcp.connect_named("sdk")
     for tool in ("big", "big_text"):
         text, err = mcp.call(conn, tool, {"size": size})
         c = Check(16384)

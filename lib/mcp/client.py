@@ -56,7 +56,6 @@
 # str mcp.call returns, or to the caller's output (ai.run: a file on flash),
 # and structuredContent is skipped unread when text came, else copied as
 # compact JSON without being held.
-import sys
 
 import jsonstream
 import httpc
@@ -917,24 +916,40 @@ def call(conn, name, args=None, out=None, limit=MAX_TEXT):
             return None, "bad tool arguments for %s: %s" % (name, e)
     if not isinstance(args, dict):
         return None, "bad tool arguments for %s: not a JSON object" % name
-    dest = out
-    if out is None:
-        # the text in RAM, or (the settings' module loaded: a board with its
-        # flash in use) spooled to flash once long, to be read back in one
-        # block: its size once, not twice (see store.Spool); the cut is _Call's
-        store = sys.modules.get("store")
-        dest = store.Spool("result") if store else _Cap(1 << 30)
+    dest = out if out is not None else spool()
     _, err = _guard(conn, _call, conn, name, args, dest, limit)
-    collect()
     text = ""
     if out is None:
-        # the str only now, when nothing of the exchange is left in RAM
-        if err is None or conn.last_is_error:
-            text, err = _guard(conn, dest.text)
-        dest.drop()
+        text, err = spooled(conn, dest, err, err is None or conn.last_is_error)
     if conn.last_is_error and err is None:
         return None, "tool error" + (": " + (text or "(no details)") if out is None else "")
     return (None, err) if err else (text, None)
+
+
+def spool():
+    """Where a result read for a str goes (the cut is the reader's): a
+    store.Spool, in RAM while short, then on flash (tmp/result) to be read
+    back in one block, so the text is in RAM once. Pieces joined in RAM
+    would need a free block the text's size in a heap that reading them
+    scattered them over: a 16 KB result failed at every heap that way.
+    Garbage is collected first: the store module, imported here by a
+    caller that had not, lands low in the heap, not in the middle of the
+    free block the text will need."""
+    collect()
+    import store
+    return store.Spool("result")
+
+
+def spooled(conn, dest, err, keep):
+    """(text, err) of a spool filled by a request that gave err: its str
+    (when keep), made now that nothing of the exchange is left in RAM."""
+    collect()
+    text = ""
+    if keep:
+        text, e = _guard(conn, dest.text)
+        err = err or e
+    dest.drop()
+    return text, err
 
 
 def close(conn):

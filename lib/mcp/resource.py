@@ -170,8 +170,9 @@ def read(conn, uri, out=None, limit=client.MAX_TEXT):
     conn.last_is_error = False
     if not isinstance(uri, str) or not uri:
         return None, "read_resource needs a uri (a string)"
-    dest = out if out is not None else client._Cap(limit + 64)
+    dest = out if out is not None else client.spool()
     _, err = client._guard(conn, _read, conn, uri, dest, limit)
-    if err:
-        return None, err
-    return ("" if out is not None else dest.text()), None
+    text = ""
+    if out is None:
+        text, err = client.spooled(conn, dest, err, err is None)
+    return (None, err) if err else (text, None)

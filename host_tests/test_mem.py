@@ -8,8 +8,7 @@ shows as a number.
   fallback), streamed and not, 1 KB and 16 KB replies at 64K: the reply is
   recorded into a conversation on flash as it arrives (keep=False,
   ai.history turn), which is what the console does. A str returned to an
-  API caller is one block of RAM: 1 KB at 64K; 16 KB gives the line that
-  says what to lower at 64K, and passes with more heap (printed).
+  API caller is one block of RAM: 1 KB and 16 KB at 64K too.
 - A 300 KB streamed reply at 64K: the clean "longer than" error.
 - The console (`ai QUESTION`, every module of that path imported, markdown
   on): 1/16/64 KB replies at CONSOLE_CAP (the goal is 80K), the reply in
@@ -103,24 +102,23 @@ def test_long_replies_on_flash_at_64k(mpy, tmp_path, style, how):
 
 @pytest.mark.parametrize("style", list(STYLES))
 def test_api_str_reply_sizes(mpy, tmp_path, style):
-    """The str API callers get is one block of RAM: 1 KB passes at 64K, 16 KB
-    at 64K returns the error that says what to lower (never a MemoryError),
-    and a bigger heap returns the 16 KB str (its smallest heap is printed)."""
+    """The str API callers get is one block of RAM: 1 KB and 16 KB pass at
+    64K. The 16 KB needs one free block that large once the response is
+    closed: it is read back from flash (store.Spool) after a collect, and
+    the style's code, loaded on first use, was put low in the heap (a
+    collect first) instead of into that free top (it needed 72K before).
+    The smallest heap is printed for openai (63K)."""
     r, line = _long(mpy, tmp_path, style, "ask-stream", 1024, "str")
     assert r.rc == 0 and line.startswith("LONG 1024 None True"), line
     r, line = _long(mpy, tmp_path, style, "ask", 16384, "str")
-    assert r.rc == 0, r
-    if not line.startswith("LONG 16384 None True"):
-        assert "out of memory" in line and "ai.chat.max_reply" in line, line
+    assert r.rc == 0 and line.startswith("LONG 16384 None True"), line
 
     def passes(heap):
         x, ln = _long(mpy, tmp_path, style, "ask", 16384, "str", heap)
         return x.rc == 0 and ln.startswith("LONG 16384 None True")
     if style == "openai":
-        least = mpy.smallest(passes, "96K", "64K")
-        print("%s: a 16 KB reply as a str from %dK" % (style, least // 1024))
-    else:
-        assert passes("96K")
+        least = mpy.smallest(passes, CAP, "48K")
+        print("%s: a 16 KB reply as a str from %dK (cap %s)" % (style, least // 1024, CAP))
 
 
 def test_300k_streamed_reply_is_a_clean_error(mpy, tmp_path):

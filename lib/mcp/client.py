@@ -926,18 +926,31 @@ def call(conn, name, args=None, out=None, limit=MAX_TEXT):
     return (None, err) if err else (text, None)
 
 
+_spool = []     # (spool())
+
+
 def spool():
     """Where a result read for a str goes (the cut is the reader's): a
     store.Spool, in RAM while short, then on flash (tmp/result) to be read
     back in one block, so the text is in RAM once. Pieces joined in RAM
     would need a free block the text's size in a heap that reading them
     scattered them over: a 16 KB result failed at every heap that way.
-    Garbage is collected first: the store module, imported here by a
-    caller that had not, lands low in the heap, not in the middle of the
-    free block the text will need."""
-    collect()
-    import store
-    return store.Spool("result")
+    One spool, made on first use after a collect: it, and the store module
+    for a caller that had not imported it, live low in the heap. (A spool
+    made per call went into the lowest hole, often the one the last
+    result's str had left, and split the block the next str needed; store
+    imported once a result turned out long landed in the free top.)"""
+    if not _spool:
+        collect()       # (first: the store module goes low too)
+        import store
+        _spool.append(store.Spool("result"))
+    from store import path
+    sp = _spool[0]
+    if sp.size or sp.f is not None:
+        sp.drop()       # a call given up half way (Ctrl-C)
+    if sp.path != path("tmp", "result"):    # the store's root moved (tests, the simulator)
+        sp.path = path("tmp", "result")
+    return sp
 
 
 def spooled(conn, dest, err, keep):

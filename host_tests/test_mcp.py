@@ -11,6 +11,7 @@ import stat
 import subprocess
 import threading
 import time
+import types
 
 import pytest
 
@@ -604,16 +605,31 @@ def test_result_flattening_and_bounds():
 
 # ---------------------------------------------------------------- registry
 
-def test_the_result_spool_is_one_and_starts_clean(flash):
+def test_the_result_spool_is_one_given_back_after_each_call(flash, monkeypatch):
     """mcp.call / mcp.read keep a result for its str in one store.Spool,
-    made once (so it lives low in the heap): a call given up half way
-    leaves nothing in it for the next, and it follows the store's root."""
+    made once (so it lives low in the heap), given back after each call,
+    an interrupted one too; a call made while one is reading (a sampling
+    callback) gets its own; it follows the store's root."""
     sp = client.spool()
-    sp.add("left over from a call given up half way")
-    assert client.spool() is sp and sp.size == 0 and sp.text() == ""
-    assert sp.path == store.path("tmp", "result")
+    inner = client.spool()
+    assert inner is not sp and inner.path == store.path("tmp", "result-inner")
+    client.unspool(inner)
+    sp.add("some text")
+    client.unspool(sp)
+    assert sp.size == 0 and client.spool() is sp
+    client.unspool(sp)
+
+    def interrupted(*a):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(client, "_guard", interrupted)
+    conn = types.SimpleNamespace(last_is_error=False)
+    with pytest.raises(KeyboardInterrupt):
+        client.call(conn, "work", {})
+    assert client.spool() is sp
+    client.unspool(sp)
     store.set_root(str(flash / "elsewhere"))
     assert client.spool().path == str(flash / "elsewhere") + "/tmp/result"
+    client.unspool(sp)
 
 
 def test_registry(flash):

@@ -917,16 +917,20 @@ def call(conn, name, args=None, out=None, limit=MAX_TEXT):
     if not isinstance(args, dict):
         return None, "bad tool arguments for %s: not a JSON object" % name
     dest = out if out is not None else spool()
-    _, err = _guard(conn, _call, conn, name, args, dest, limit)
-    text = ""
-    if out is None:
-        text, err = spooled(conn, dest, err, err is None or conn.last_is_error)
+    try:
+        _, err = _guard(conn, _call, conn, name, args, dest, limit)
+        text = ""
+        if out is None:
+            text, err = spooled(conn, dest, err, err is None or conn.last_is_error)
+    finally:
+        if out is None:
+            unspool(dest)
     if conn.last_is_error and err is None:
         return None, "tool error" + (": " + (text or "(no details)") if out is None else "")
     return (None, err) if err else (text, None)
 
 
-_spool = []     # (spool())
+_spool = [None, False]      # the result spool, in use (spool())
 
 
 def spool():
@@ -939,18 +943,28 @@ def spool():
     for a caller that had not imported it, live low in the heap. (A spool
     made per call went into the lowest hole, often the one the last
     result's str had left, and split the block the next str needed; store
-    imported once a result turned out long landed in the free top.)"""
-    if not _spool:
+    imported once a result turned out long landed in the free top.) A call
+    made while one is reading (from a sampling callback) gets one of its
+    own. Give it back with unspool()."""
+    if _spool[0] is None:
         collect()       # (first: the store module goes low too)
         import store
-        _spool.append(store.Spool("result"))
-    from store import path
+        _spool[0] = store.Spool("result")
+    import store
+    if _spool[1]:
+        return store.Spool("result-inner")
+    _spool[1] = True
     sp = _spool[0]
-    if sp.size or sp.f is not None:
-        sp.drop()       # a call given up half way (Ctrl-C)
-    if sp.path != path("tmp", "result"):    # the store's root moved (tests, the simulator)
-        sp.path = path("tmp", "result")
+    if sp.path != store.path("tmp", "result"):     # the store's root moved (tests, the simulator)
+        sp.path = store.path("tmp", "result")
     return sp
+
+
+def unspool(sp):
+    """Empty a spool from spool() (its file removed) and give it back."""
+    sp.drop()
+    if sp is _spool[0]:
+        _spool[1] = False
 
 
 def spooled(conn, dest, err, keep):
@@ -961,7 +975,6 @@ def spooled(conn, dest, err, keep):
     if keep:
         text, e = _guard(conn, dest.text)
         err = err or e
-    dest.drop()
     return text, err
 
 

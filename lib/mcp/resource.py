@@ -171,8 +171,12 @@ def read(conn, uri, out=None, limit=client.MAX_TEXT):
     if not isinstance(uri, str) or not uri:
         return None, "read_resource needs a uri (a string)"
     dest = out if out is not None else client.spool()
-    _, err = client._guard(conn, _read, conn, uri, dest, limit)
-    text = ""
-    if out is None:
-        text, err = client.spooled(conn, dest, err, err is None)
+    try:
+        _, err = client._guard(conn, _read, conn, uri, dest, limit)
+        text = ""
+        if out is None:
+            text, err = client.spooled(conn, dest, err, err is None)
+    finally:
+        if out is None:
+            client.unspool(dest)
     return (None, err) if err else (text, None)

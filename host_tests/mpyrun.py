@@ -26,6 +26,10 @@ the MCP loop), neither of which the board pays. So:
 - heap="64K" means 64 KB FREE once that is done: the runner measures, once
   per session, what the image, the names and romboot take (and the GC's
   tables for them) and adds it to -X heapsize (calibrate()).
+- run() hands a scenario its arguments in the environment (ANTOS_ARGV;
+  romboot puts them in sys.argv): the unix port interns argv as names,
+  and long ones could make the names' pools at boot one pool larger than
+  the calibration measured, a boot out of memory for one test only.
 What remains charged is what the board pays too (on the ESP32 with 32-bit
 objects about half as much): module, function and class objects, and
 everything the code allocates; and some of what it does not: the loader's
@@ -287,7 +291,11 @@ class Runner:
     def run(self, scenario, heap="64K", args=(), timeout=120, env=None, cwd=None,
             input=None, frozen=True):
         """Run host_tests/scenarios/<scenario>.py with `heap` bytes free."""
-        r = subprocess.run(self.cmd(scenario, heap, args, frozen), capture_output=True,
+        # the arguments go in the environment: the unix port interns argv as
+        # names, and a long one could make the names' pools at boot grow by
+        # one more than the calibration saw (a boot out of memory)
+        env = dict(env or {}, ANTOS_ARGV="".join("\x1f" + str(a) for a in args))
+        r = subprocess.run(self.cmd(scenario, heap, (), frozen), capture_output=True,
                            text=True, timeout=timeout, env=self.env(env, frozen), cwd=cwd,
                            input=input)
         return Result(r.returncode, r.stdout, r.stderr, self.boot(frozen))

@@ -55,6 +55,10 @@ if _path:
 del _path
 gc.collect()
 sys.argv[:] = sys.argv[1:]
+_path = os.getenv("ANTOS_ARGV")      # (mpyrun.run: the scenario's arguments)
+if _path:
+    sys.argv.extend(_path.split("\x1f")[1:])     # (each one starts with the separator)
+del _path
 if sys.argv[0] == "--calibrate":
     print("CALIBRATE alloc=%d free=%d" % (gc.mem_alloc(), gc.mem_free()))
 else:

@@ -916,15 +916,10 @@ def call(conn, name, args=None, out=None, limit=MAX_TEXT):
             return None, "bad tool arguments for %s: %s" % (name, e)
     if not isinstance(args, dict):
         return None, "bad tool arguments for %s: not a JSON object" % name
-    dest = out if out is not None else spool()
-    try:
-        _, err = _guard(conn, _call, conn, name, args, dest, limit)
-        text = ""
-        if out is None:
-            text, err = spooled(conn, dest, err, err is None or conn.last_is_error)
-    finally:
-        if out is None:
-            unspool(dest)
+    if out is None:
+        text, err = as_text(conn, limit, _call, conn, name, args)
+    else:
+        text, err = "", _guard(conn, _call, conn, name, args, out, limit)[1]
     if conn.last_is_error and err is None:
         return None, "tool error" + (": " + (text or "(no details)") if out is None else "")
     return (None, err) if err else (text, None)
@@ -955,8 +950,9 @@ def spool():
         return store.Spool("result-inner")
     _spool[1] = True
     sp = _spool[0]
-    if sp.path != store.path("tmp", "result"):     # the store's root moved (tests, the simulator)
-        sp.path = store.path("tmp", "result")
+    p = store.path("tmp", "result")
+    if sp.path != p:    # the store's root moved (tests, the simulator); else no new
+        sp.path = p     # str lives on, into the hole the last result's str left
     return sp
 
 
@@ -967,14 +963,21 @@ def unspool(sp):
         _spool[1] = False
 
 
-def spooled(conn, dest, err, keep):
-    """(text, err) of a spool filled by a request that gave err: its str
-    (when keep), made now that nothing of the exchange is left in RAM."""
-    collect()
-    text = ""
-    if keep:
-        text, e = _guard(conn, dest.text)
-        err = err or e
+def as_text(conn, limit, read, *args):
+    """(text, err): read(*args, dest, limit) fills the result spool with a
+    result (a tool error's text too); its str is made once nothing of the
+    exchange is left in RAM, and the spool is given back, also when the
+    reading is interrupted."""
+    dest = spool()
+    try:
+        _, err = _guard(conn, read, *args, dest, limit)
+        collect()
+        text = ""
+        if err is None or conn.last_is_error:
+            text, e = _guard(conn, dest.text)
+            err = err or e
+    finally:
+        unspool(dest)
     return text, err
 
 

@@ -170,13 +170,8 @@ def read(conn, uri, out=None, limit=client.MAX_TEXT):
     conn.last_is_error = False
     if not isinstance(uri, str) or not uri:
         return None, "read_resource needs a uri (a string)"
-    dest = out if out is not None else client.spool()
-    try:
-        _, err = client._guard(conn, _read, conn, uri, dest, limit)
-        text = ""
-        if out is None:
-            text, err = client.spooled(conn, dest, err, err is None)
-    finally:
-        if out is None:
-            client.unspool(dest)
+    if out is None:
+        text, err = client.as_text(conn, limit, _read, conn, uri)
+    else:
+        text, err = "", client._guard(conn, _read, conn, uri, out, limit)[1]
     return (None, err) if err else (text, None)

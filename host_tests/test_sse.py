@@ -421,6 +421,17 @@ def call_while_listening(stub):
     return out, took
 
 
+def answered_during_a_call(get, rid):
+    """A call while the GET stream (get) sends ping rid: the ping is
+    answered and the call ends, long before its 10 s timeout."""
+    stub = Stub(get=get)
+    stub.call = slow_call(stub, wait_for_answer=True)
+    (text, err), took = call_while_listening(stub)
+    assert (text, err) == ("done", None)
+    assert stub.answers == [{"jsonrpc": "2.0", "id": rid, "result": {}}]
+    assert took < 5, took
+
+
 def test_get_stream_keep_alive_comments_do_not_stall_a_call():
     stub = Stub(get=lambda req, w: w.sse_forever(b": ping\n\n", 0.2))
     stub.call = slow_call(stub)
@@ -442,12 +453,7 @@ def test_get_stream_chunk_end_after_a_big_event_does_not_stall_a_call():
         time.sleep(0.3)
         w.write(b"\r\n")
         time.sleep(5)
-    stub = Stub(get=get)
-    stub.call = slow_call(stub, wait_for_answer=True)
-    (text, err), took = call_while_listening(stub)
-    assert (text, err) == ("done", None)
-    assert stub.answers == [{"jsonrpc": "2.0", "id": 7, "result": {}}]
-    assert took < 5, took
+    answered_during_a_call(get, 7)
 
 
 def test_get_stream_request_arriving_after_its_head_is_answered():
@@ -462,12 +468,7 @@ def test_get_stream_request_arriving_after_its_head_is_answered():
         time.sleep(0.3)
         w.chunk(event)
         time.sleep(5)
-    stub = Stub(get=get)
-    stub.call = slow_call(stub, wait_for_answer=True)
-    (text, err), took = call_while_listening(stub)
-    assert (text, err) == ("done", None)
-    assert stub.answers == [{"jsonrpc": "2.0", "id": 9, "result": {}}]
-    assert took < 5, took
+    answered_during_a_call(get, 9)
 
 
 def test_out_of_memory_reading_the_get_streams_head_is_said(monkeypatch):

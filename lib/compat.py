@@ -18,6 +18,8 @@ except ImportError:
     def const(x):
         return x
 
+_GC_LEAST = const(1024)    # bytes: tighten() collects no more often
+
 if MICROPYTHON:
     import time
     ticks_ms = time.ticks_ms
@@ -26,6 +28,24 @@ if MICROPYTHON:
 
     def collect():
         gc.collect()
+
+    def tighten():
+        """While a long exchange runs, have the GC collect each time a
+        quarter of the heap that is free now has been allocated (unless the
+        program has it collect more often; gc.threshold): garbage cleared
+        early keeps what lives on low in the heap instead of scattered over
+        it. An ai.run round on a 1 MB tool result, unix port: from 66K of
+        free heap (every ~4 KB), 70K without; every 8 KB 68K, 2 KB as 4 KB.
+        A board with megabytes free collects as rarely as it did. Returns
+        what loosen() puts back."""
+        t = gc.threshold()
+        every = max(gc.mem_free() >> 2, _GC_LEAST)
+        if t < 0 or t > every:
+            gc.threshold(every)
+        return t
+
+    def loosen(t):
+        gc.threshold(t)
 else:
     import time
 
@@ -39,6 +59,12 @@ else:
         time.sleep(ms / 1000)
 
     def collect():
+        pass
+
+    def tighten():
+        return None
+
+    def loosen(t):
         pass
 
 

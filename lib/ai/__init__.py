@@ -25,7 +25,7 @@ official SDKs retry, and words the errors. Styles only translate.
 """
 import httpc
 import jsonstream
-from compat import sleep_ms, collect, const, ticks_ms, ticks_diff
+from compat import sleep_ms, collect, const, ticks_ms, ticks_diff, tighten, loosen
 from ai.config import ConfigError, resolve, source
 from ai.styles import Out, StyleError, load
 
@@ -115,6 +115,7 @@ def ask(history, overrides=None):
     """Send the conversation; returns (reply, err, tool_calls)."""
     cfg = out = None
     tools = (overrides or ()) and overrides.get("tools")
+    gc_was = tighten()
     try:
         o = overrides or {}
         try:
@@ -179,6 +180,8 @@ def ask(history, overrides=None):
             return None, _oom(cfg, out, tools), None
         except MemoryError:     # not even the line's words: a constant, no allocation
             return None, "out of memory (restart, or free memory: ai -new, ai tools clear)", None
+    finally:
+        loosen(gc_was)
 
 
 def _more():
@@ -194,11 +197,14 @@ def providers():
 
 def fetch_models(provider=None, key=None, use=None, limit=MAX_MODELS, base_url=None):
     """The provider's live model ids (at most `limit`): (models, err)."""
+    gc_was = tighten()
     try:
         return _more().fetch_models(provider, key, use, limit, base_url)
     except MemoryError:
         collect()
         return None, "out of memory reading the model list (ask for fewer: limit=)"
+    finally:
+        loosen(gc_was)
 
 
 def _tee(a, b):
@@ -221,6 +227,7 @@ def ask_simple(prompt, overrides=None):
 def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
         approve=None, show=None):
     """The tool-use loop (see ai/loop.py): (reply, err)."""
+    gc_was = tighten()
     try:
         from ai import loop
         return loop.run(history, overrides, tools, mcps, max_rounds, approve, show)
@@ -228,6 +235,8 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
         collect()
         return None, ("out of memory running the tools (fewer tools: ai tools clear; "
                       "a smaller mcp.max_result; or start over: ai -new)")
+    finally:
+        loosen(gc_was)
 
 
 def edit(path, start=None, end=None, where="replace", instruction=None, overrides=None):
@@ -250,11 +259,14 @@ def register_tool(name, description, parameters, run):
 
 def tools_cache_build(progress=None):
     """List every configured MCP server's tools into the cache: (count, err)."""
+    gc_was = tighten()
     try:
         return _more().tools_cache_build(progress)
     except MemoryError:
         collect()
         return 0, "out of memory listing the tools (fewer MCP servers: mcp del NAME)"
+    finally:
+        loosen(gc_was)
 
 
 def tools_cache():

@@ -59,7 +59,7 @@
 
 import jsonstream
 import httpc
-from compat import collect, const, ticks_ms, ticks_diff
+from compat import collect, const, ticks_ms, ticks_diff, tighten, loosen
 
 # the versions we speak, the newest (the one we ask for) first
 PROTOCOLS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
@@ -799,6 +799,7 @@ def _guard(conn, fn, *args):
     failures to (None, err) (running out of memory too: what to make
     smaller)."""
     conn.t0 = ticks_ms()
+    gc_was = tighten()
     try:
         return fn(*args), None
     except McpError as e:
@@ -815,6 +816,7 @@ def _guard(conn, fn, *args):
                       "ai tools clear if the tools cache is large)" % conn.name)
     finally:
         conn.t0 = None
+        loosen(gc_was)
 
 
 def connect(url, token=None, name=None, elicit=None, sample=None, listen=True, timeout=30,

@@ -1,0 +1,55 @@
+# gc.threshold around the library's exchanges (compat.tighten / loosen):
+# lowered while ai.* and mcp.* work, the program's own setting back after
+# each, and a program that collects more often already is left as it is.
+# argv: store_root base_url model key mcp_url
+# Prints GC <function> <threshold set> during=<seen in the exchange>
+# after=<threshold after>.
+import gc
+import sys
+import ai
+import mcp
+import store
+
+root, base_url, model, key, url = sys.argv[1:6]
+store.set_root(root)
+OV = {"provider": "openai", "style": "openai", "base_url": base_url, "model": model,
+      "key": key, "timeout": 10}
+seen = []
+
+
+def watch(piece):
+    seen.append(gc.threshold())
+
+
+def show(name, before, err):
+    print("GC %s %d during=%s after=%d%s" % (name, before, min(seen) if seen else None,
+                                             gc.threshold(), "" if err is None else " ERR"))
+
+
+for before in (-1, 512, 10 ** 8):
+    gc.threshold(before)
+    del seen[:]
+    ov = dict(OV)
+    ov["stream"] = watch
+    reply, err, _ = ai.ask([{"role": "user", "content": "hi"}], ov)
+    show("ai.ask", before, err)
+
+gc.threshold(-1)
+del seen[:]
+ov = dict(OV)
+ov["stream"] = watch
+reply, err = ai.run([{"role": "user", "content": "hi"}], ov)
+show("ai.run", -1, err)
+
+del seen[:]
+models, err = ai.fetch_models("openai", key=key, base_url=base_url)
+show("ai.fetch_models", -1, err)
+
+conn, err = mcp.connect(url, name="peer")
+show("mcp.connect", -1, err)
+tools, err = mcp.tools(conn)
+show("mcp.tools", -1, err)
+mcp.close(conn)
+gc.threshold(4096)
+conn, err = mcp.connect("http://127.0.0.1:9/mcp", name="nobody", timeout=2)
+show("mcp.connect", 4096, None if err else "no error")

@@ -3,7 +3,7 @@
 # each, and a program that collects more often already is left as it is.
 # argv: store_root base_url model key mcp_url
 # Prints GC <function> <threshold set> during=<seen in the exchange>
-# after=<threshold after>.
+# after=<threshold after> ok|err.
 import gc
 import sys
 import ai
@@ -22,8 +22,8 @@ def watch(piece):
 
 
 def show(name, before, err):
-    print("GC %s %d during=%s after=%d%s" % (name, before, min(seen) if seen else None,
-                                             gc.threshold(), "" if err is None else " ERR"))
+    print("GC %s %d during=%s after=%d %s" % (name, before, min(seen) if seen else None,
+                                              gc.threshold(), "ok" if err is None else "err"))
 
 
 for before in (-1, 512, 10 ** 8):
@@ -52,4 +52,4 @@ show("mcp.tools", -1, err)
 mcp.close(conn)
 gc.threshold(4096)
 conn, err = mcp.connect("http://127.0.0.1:9/mcp", name="nobody", timeout=2)
-show("mcp.connect", 4096, None if err else "no error")
+show("mcp.connect", 4096, err)

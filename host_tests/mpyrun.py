@@ -236,14 +236,21 @@ class Runner:
         boot = gc.mem_alloc() at that point. Two sizes, as the GC's own
         tables grow with the heap."""
         pts = []
+        # the names' pool doubles as lib/ gains names: room for it, doubled
+        # until the boot fits (a few names more must not break the runner)
+        names = 64 * 1024 if frozen else 0
         for extra in (64 * 1024, 256 * 1024):
-            total = self.rom_size + extra + (64 * 1024 if frozen else 0)
-            r = subprocess.run([self.micropython, "-X", "heapsize=%d" % total, "-m",
-                                "romboot", "--calibrate"], capture_output=True,
-                               text=True, timeout=60, env=self.env(frozen=frozen))
-            m = re.search(r"CALIBRATE alloc=(\d+) free=(\d+)", r.stdout)
-            if not m:
-                raise RuntimeError("romboot calibration failed: %s %s" % (r.stdout, r.stderr))
+            while True:
+                total = self.rom_size + extra + names
+                r = subprocess.run([self.micropython, "-X", "heapsize=%d" % total, "-m",
+                                    "romboot", "--calibrate"], capture_output=True,
+                                   text=True, timeout=60, env=self.env(frozen=frozen))
+                m = re.search(r"CALIBRATE alloc=(\d+) free=(\d+)", r.stdout)
+                if m:
+                    break
+                if not frozen or names > 1024 * 1024 or "MemoryError" not in r.stderr:
+                    raise RuntimeError("romboot calibration failed: %s %s" % (r.stdout, r.stderr))
+                names *= 2
             pts.append((total, int(m.group(1)), int(m.group(2))))
         (s1, a1, f1), (s2, _, f2) = pts
         slope = (f2 - f1) / float(s2 - s1)

@@ -26,3 +26,24 @@ def test_heap_cap_is_enforced_and_peak_reported(mpy, tmp_path):
     assert small.peak is not None and small.working >= 8000, small
     big = mpy.run("heapcheck", heap="32K", args=[40000])
     assert big.rc != 0 and "MemoryError" in big.err + big.out, big
+
+
+def test_the_heap_cap_holds_when_lib_gains_names(mpy, tmp_path):
+    """romboot opens the names' next pool up front; with twice lib/'s names
+    that pool is at least twice as large, and the runner's calibration must
+    still boot and leave the heap a test names (it once failed every test
+    at boot when lib/ crossed a pool size)."""
+    import copy
+    grown = copy.copy(mpy)
+    with open(mpy.qstrs) as f:
+        names = f.read()
+    n = names.count("\n")
+    grown.qstrs = str(tmp_path / "qstrs.txt")
+    with open(grown.qstrs, "w") as f:
+        f.write(names + "".join("grown_name_%05d\n" % i for i in range(n)))
+    grown.flash = {True: grown.calibrate(True), False: mpy.flash[False]}
+    assert grown.boot(True) > mpy.boot(True) + 16 * n      # the names are in the boot
+    small = grown.run("heapcheck", heap="32K", args=[8000])
+    assert small.rc == 0, small
+    big = grown.run("heapcheck", heap="32K", args=[40000])
+    assert big.rc != 0 and "MemoryError" in big.err + big.out, big

@@ -388,6 +388,10 @@ def test_mcp_add_list_test_tools_call_del(console, sdk_server):
     assert re.search(r"^other +http://127\.0\.0\.1:9/mcp  token tok\.\.\.56$", screen, re.M), screen
     assert re.search(r"^sdk +%s$" % re.escape(url), screen, re.M), screen
     assert "abcdef1234" not in out            # the token is never shown
+    c.clear()
+    c.line("mcp list")                      # what the help's "list" suggests
+    listed = c.text()
+    assert listed.startswith("mcp list\n") and listed[9:] == screen[4:], (listed, screen)
     s = read_settings(c.flash)
     assert s["mcp.sdk.url"] == url and s["mcp.other.token"] == "tok-abcdef123456"
     # test: connects, lists the tools, count and time

@@ -1,6 +1,6 @@
 """The `mcp` console command: the configured MCP servers.
 
-    mcp                          list the servers (URL, token masked)
+    mcp, mcp list                list the servers (URL, token masked)
     mcp add NAME URL [TOKEN]     add or replace a server ("replaced": its
                                  tools leave the tools cache, ai -tools
                                  lists them again)
@@ -36,7 +36,7 @@ from shell import term
 
 
 def main(args):
-    if not args:
+    if not args or args == ["list"]:
         servers = mcp.servers()
         if not servers:
             return out("no MCP servers; add one with: mcp add NAME URL [TOKEN]")

@@ -29,7 +29,7 @@ def mpy():
 
 @pytest.fixture
 def flash(tmp_path):
-    """A fresh simulated flash: lib/store.py points at tmp_path."""
+    """A fresh simulated flash: lib/store points at tmp_path."""
     import store
     store.set_root(str(tmp_path))
     yield tmp_path

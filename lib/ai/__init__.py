@@ -35,8 +35,6 @@ MAX_MODELS = 200      # ids kept from a model list by default (see ai/more.py)
 KEEP = ("content-type", "retry-after", "retry-after-ms", "x-should-retry")
 
 
-class AIError(Exception):
-    pass
 
 
 def _left(cfg, t0):
@@ -47,7 +45,7 @@ def _left(cfg, t0):
 
 def _exchange(cfg, style, history, tools, out, streaming):
     """One model request with retries, all within the deadline. Returns a
-    Reply or raises AIError."""
+    Reply or raises StyleError with the line to show."""
     t0 = ticks_ms()
     for attempt in range(_RETRIES + 1):
         url, headers, body = style.request(cfg, history, tools, streaming)
@@ -61,7 +59,7 @@ def _exchange(cfg, style, history, tools, out, streaming):
                                  keep=KEEP, timeout=cfg["timeout"],
                                  deadline=_left(cfg, t0))
         except httpc.HTTPError as e:
-            raise AIError(_more().network_error(cfg, e))
+            raise StyleError(_more().network_error(cfg, e))
         done = False
         try:
             if resp.status == 200:
@@ -78,18 +76,18 @@ def _exchange(cfg, style, history, tools, out, streaming):
             wait = more.retry_wait(attempt, resp.status, resp.headers, hint)
             done = True
         except httpc.HTTPError as e:
-            raise AIError(_more().network_error(cfg, e))
+            raise StyleError(_more().network_error(cfg, e))
         except jsonstream.JSONError as e:
-            raise AIError("%s: bad reply (%s)" % (cfg["provider"], e))
+            raise StyleError("%s: bad reply (%s)" % (cfg["provider"], e))
         except StyleError as e:
-            raise AIError("%s: %s" % (cfg["provider"], e))
+            raise StyleError("%s: %s" % (cfg["provider"], e))
         finally:
             # a reply abandoned half way (error, Ctrl-C) is not drained
             resp.close(done)
         msg = more.scrub(cfg, msg)
         if (wait is None or attempt == _RETRIES or wait > _MAX_WAIT_S
                 or wait >= _left(cfg, t0)):
-            raise AIError(more.explain(cfg, resp.status, msg, kind, wait))
+            raise StyleError(more.explain(cfg, resp.status, msg, kind, wait))
         collect()
         sleep_ms(int(wait * 1000))
 
@@ -135,7 +133,11 @@ def ask(history, overrides=None):
         sink = stream
         rec = None if keep else getattr(history, "record", None)   # a history on flash
         if rec is not None:
-            sink = rec if stream is None else _tee(stream, rec)
+            sink = rec
+            if stream is not None:
+                def sink(piece):
+                    stream(piece)
+                    rec(piece)
         fallback = None
         if tools and cfg["tools_level"] == "text-fallback":
             from ai.styles import text as fallback
@@ -168,7 +170,7 @@ def ask(history, overrides=None):
         reply.turn["content"] = reply.text
         history.append(reply.turn)
         return reply.text, None, reply.calls
-    except AIError as e:
+    except StyleError as e:     # (the one exception class of ai: see ai/config.py)
         out.drop()
         return None, _more().scrub(cfg, str(e)), None
     except MemoryError:
@@ -189,12 +191,6 @@ def _more():
     return more
 
 
-def providers():
-    """The catalogue: a list of dicts (id, name, style, base_url, key,
-    model, tools, local)."""
-    return _more().providers()
-
-
 def fetch_models(provider=None, key=None, use=None, limit=MAX_MODELS, base_url=None):
     """The provider's live model ids (at most `limit`): (models, err)."""
     gc_was = tighten()
@@ -205,13 +201,6 @@ def fetch_models(provider=None, key=None, use=None, limit=MAX_MODELS, base_url=N
         return None, "out of memory reading the model list (ask for fewer: limit=)"
     finally:
         loosen(gc_was)
-
-
-def _tee(a, b):
-    def both(piece):
-        a(piece)
-        b(piece)
-    return both
 
 
 def ask_simple(prompt, overrides=None):
@@ -239,24 +228,6 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
         loosen(gc_was)
 
 
-def edit(path, start=None, end=None, where="replace", instruction=None, overrides=None):
-    """Change lines start..end of a file with the model (see ai/editor.py):
-    (summary, err); the file is unchanged on any failure."""
-    from ai import editor
-    return editor.edit(path, start, end, where, instruction, overrides)
-
-
-def undo():
-    """Put back the file the last edit changed: (summary, err)."""
-    from ai import editor
-    return editor.undo()
-
-
-def register_tool(name, description, parameters, run):
-    from ai import loop
-    loop.register_tool(name, description, parameters, run)
-
-
 def tools_cache_build(progress=None):
     """List every configured MCP server's tools into the cache: (count, err)."""
     gc_was = tighten()
@@ -269,11 +240,21 @@ def tools_cache_build(progress=None):
         loosen(gc_was)
 
 
-def tools_cache():
-    """[(server, tool definition)] of the cache (parameters loaded)."""
-    return _more().tools_cache()
-
-
-def tools_cache_clear():
-    from ai import toolcache
-    toolcache.clear()
+def __getattr__(name):
+    # The calls a chat never makes are imported on first use, so that a
+    # chat pays no heap for them: edit() and undo() are ai/editor.py's;
+    # providers(), register_tool(), tools_cache(), tools_cache_clear() are
+    # in ai/more.py. Any other name is a submodule: MicroPython asks here
+    # first for "from ai import loop".
+    if name[:1] == "_":
+        raise AttributeError(name)
+    if name == "edit" or name == "undo":
+        from ai import editor
+        return getattr(editor, name)
+    if name in ("providers", "register_tool", "tools_cache", "tools_cache_clear"):
+        from ai import more
+        return getattr(more, name)
+    try:
+        return __import__("ai." + name, None, None, (name,))
+    except ImportError:
+        raise AttributeError(name)

@@ -20,17 +20,15 @@ serve both /chat/completions and /responses)."""
 import store
 from ai import catalog
 from compat import const
+# settings that cannot be used (unknown provider, preset, option...): the
+# one exception class of the ai package (each class costs a few hundred
+# bytes of heap from import on, and no caller needs to tell them apart)
+from ai.styles import StyleError as ConfigError
 
 THINKING = ("minimal", "low", "medium", "high", "max")
-BOUND = ("model", "key", "base_url", "tools", "style")
-SWITCHABLE = ("openai", "responses")        # styles a provider may swap
 _DEFAULT_TIMEOUT = const(60)     # seconds per socket wait (first byte included)
 _DEFAULT_DEADLINE = const(300)   # seconds for a whole exchange, retries included
 _DEFAULT_MAX_REPLY = const(16384)     # characters ask() returns (the console: 128 KB)
-
-
-class ConfigError(Exception):
-    pass
 
 
 def _setting(use, field, provider):
@@ -41,7 +39,8 @@ def _setting(use, field, provider):
         return v, name
     if use != "general":
         gp = store.get("ai.general.provider")
-        if field not in BOUND or not gp or gp == provider:
+        # (what belongs to a provider comes from ai.general only for that provider)
+        if field not in ("model", "key", "base_url", "tools", "style") or not gp or gp == provider:
             name = "ai.general." + field
             v = store.get(name)
             if v is not None and v != "":
@@ -128,7 +127,8 @@ def resolve(overrides=None):
             cfg["thinking"] = think
             sources["thinking"] = sources.get("model")
     style = cfg["style"] or entry["style"]
-    if style != entry["style"] and (style not in SWITCHABLE or entry["style"] not in SWITCHABLE):
+    switchable = ("openai", "responses")        # styles a provider may swap
+    if style != entry["style"] and (style not in switchable or entry["style"] not in switchable):
         raise ConfigError("%s: %s speaks only the %s style, not %r" % (
             source(cfg, "style"), pid, entry["style"], style))
     cfg["style"] = style

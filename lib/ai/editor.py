@@ -225,7 +225,7 @@ class _Answer:
 
 
 def edit(path, start=None, end=None, where="replace", instruction=None, overrides=None):
-    """See the module docstring: (summary, None) or (None, err)."""
+    """ai.edit() (see the module docstring): (summary, None) or (None, err)."""
     import ai
     if where not in WHAT:
         return None, "where must be replace, before or after, not %r" % (where,)
@@ -306,7 +306,8 @@ def _splice(path, ans, out, a, b, where, size):
 
 
 def undo():
-    """Put back the file the last edit changed: (summary, None) or (None, err)."""
+    """ai.undo(): put back the file the last edit changed: (summary, None) or
+    (None, err)."""
     meta, copy = _dir("undo.json"), _dir("undo")
     try:
         with open(meta, "rb") as f:

@@ -29,19 +29,9 @@ import jsonstream
 import store
 from compat import collect, const
 
-_LOCAL = {}
+_LOCAL = {}     # the local tools by name (ai.register_tool, in ai/more.py)
 CACHE = "tools.jsonl"   # the tools cache (ai/toolcache.py), under the flash root
 _HEAD = const(256)      # characters of a result on flash shown to show()
-
-
-def register_tool(name, description, parameters, run):
-    """Offer a Python callable as a tool: run(args_dict) -> str."""
-    _LOCAL[name] = {"name": name, "description": description,
-                    "parameters": parameters, "run": run}
-
-
-def local_tools():
-    return sorted(_LOCAL)
 
 
 def tool_name(server, name, force=False):
@@ -81,7 +71,7 @@ def _gather(tools, mcps):
     for item in tools or ():
         if isinstance(item, str):
             if item not in _LOCAL:
-                raise ValueError("unknown local tool '%s' (known: %s)" % (item, ", ".join(local_tools()) or "none"))
+                raise ValueError("unknown local tool '%s' (known: %s)" % (item, ", ".join(sorted(_LOCAL)) or "none"))
             item = _LOCAL[item]
         name = item["name"]
         if name in routes:

@@ -2,7 +2,9 @@
 that a chat pays no heap for them: error wording (HTTP errors, network
 errors, empty replies), the wait before a retry,
 the catalogue as dicts, the live model list, building and listing the
-tools cache (ai/toolcache.py)."""
+tools cache (ai/toolcache.py); and the public calls a chat never makes
+(ai.providers, register_tool, tools_cache, tools_cache_clear:
+ai/__init__.py's __getattr__ finds them here)."""
 import httpc
 import jsonstream
 from compat import collect, const, ticks_ms
@@ -14,7 +16,7 @@ _MAX_PAGES = const(50)
 
 
 def providers():
-    """The catalogue: a list of dicts (id, name, style, base_url, key,
+    """ai.providers(): the catalogue: a list of dicts (id, name, style, base_url, key,
     model, tools, local)."""
     return [catalog.entry(p) for p in catalog.PROVIDERS]
 
@@ -156,7 +158,8 @@ def tools_cache_build(progress):
     The old cache stays until the new one is complete."""
     import mcp
     import store
-    from ai.toolcache import CACHE, Tools
+    from ai.loop import CACHE
+    from ai.toolcache import Tools
     path = store.path(CACHE)
     w = Tools(path + ".tmp", True)
     errors = []
@@ -173,12 +176,62 @@ def tools_cache_build(progress):
     return w.count, ("; ".join(errors) or None)
 
 
+def tools_cache_lines():
+    """(server, tool definition) of every cached tool, a line at a time;
+    parameters is a jsonstream.RawFile of the schema's JSON text (the
+    console's ai tools list)."""
+    import store
+    from ai.loop import CACHE
+    from ai.toolcache import Tools
+    for d in Tools(store.path(CACHE)):
+        if d.get("name"):
+            yield d["server"], d
+
+
 def tools_cache():
-    """[(server, tool definition with "name" as offered and "remote")] or []."""
+    """ai.tools_cache(): [(server, tool definition with "name" as offered and
+    "remote")] or []."""
     from ai import lines
-    from ai.toolcache import read
     out = []
-    for server, d in read():
+    for server, d in tools_cache_lines():
         d["parameters"] = lines.load(d["parameters"])
         out.append((server, d))
     return out
+
+
+def tools_cache_clear():
+    """ai.tools_cache_clear(): remove the cache (chats offer no MCP tools)."""
+    import store
+    from ai.loop import CACHE
+    store.remove(store.path(CACHE))
+
+
+def tools_cache_drop(server):
+    """Remove the tools of server from the tools cache (mcp del, mcp add
+    over the name): the count removed. The kept lines are copied as they
+    are, a line at a time."""
+    import store
+    from ai import lines
+    from ai.loop import CACHE
+    p = store.path(CACHE)
+    keep = []       # (offset, length) of the lines kept: 256 at most
+    n = 0
+    for a, k, m in lines.read(p, "parameters", 0, at=True):
+        if m.get("server") == server:
+            n += 1
+        else:
+            keep.append((a, k))
+    if n:
+        def write(w):
+            for a, k in keep:
+                store.copy(p, w, a, k)
+        store.write_atomic(p, write)
+    return n
+
+
+def register_tool(name, description, parameters, run):
+    """ai.register_tool(): offer a Python callable as a tool, run(args_dict)
+    -> str, named by string in ai.run(tools=[...]) (ai/loop.py)."""
+    from ai import loop
+    loop._LOCAL[name] = {"name": name, "description": description,
+                        "parameters": parameters, "run": run}

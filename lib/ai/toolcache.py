@@ -2,7 +2,8 @@
 
 The tools cache holds the tools of every configured MCP server, listed once
 so that ai.run can offer them without connecting to every server first
-(ai.tools_cache_build / tools_cache / tools_cache_clear); ai.run(mcps=...)
+(ai.tools_cache_build / tools_cache / tools_cache_clear, in ai/more.py with
+the console's listing and dropping a server); ai.run(mcps=...)
 lists the named servers into tmp/tools.jsonl for the run.
 
 File format: one JSON object per line: {"server", "name" (as offered:
@@ -19,7 +20,7 @@ tools costs no heap. A file holds at most MAX_TOOLS.
 """
 import jsonstream
 import store
-from ai.loop import CACHE, tool_name
+from ai.loop import tool_name
 
 MAX_TOOLS = 256
 
@@ -137,36 +138,3 @@ def _reader(server):
                            "as it is, binary content only described." % server,
             "parameters": {"type": "object", "required": ["uri"], "properties": {
                 "uri": {"type": "string", "description": "the resource's URI"}}}}
-
-
-def read():
-    """(server, tool definition) of every cached tool, a line at a time;
-    parameters is a jsonstream.RawFile of the schema's JSON text."""
-    for d in Tools(store.path(CACHE)):
-        if d.get("name"):
-            yield d["server"], d
-
-
-def drop(server):
-    """Remove the tools of server from the tools cache (mcp del, mcp add
-    over the name): the count removed. The kept lines are copied as they
-    are, a line at a time."""
-    from ai import lines
-    p = store.path(CACHE)
-    keep = []       # (offset, length) of the lines kept: 256 at most
-    n = 0
-    for a, k, m in lines.read(p, "parameters", 0, at=True):
-        if m.get("server") == server:
-            n += 1
-        else:
-            keep.append((a, k))
-    if n:
-        def write(w):
-            for a, k in keep:
-                store.copy(p, w, a, k)
-        store.write_atomic(p, write)
-    return n
-
-
-def clear():
-    store.remove(store.path(CACHE))

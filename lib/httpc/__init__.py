@@ -60,8 +60,7 @@ import errno
 import socket
 import select
 
-from compat import (MICROPYTHON, is_timeout, const, clock_ok, ticks_ms, ticks_diff,
-                    EPIPE, ENETUNREACH)
+from compat import MICROPYTHON, is_timeout, const, clock_ok, ticks_ms, ticks_diff
 
 CA_FILE = None
 USER_AGENT = "antos-ai/0.1"
@@ -73,13 +72,8 @@ LINE_MAX = 1024      # longest header / chunk-size / trailer line
 _VALUE_MAX = const(512)      # longest kept header value
 _MAX_HEADERS = const(64)     # header lines per response
 _DRAIN_MAX = const(4096)     # unread body close() will skip to keep a connection
-_READ_LIMIT = const(16384)   # default bound of read() / Event.read()
-_PIECE = const(1024)         # largest piece read() collects a body in
 _WCHUNK = const(512)         # write coalescing buffer
 _BUF = const(520)            # a connection's buffer until a line needs more
-# CPython's ssl errnos when the peer hangs up (SSLZeroReturnError, SSLEOFError)
-_SSL_ERROR_ZERO_RETURN = const(6)
-_SSL_ERROR_EOF = const(8)
 
 # how a response body is framed (Response._mode)
 _NO_BODY = const(0)          # HEAD, 1xx, 204, 304
@@ -98,8 +92,6 @@ _pool = {}
 # the first is made now, while the heap is still in one piece
 _spare = [bytearray(_BUF)]
 _stats = {"opened": 0, "reused": 0}
-# the errors that mean the peer dropped the connection
-_RESETS = (errno.ECONNRESET, EPIPE, errno.ECONNABORTED)
 
 
 class HTTPError(OSError):
@@ -113,62 +105,7 @@ class HTTPError(OSError):
         self.sent = sent
 
 
-def pool_stats():
-    """{"opened": TCP connections opened so far, "reused": pooled reuses}."""
-    return dict(_stats)
-
-
-def close_all():
-    """Close every pooled connection."""
-    for k in list(_pool):
-        _pool.pop(k).close()
-
-
 # ---------------------------------------------------------------- helpers
-
-def _errno(e):
-    code = getattr(e, "errno", None)
-    if code is None and e.args:
-        code = e.args[0]
-    return code if isinstance(code, int) else None
-
-
-def _reason(e):
-    code = _errno(e)
-    if code == errno.ECONNREFUSED:
-        return "connection refused"
-    if code == errno.EHOSTUNREACH:
-        return "no route to host"
-    if code == ENETUNREACH:
-        return "network unreachable"
-    if code == errno.ECONNRESET or code == EPIPE:
-        return "connection reset"
-    if code == errno.ECONNABORTED:
-        return "connection aborted"
-    return _short(e)
-
-
-def _short(e):
-    s = str(e).strip()
-    i = s.find("\n")
-    if i >= 0:
-        s = s[:i]
-    if len(s) > 80:
-        s = s[:80]
-    return s or type(e).__name__
-
-
-def _io_err(e, host, phase):
-    """Map an OSError from a socket read/write to an HTTPError."""
-    if is_timeout(e):
-        return HTTPError("timed out waiting for %s" % host, "timeout")
-    code = _errno(e)
-    if code in _RESETS or code in (errno.ENOTCONN, errno.EBADF, _SSL_ERROR_ZERO_RETURN,
-                                   _SSL_ERROR_EOF):
-        return HTTPError("connection reset by %s %s" % (host, phase), "reset")
-    return HTTPError("connection to %s failed %s: %s" % (host, phase, _short(e)),
-                     "reset")
-
 
 def _dec(b, what):
     try:
@@ -236,38 +173,6 @@ def _split(url):
     return scheme, host.lower(), port, path
 
 
-def _join(scheme, host, port, path, loc):
-    """Resolve a Location header against the current URL."""
-    if loc.startswith("//"):
-        return scheme + ":" + loc
-    low = loc[:8].lower()
-    if low.startswith("http://") or low.startswith("https://"):
-        return loc
-    base = "%s://%s:%d" % (scheme, host, port)
-    if loc.startswith("/"):
-        return base + loc
-    q = path.find("?")
-    if q >= 0:
-        path = path[:q]
-    if loc.startswith("?"):
-        return base + path + loc
-    return base + path[:path.rfind("/") + 1] + loc
-
-
-def _credential(name, secret):
-    """True for a (lowercase) header name that carries credentials:
-    Authorization, Cookie, x-api-key, x-goog-api-key and their kin (any
-    name with auth, cookie, key or token in it), or one the caller named
-    in secret."""
-    if ("auth" in name or "cookie" in name or "key" in name
-            or "token" in name):
-        return True
-    for s in secret:
-        if name == s.lower():
-            return True
-    return False
-
-
 # ---------------------------------------------------------------- connection
 
 class _Conn:
@@ -321,11 +226,12 @@ class _Conn:
             self.sock.settimeout(ms / 1000)
         return ms, late
 
-    def _timed_out(self, e, late):
-        """CPython: the error to raise for OSError e of a socket call."""
-        if late and is_timeout(e):
-            return _late(self.deadline, self.host)
-        return e
+    if not MICROPYTHON:     # (a method object less on the board)
+        def _timed_out(self, e, late):
+            """CPython: the error to raise for OSError e of a socket call."""
+            if late and is_timeout(e):
+                return _late(self.deadline, self.host)
+            return e
 
     def close(self):
         self.detach()
@@ -543,7 +449,8 @@ def _open(key, connect_timeout, ca, deadline):
             if late:
                 raise _late(deadline, host)
             raise HTTPError("timed out connecting to %s" % where, "timeout")
-        raise HTTPError("cannot connect to %s: %s" % (where, _reason(e)), "connect")
+        from httpc.more import reason
+        raise HTTPError("cannot connect to %s: %s" % (where, reason(e)), "connect")
     _stats["opened"] += 1
     if ctx is not None:
         clock_ok()      # certificate dates need a set clock (NTP, retried)
@@ -555,7 +462,7 @@ def _open(key, connect_timeout, ca, deadline):
                 raise
             if late and is_timeout(e):
                 raise _late(deadline, host)
-            from httpc.ca import handshake_error
+            from httpc.more import handshake_error
             raise handshake_error(e, host, where)
     if MICROPYTHON:
         s.setblocking(False)
@@ -569,46 +476,6 @@ def _release(c):
     c.detach()
     c.deadline = None
     _pool[c.key] = c
-
-
-def _too_long(what, limit):
-    return HTTPError("%s larger than %d bytes" % (what, limit), "toolong", True)
-
-
-def _fill(src, mv):
-    """Read from src into mv until it is full or src ends: the count."""
-    n = 0
-    while n < len(mv):
-        k = src.readinto(mv[n:])
-        if not k:
-            break
-        n += k
-    return n
-
-
-def _read_all(src, limit, what, first=_PIECE):
-    """All that src.readinto() gives until it returns 0, as bytes; an
-    HTTPError "toolong" past limit bytes (None: 16 KB). Collected in pieces
-    of `first` bytes (at most 1 KB) joined once: no buffer that doubles and
-    copies, so N bytes need N in small pieces plus the N of the result,
-    its only large block."""
-    if limit is None:
-        limit = _READ_LIMIT
-    size = min(max(first, 1), _PIECE, limit + 1)
-    parts = []
-    got = 0
-    while True:
-        piece = bytearray(size)
-        mv = memoryview(piece)
-        n = _fill(src, mv)
-        got += n
-        if got > limit:
-            raise _too_long(what, limit)
-        if n:
-            parts.append(piece if n == size else bytes(mv[:n]))
-        if n < size:
-            break
-    return b"".join(parts)
 
 
 # ---------------------------------------------------------------- request
@@ -775,7 +642,8 @@ class Response:
             raise
         except OSError as e:
             self._keep = False
-            err = _io_err(e, c.host, "while reading the body")
+            from httpc.more import io_err
+            err = io_err(e, c.host, "while reading the body")
             err.sent = True
             raise err
 
@@ -839,19 +707,10 @@ class Response:
     def read(self, n=-1, limit=None):
         """read(n): up to n bytes (fewer only at the end). read(): the whole
         (small) body, HTTPError "toolong" when larger than limit (default
-        16 KB); it costs the body twice at the end (pieces, then the bytes)."""
-        if n is not None and n >= 0:
-            mv = memoryview(bytearray(n))
-            return bytes(mv[:_fill(self, mv)])
-        if limit is None:
-            limit = _READ_LIMIT
-        what = "%s: response body" % (self._c.host if self._c else "server")
-        first = _PIECE
-        if self._mode == _LENGTH:
-            if self._left > limit:
-                raise _too_long(what, limit)
-            first = self._left + 1      # all in one piece when small
-        return _read_all(self, limit, what, first)
+        16 KB); it costs the body twice at the end (pieces, then the bytes).
+        (httpc/more.py: an exchange that streams never needs it.)"""
+        from httpc.more import read_body
+        return read_body(self, n, limit, self._left if self._mode == _LENGTH else None)
 
     def close(self, drain=True):
         """Return the connection to the pool if the body was read to its end
@@ -920,7 +779,8 @@ def _exchange(method, key, path, headers, body, keep_names, timeout, connect_tim
             except OSError as e:
                 if not c.nread and phase != "while sending the request":
                     phase = "before the response"
-                raise _io_err(e, host, phase)
+                from httpc.more import io_err
+                raise io_err(e, host, phase)
         except HTTPError as e:
             c.close()
             e.sent = c.sent
@@ -983,7 +843,8 @@ def request(method, url, headers=None, body=None, keep=(), timeout=30,
                 host, max_redirects), "protocol", True)
         hops += 1
         try:
-            url = _join(scheme, host, port, path, _dec(loc, "%s: Location" % host))
+            from httpc.more import join, credential
+            url = join(scheme, host, port, path, _dec(loc, "%s: Location" % host))
             to = _split(url)
         except ValueError:
             raise HTTPError("%s: bad redirect location" % host, "protocol", True)
@@ -1001,7 +862,7 @@ def request(method, url, headers=None, body=None, keep=(), timeout=30,
             kept = {}
             for k in headers:
                 lk = k.lower()
-                if moved and _credential(lk, secret):
+                if moved and credential(lk, secret):
                     continue
                 if drop_type and lk == "content-type":
                     continue
@@ -1019,7 +880,8 @@ def answer(c):
         except HTTPError:
             raise
         except OSError as e:
-            raise _io_err(e, c.host, "before the response")
+            from httpc.more import io_err
+            raise io_err(e, c.host, "before the response")
     except BaseException:
         c.close()
         raise
@@ -1032,4 +894,7 @@ def __getattr__(name):
     if name == "SSE" or name == "Event":
         import httpc.sse
         return getattr(httpc.sse, name)
+    if name == "pool_stats" or name == "close_all":     # (httpc/more.py)
+        import httpc.more
+        return getattr(httpc.more, name)
     raise AttributeError(name)

@@ -10,14 +10,12 @@
 # 0x30 + length) or a PEM bundle. On MicroPython each certificate goes to
 # mbedTLS on its own (it takes DER only and accumulates them). The context
 # is kept for the next request with the same CA file.
-from compat import MICROPYTHON, is_timeout, const
-from httpc import HTTPError, _short, _errno, _RESETS
+from compat import MICROPYTHON, const
+from httpc import HTTPError
 
 _MAX_CERT = const(16384)        # longest DER certificate in a bundle
 _MAX_PEM_LINES = const(400)     # base64 lines of one PEM certificate
 # mbedTLS error codes (MicroPython raises them as OSError(code))
-_MBEDTLS_CA_CHAIN_REQUIRED = const(-30336)
-_MBEDTLS_CERT_VERIFY_FAILED = const(-9984)
 
 _kept = [None, None]   # [CA file, SSL context]: parsed roots are kept for reuse
 
@@ -134,34 +132,3 @@ def context(ca):
     _kept[0] = ca
     _kept[1] = ctx
     return ctx
-
-
-def handshake_error(e, host, where):
-    """The HTTPError for a failed TLS handshake with host (where: host:port).
-    CPython names the X.509 failure in e.verify_code, MicroPython in the
-    text or the mbedTLS code."""
-    if is_timeout(e):
-        return HTTPError("timed out connecting to %s" % where, "timeout")
-    vc = getattr(e, "verify_code", None)
-    code = _errno(e)
-    low = str(e).lower()
-    # CPython's X.509 codes: 2, 18-21 no trusted issuer / self-signed; 62,
-    # 64 host or IP mismatch; 9, 10 not yet valid / expired. MicroPython:
-    # mbedTLS's verify texts (an unknown or self-signed issuer reads "not
-    # correctly signed by the trusted CA")
-    if vc in (2, 18, 19, 20, 21) or "not correctly signed" in low:
-        msg = "TLS: certificate not trusted for %s (unknown CA)" % host
-    elif vc in (62, 64) or "does not match" in low:
-        msg = "TLS: certificate does not match host %s" % host
-    elif vc in (9, 10) or "expired" in low or "future" in low:
-        msg = ("TLS: certificate for %s is expired or not yet valid "
-               "(is the clock set?)" % host)
-    elif code == _MBEDTLS_CA_CHAIN_REQUIRED or "ca_chain_required" in low:
-        msg = "TLS: no CA certificates loaded (set httpc.CA_FILE)"
-    elif code == _MBEDTLS_CERT_VERIFY_FAILED or "verify failed" in low:
-        msg = "TLS: certificate verification failed for %s" % host
-    elif code in _RESETS:
-        msg = "TLS handshake with %s failed: connection reset" % where
-    else:
-        msg = "TLS handshake with %s failed: %s" % (where, _short(e))
-    return HTTPError(msg, "tls")

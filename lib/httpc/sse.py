@@ -18,7 +18,7 @@
 # lines and chunk framing are consumed, a partial line is kept for the next
 # call. Once an event is returned, reading it may block to its end.
 from compat import const
-from httpc import HTTPError, LINE_MAX, _dec, _read_all
+from httpc import HTTPError, LINE_MAX, _dec
 
 # where the reader is (SSE._st)
 _IN_DATA = const(0)           # inside a data value
@@ -58,7 +58,8 @@ class Event:
     def read(self, limit=None):
         """The whole (small) data as bytes; HTTPError "toolong" when it is
         larger than limit (default 16 KB)."""
-        return _read_all(self, limit, "SSE event data")
+        from httpc.more import read_all
+        return read_all(self, limit, "SSE event data")
 
     @property
     def empty(self):

@@ -149,8 +149,16 @@ def close(conn):
 
 
 def servers():
-    from mcp import registry
-    return registry.servers()
+    """[{"name", "url", "token" (raw or None)}] sorted by name: the settings
+    mcp.<name>.url and .token (mcp/registry.py)."""
+    import store
+    out = []
+    for k in store.keys("mcp."):
+        parts = k.split(".")
+        if len(parts) == 3 and parts[2] == "url":
+            out.append({"name": parts[1], "url": store.get(k),
+                        "token": store.get("mcp.%s.token" % parts[1])})
+    return out
 
 
 def add(name, url, token=None):
@@ -164,9 +172,17 @@ def add(name, url, token=None):
 
 
 def remove(name):
+    """Forget a server: every mcp.<name>.* setting. None or an error."""
     try:
-        from mcp import registry
-        return registry.remove(name)
+        import store
+        from mcp.registry import check_name
+        err = check_name(name)
+        if err:
+            return err
+        if store.get("mcp.%s.url" % name) is None:
+            return "no MCP server named %s" % name
+        store.update(dict.fromkeys(store.keys("mcp.%s." % name)))   # None: deleted
+        return None
     except MemoryError:
         return _oom()
 

@@ -32,6 +32,17 @@ import jsonstream
 from mcp import client
 
 
+def incoming(conn, m):
+    """A message from the server that is not a response (on a reply stream
+    or the GET stream): a request is answered; progress turns the console's
+    spinner; other notifications are dropped. The readers import this module
+    only for a request or while someone watches (httpc.ON_WAIT)."""
+    if m.id is not None:
+        answer(conn, m)
+    elif m.method == "notifications/progress" and httpc.ON_WAIT is not None:
+        progress(conn, m)
+
+
 def answer(conn, m):
     """Answer the server request held in the parsed message m with a POST."""
     method = m.method
@@ -151,7 +162,7 @@ def cancel(conn, rid, reason):
     most 5 s; errors ignored: it is a courtesy)."""
     msg = {"jsonrpc": "2.0", "method": "notifications/cancelled",
            "params": {"requestId": rid, "reason": reason}}
-    h = client._headers(conn, client.ACCEPT)
+    h = client._headers(conn)
     h["Content-Type"] = "application/json"
     try:
         resp = httpc.request("POST", conn.url, headers=h, body=jsonstream.dumps(msg),

@@ -61,8 +61,6 @@ import jsonstream
 import httpc
 from compat import collect, const, ticks_ms, ticks_diff, tighten, loosen
 
-# the versions we speak, the newest (the one we ask for) first
-PROTOCOLS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 CLIENT_NAME = "antos-ai"
 
 MAX_TEXT = 16384       # flattened tool result kept (bytes; setting mcp.max_result)
@@ -73,9 +71,8 @@ _MAX_PAGES = const(16)         # tools/list pages followed
 _MAX_VALUE = const(16384)      # any materialized JSON value (schemas, params)
 _MAX_EVENTS = const(10000)     # SSE events read while waiting for one response
 _MAX_ERROR = const(300)        # error message text kept from a server (chars)
-SSE_LINE = 256         # SSE id/event/retry line bound (ids are UUIDs): a smaller buffer
+_SSE_LINE = const(256)         # SSE id/event/retry line bound (ids are UUIDs): a smaller buffer
 _DEADLINE = const(300)         # seconds for one operation unless connect() says
-ACCEPT = "application/json, text/event-stream"
 
 
 class McpError(Exception):
@@ -176,7 +173,10 @@ _COPY = const(4)    # the visitor reads the value itself: v.copy(path, parser)
 
 def walk(src, v):
     """Walk one JSON document from src, driven by visitor v (want/put/piece)."""
-    p = jsonstream.Parser(src, max_value=_MAX_VALUE)
+    # a 128-byte buffer: a long text streams in pieces of that size, each
+    # copied a few times on its way to flash (the 1 MB result of an ai.run
+    # round needed 1K more heap with 256; no slower: the server sets the pace)
+    p = jsonstream.Parser(src, bufsize=128, max_value=_MAX_VALUE)
     path = []
     arr = []  # per open container: True for an array
     act = _DIVE
@@ -569,8 +569,8 @@ class _Call(Cut):
 
 # ------------------------------------------------------------------- HTTP
 
-def _headers(conn, accept, version=True):
-    h = {"Accept": accept}
+def _headers(conn, accept=None, version=True):
+    h = {"Accept": accept or "application/json, text/event-stream"}
     if conn.token:
         h["Authorization"] = "Bearer " + conn.token
     if conn.session:
@@ -578,15 +578,6 @@ def _headers(conn, accept, version=True):
     if version and conn.version:
         h["MCP-Protocol-Version"] = conn.version
     return h
-
-
-def failed(conn, e, tail=""):
-    """The message for an httpc.HTTPError."""
-    conn.late = e.kind == "deadline" or e.kind == "timeout"
-    if e.kind == "deadline":
-        return "%s: no complete reply within %d s (raise mcp.deadline)" % (
-            conn.name, conn.deadline)
-    return "%s: %s%s" % (conn.name, e, tail)
 
 
 def _send(conn, method, headers, body=None):
@@ -600,6 +591,7 @@ def _send(conn, method, headers, body=None):
             "content-type", "mcp-session-id", "www-authenticate"), timeout=conn.timeout,
             deadline=left)
     except httpc.HTTPError as e:
+        from mcp.client_more import failed
         raise McpError(failed(conn, e))
 
 
@@ -611,7 +603,7 @@ def post(conn, msg):
 
     tries = 0
     while True:
-        h = _headers(conn, ACCEPT, msg.get("method") != "initialize")
+        h = _headers(conn, None, msg.get("method") != "initialize")
         h["Content-Type"] = "application/json"
         resp = _send(conn, "POST", h, (jsonstream.encoded_len(msg), body))
         if resp.status != 401 and (resp.status != 403 or "insufficient_scope"
@@ -691,23 +683,11 @@ def tick(conn):
             w()
 
 
-def incoming(conn, m):
-    """A message from the server that is not a response (on a reply stream
-    or the GET stream): a request is answered; progress turns the console's
-    spinner; other notifications are dropped. mcp/answer.py only then."""
-    if m.id is not None:
-        from mcp import answer
-        answer.answer(conn, m)
-    elif m.method == "notifications/progress" and httpc.ON_WAIT is not None:
-        from mcp import answer
-        answer.progress(conn, m)
-
-
 def _read_stream(conn, resp, rid, m, method):
     last_id = retry = None
     resumes = events = 0
     while True:
-        sse = httpc.SSE(resp, SSE_LINE)
+        sse = httpc.SSE(resp, _SSE_LINE)
         try:
             while True:
                 if conn.listening is not None:
@@ -735,12 +715,16 @@ def _read_stream(conn, resp, rid, m, method):
                 if ev.retry is not None:
                     retry = ev.retry
                 if m.method is not None:
-                    incoming(conn, m)
-                    continue  # a server request or a notification (progress, log...)
+                    # a server request or a notification (progress, log...)
+                    if m.id is not None or httpc.ON_WAIT is not None:
+                        from mcp import answer
+                        answer.incoming(conn, m)
+                    continue
                 if m.id != rid:
                     continue  # not ours (stale or foreign): skip
                 return
         except httpc.HTTPError as e:
+            from mcp.client_more import failed
             raise McpError(failed(conn, e, " while waiting for the reply to " + method))
         finally:
             _close(resp)
@@ -761,7 +745,9 @@ def _initialize(conn):
     caps = {"elicitation": {"form": {}, "url": {}}, "roots": {}}
     if conn.sample is not None:
         caps["sampling"] = {}
-    params = {"protocolVersion": PROTOCOLS[0], "capabilities": caps,
+    # the versions we speak, the newest (the one we ask for) first
+    protocols = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+    params = {"protocolVersion": protocols[0], "capabilities": caps,
               "clientInfo": {"name": CLIENT_NAME, "version": "0.1"}}
     conn._id += 1
     rid = conn._id
@@ -772,7 +758,7 @@ def _initialize(conn):
     sid = resp.headers.get("mcp-session-id")
     m = _response(conn, resp, rid, None, "initialize")
     version = m.f.get("protocolVersion")
-    if version not in PROTOCOLS:
+    if version not in protocols:
         raise McpError("%s: unsupported MCP protocol version %r" % (conn.name, version))
     conn.session = sid or None
     conn.version = version
@@ -805,6 +791,7 @@ def _guard(conn, fn, *args):
     except McpError as e:
         return None, str(e)
     except httpc.HTTPError as e:
+        from mcp.client_more import failed
         return None, failed(conn, e)
     except jsonstream.JSONError as e:
         return None, "%s: bad JSON from the server (%s)" % (conn.name, e)
@@ -877,6 +864,7 @@ def pending(conn, method, params, acc):
         return _request(conn, method, params, acc)
     except BaseException as e:
         if isinstance(e, httpc.HTTPError):
+            from mcp.client_more import failed
             failed(conn, e)         # (is it a timeout: conn.late)
         if conn.late or isinstance(e, KeyboardInterrupt):
             stop_listening(conn)
@@ -990,7 +978,7 @@ def close(conn):
     stop_listening(conn)
     if conn.session:
         try:
-            resp = httpc.request("DELETE", conn.url, headers=_headers(conn, ACCEPT),
+            resp = httpc.request("DELETE", conn.url, headers=_headers(conn),
                                  timeout=min(conn.timeout, 5), deadline=5)
             resp.close()
         except Exception:

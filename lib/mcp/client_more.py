@@ -11,7 +11,8 @@
 # - tool result items other than text (image/audio/blob sizes counted from
 #   their base64 stream, resource links, embedded resources);
 # - JSON-RPC error text: "message (code N)";
-# - structuredContent copied as compact JSON while it is read (copy()).
+# - structuredContent copied as compact JSON while it is read (copy());
+# - the wording of a failed exchange (failed()).
 import jsonstream
 from compat import sleep_ms, const
 from mcp import client
@@ -253,3 +254,12 @@ def copy(p, write):
                 write(J.dumps(p.value))
         if not stack:
             return
+
+
+def failed(conn, e, tail=""):
+    """The message for an httpc.HTTPError."""
+    conn.late = e.kind == "deadline" or e.kind == "timeout"
+    if e.kind == "deadline":
+        return "%s: no complete reply within %d s (raise mcp.deadline)" % (
+            conn.name, conn.deadline)
+    return "%s: %s%s" % (conn.name, e, tail)

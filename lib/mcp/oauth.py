@@ -43,7 +43,7 @@
 #   a person's: client_id, client_secret, client_key (EC P-256 PEM text or a
 #     file path), idp_url (IdP token endpoint), idp_client, idp_token (an ID
 #     token from the IdP)
-#   the flow's (registry.OAUTH): token, refresh_token, expires (Unix s),
+#   the flow's (those registry.add drops): token, refresh_token, expires (Unix s),
 #     scope, issuer, resource, reg_id, reg_secret, reg_auth
 # Secrets are masked by store (last part contains token/secret/key).
 #

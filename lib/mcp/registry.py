@@ -6,10 +6,10 @@
 # contain the "." that separates the key parts.
 # "mcp.<name>.allow": the tools a person trusts for always on that server
 # (the console's [a]lways), a JSON array [url, tool, tool...]. The trust
-# holds only while the server's URL is that url; remove() and add() with
+# holds only while the server's URL is that url; mcp.remove() and add() with
 # another URL drop it, so a new server reusing a name inherits nothing.
 # OAuth (mcp/oauth.py) keeps its state and a person's client settings under
-# the same "mcp.<name>." prefix (OAUTH below, and client_id, client_secret,
+# the same "mcp.<name>." prefix (those add() drops, and client_id, client_secret,
 # client_key, idp_*); removing a server removes every key under its prefix.
 import store
 from compat import const
@@ -17,11 +17,6 @@ from compat import const
 _MAX_NAME = const(32)
 _MAX_URL = const(512)
 _MAX_TOKEN = const(4096)
-_NAME_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
-# what an OAuth login wrote (tokens, the authorization server, a dynamic
-# client registration): tied to the server's URL, dropped when it changes
-OAUTH = ("token", "refresh_token", "expires", "scope", "issuer", "resource",
-         "reg_id", "reg_secret", "reg_auth")
 
 
 def check_name(name):
@@ -34,7 +29,7 @@ def check_name(name):
     for b in name.encode():
         if not (97 <= b <= 122 or 65 <= b <= 90 or 48 <= b <= 57 or b == 95 or b == 45):
             for c in name:
-                if c not in _NAME_CHARS:
+                if not ("a" <= c <= "z" or "A" <= c <= "Z" or "0" <= c <= "9" or c in "_-"):
                     return "server name may only use letters, digits, _ and - (not %r)" % c
     return None
 
@@ -82,18 +77,6 @@ def _key(name, part):
     return "mcp.%s.%s" % (name, part)
 
 
-def servers():
-    """[{"name", "url", "token" (raw or None)}] sorted by name."""
-    out = []
-    for k in store.keys("mcp."):
-        parts = k.split(".")
-        if len(parts) == 3 and parts[2] == "url":
-            name = parts[1]
-            out.append({"name": name, "url": store.get(k),
-                        "token": store.get(_key(name, "token"))})
-    return out
-
-
 def get(name):
     """{"name", "url", "token", "expires"} of one server, or None (expires:
     when an OAuth token runs out, Unix seconds, else None)."""
@@ -115,25 +98,15 @@ def add(name, url, token=None):
     if err:
         return err
     pairs = {}
-    for part in OAUTH:
+    # what an OAuth login wrote (tokens, the authorization server, a dynamic
+    # client registration): tied to the server's URL, dropped when it changes
+    for part in ("token", "refresh_token", "expires", "scope", "issuer", "resource",
+                 "reg_id", "reg_secret", "reg_auth"):
         pairs[_key(name, part)] = None
     pairs[_key(name, "url")] = url
     pairs[_key(name, "token")] = token
     if store.get(_key(name, "url")) != url:
         pairs[_key(name, "allow")] = None      # trust was for the old URL
-    store.update(pairs)
-    return None
-
-
-def remove(name):
-    err = check_name(name)
-    if err:
-        return err
-    if store.get(_key(name, "url")) is None:
-        return "no MCP server named %s" % name
-    pairs = {}
-    for k in store.keys(_key(name, "")):
-        pairs[k] = None
     store.update(pairs)
     return None
 

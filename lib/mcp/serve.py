@@ -13,9 +13,8 @@ import select
 
 import httpc
 import jsonstream
-from compat import ticks_ms, ticks_diff, sleep_ms, const
+from compat import ticks_ms, ticks_diff, sleep_ms
 
-_SETTLE = const(200)     # ms to wait for a GET's 409 (our last stream not yet gone)
 from mcp import client
 
 
@@ -27,7 +26,7 @@ def hold(conn):
     its first event. Its answer is read when it comes (poll_get). After a
     stream of this session was closed (the last call's) the server may not
     have seen it go yet and refuse the new one at once (409: one stream a
-    session): then the answer is awaited _SETTLE ms and the GET sent again
+    session): then the answer is awaited 200 ms and the GET sent again
     (a server request sent while no stream is held would be lost). A
     failure to send it leaves the call without it."""
     h = client._headers(conn, "text/event-stream")
@@ -44,11 +43,11 @@ def hold(conn):
             return
         p = select.poll()
         p.register(c.sock, select.POLLIN)
-        if not p.poll(_SETTLE) or (poll_get(conn) and conn.listening is not None):
+        if not p.poll(200) or (poll_get(conn) and conn.listening is not None):
             return      # held (no answer yet), or an event stream
         if conn.get is False:
             return      # refused for good
-        sleep_ms(_SETTLE // 2)      # 409: our last stream is still open there
+        sleep_ms(100)      # 409: our last stream is still open there
 
 
 def next_event(conn, sse):
@@ -125,7 +124,8 @@ def poll_get(conn):
             if n is None:
                 return False
             c.pos, c.end = 0, n
-        g = conn.listening = (g[0], httpc.SSE(g[0], client.SSE_LINE))
+        # (event/id/retry lines are short: the reply streams' bound, client._SSE_LINE)
+        g = conn.listening = (g[0], httpc.SSE(g[0], 256))
     try:
         ev = g[1].next(False)
         if ev is None:
@@ -140,6 +140,7 @@ def poll_get(conn):
     except (httpc.HTTPError, jsonstream.JSONError, client.McpError):
         client.stop_listening(conn)
         return True
-    if m.method is not None:
-        client.incoming(conn, m)
+    if m.method is not None and (m.id is not None or httpc.ON_WAIT is not None):
+        from mcp import answer
+        answer.incoming(conn, m)     # (else a notification nobody shows: dropped)
     return True

@@ -62,9 +62,9 @@ def main(args):
         if arg == "clear":
             ai.tools_cache_clear()
             return out("tools cache removed; chats offer no MCP tools (ai -tools builds it)")
-        from ai import toolcache
+        from ai import more
         n = 0
-        for server, d in toolcache.read():      # a line at a time
+        for server, d in more.tools_cache_lines():      # a line at a time
             n += 1
             shell.write("%-24s " % d["name"])
             out("(" + server + ")", shell.DIM)

@@ -15,8 +15,8 @@ _MAX_SHOW = const(4000)     # characters of a result printed
 
 def uncache(name, then):
     """The tools of server name leave the tools cache (the chat's)."""
-    from ai import toolcache
-    n = toolcache.drop(name)
+    from ai import more
+    n = more.tools_cache_drop(name)
     if n and then:
         out("%s of %s left the tools cache; %s" % (count(n, "tool"), name, then))
 

@@ -15,12 +15,12 @@ import os
 import sys
 
 import jsonstream
+from compat import const
 
 SETTINGS = "settings.json"
 SECRET_WORDS = ("key", "token", "password", "secret")
-_CRED = "auth"      # also masked in a URL query: auth=, authorization=
-_WINDOW = 512       # characters scrub() lowers at a time
-_RUN = 8            # a run of this many characters of a secret is scrubbed
+_WINDOW = const(512)    # characters scrub() lowers at a time
+_RUN = const(8)         # a run of this many characters of a secret is scrubbed
 
 _root = None
 _settings = None
@@ -122,12 +122,6 @@ def copy(p, write, offset=0, size=1 << 30):
                 break
             write(bytes(mv[0:n]))
             size -= n
-
-
-def cut(p, size):
-    """Keep the first `size` bytes of file p (atomically: the VFS has no
-    truncate)."""
-    write_atomic(p, lambda w: copy(p, w, 0, size))
 
 
 # Text pieces held in RAM up to this many characters, then spooled to flash
@@ -257,12 +251,6 @@ def _load():
     return _settings
 
 
-def reload():
-    """Forget the cached settings (read the file again on next access)."""
-    global _settings
-    _settings = None
-
-
 def get(key, default=None):
     return _load().get(key, default)
 
@@ -279,10 +267,6 @@ def set(key, value):
             raise TypeError("setting values are str, int, float or bool")
         s[key] = value
     _save()
-
-
-def delete(key):
-    set(key, None)
 
 
 def update(pairs):
@@ -305,11 +289,6 @@ def keys(prefix=""):
     return sorted(k for k in _load() if k.startswith(prefix))
 
 
-def items(prefix=""):
-    s = _load()
-    return [(k, s[k]) for k in keys(prefix)]
-
-
 def is_secret(key, loose=False):
     """True for a setting that holds a secret: its last part is, or ends
     in "_" and, key, token, password or secret (ai.chat.key, copilot.token,
@@ -328,11 +307,6 @@ def mask(value):
     if len(s) <= 8:
         return "*" * len(s)
     return s[:3] + "..." + s[-2:]
-
-
-def display(key, value):
-    """The value as it may be shown on the console."""
-    return mask(value) if is_secret(key) else str(value)
 
 
 def _secrets(extra=None):
@@ -450,32 +424,10 @@ class Scrub:
             self._out(self.buf, len(self.buf))
 
 
-def mask_url(url):
-    """A URL as it may be shown: user:password@ and the values of query
-    parameters that look like credentials (named like a secret or "auth",
-    or 16 characters and longer) masked."""
-    url = str(url)
-    i = url.find("://")
-    start = i + 3 if i >= 0 else 0
-    end = len(url)
-    for c in "/?#":
-        j = url.find(c, start)
-        if 0 <= j < end:
-            end = j
-    at = url[start:end].rfind("@")
-    if at >= 0:
-        url = url[:start] + "***" + url[start + at:]
-    q = url.find("?")
-    if q < 0:
-        return url
-    h = url.find("#", q)
-    if h < 0:
-        h = len(url)
-    parts = []
-    for p in url[q + 1:h].split("&"):
-        j = p.find("=")
-        k, v = (p[:j], p[j + 1:]) if j >= 0 else (p, "")
-        if v and (len(v) >= 16 or is_secret(k, True) or _CRED in k.lower()):
-            p = k + "=" + mask(v)
-        parts.append(p)
-    return url[:q + 1] + "&".join(parts) + url[h:]
+def __getattr__(name):
+    # The console's helpers live in store/more.py, imported on first use so
+    # that a chat pays no heap for them: items, display, mask_url, reload,
+    # delete, cut. (MicroPython asks here first for "from store
+    # import more".)
+    import store.more
+    return store.more if name == "more" else getattr(store.more, name)

@@ -70,7 +70,7 @@ MAX_ERROR = 300     # characters of a service's error message kept
 class StyleError(Exception):
     """A reply that cannot be used (mid-stream error, truncated stream, reply
     over its bound). The message is shown to a person after the provider's
-    name."""
+    name. Also ai.config.ConfigError (settings) and the driver's AIError."""
 
 
 class Reply:

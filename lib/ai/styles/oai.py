@@ -1,6 +1,6 @@
 """What the two OpenAI styles share (openai.py: chat completions,
 responses.py: Responses), imported with either: the request headers, the
-reasoning effort word, the model list request, a tool result's text, and the way to their rare
+reasoning effort word, a tool result's text, and the way to their rare
 half (openai_more.py: error replies, the model list), which both import as
 their module __getattr__. Anthropic and Gemini chats do not pay for it."""
 from ai.styles import rare_half
@@ -43,11 +43,6 @@ def effort(cfg):
     if "effort_full" in quirks:
         return word
     return "low" if word == "minimal" else "high" if word == "max" else word
-
-
-def models_request(cfg, page_token):
-    """(url, headers) of the model list (one page: the token is unused)."""
-    return cfg["base_url"] + "/models", bearer_headers(cfg, "application/json")
 
 
 def tool_output(m):

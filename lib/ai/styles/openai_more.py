@@ -4,6 +4,7 @@ use, so a chat round does not pay for it."""
 import jsonstream
 from compat import const
 from ai.styles import MAX_ERROR
+from ai.styles.oai import bearer_headers
 from ai.styles.openai import _clip, _try_again
 
 _HEAD = const(200)             # bytes of a non-JSON error body looked at
@@ -151,3 +152,8 @@ def read_models(cfg, body, add):
             add(value)
     jsonstream.select(body, {"data[*].id": on}, max_value=1024)
     return None
+
+
+def models_request(cfg, page_token):
+    """(url, headers) of the model list (one page: the token is unused)."""
+    return cfg["base_url"] + "/models", bearer_headers(cfg, "application/json")

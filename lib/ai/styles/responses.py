@@ -77,7 +77,7 @@ HELD.
 import jsonstream
 from jsonstream import Array, Stream
 from ai.styles import HELD, Out, StyleError, output, reply as _reply, as_str
-from ai.styles.oai import bearer_headers, effort, models_request, tool_output, __getattr__  # noqa: F401
+from ai.styles.oai import bearer_headers, effort, tool_output, __getattr__  # noqa: F401
 from compat import const
 
 MAX_OPAQUE = const(65536)      # reasoning items of one reply, in characters

@@ -319,18 +319,19 @@ def test_mcp_call_of_a_python_caller_without_the_store_module(mpy, tmp_path, big
 
 def test_ai_run_with_a_1mb_tool_result(mpy, tmp_path, big_server):
     """An ai round on a conversation on flash: the model calls the SDK's big
-    tool, the result is cut while read and goes from the socket to a file,
-    into the history and the next request. The heap it needs does not
+    tool (its text also as structuredContent; big_text: without), the
+    result is cut while read and goes from the socket to a file, into the
+    history and the next request. The heap it needs does not
     depend on the result's size: the round on a 1 MB result passes within
     2K of the smallest heap of the same round on 1 KB (both printed; 63K
     and 62-63K when measured: what it needs is the code and the exchange,
     not the text)."""
-    def run(heap, size=BIG):
+    def run(heap, size=BIG, tool="big"):
         with FakeOpenAI(key="sk-test", models=["gpt-4o-mini"]) as srv:
             srv.options(chunked=True)
             srv.delta_size = 64
-            srv.queue(Calls([("sdk__big", {"size": size})]))
-            root = tmp_path / ("run%s_%d" % (heap, size))
+            srv.queue(Calls([("sdk__" + tool, {"size": size})]))
+            root = tmp_path / ("run%s_%d_%s" % (heap, size, tool))
             root.mkdir(exist_ok=True)
             r = mpy.run("mcp_big", heap=heap, args=[root, big_server, size, "run", "openai",
                                                      srv.base_url, "gpt-4o-mini", "sk-test"],
@@ -338,12 +339,13 @@ def test_ai_run_with_a_1mb_tool_result(mpy, tmp_path, big_server):
             last = srv.requests[-1].json if len(srv.requests) > 1 else None
             sent = [m for m in last["messages"] if m["role"] == "tool"] if last else []
         return r, sent
-    r, sent = run(BIG_RUN_CAP)
-    assert r.rc == 0, r
-    assert "RUN '' None" in r.out, r.out
     note = "\n... (truncated, %d bytes)" % BIG
-    assert "TOOL 16384 True %r" % note in r.out, r.out
-    assert sent and sent[0]["content"] == text_of(16384) + note
+    for tool in ("big", "big_text"):
+        r, sent = run(BIG_RUN_CAP, BIG, tool)
+        assert r.rc == 0, (tool, r)
+        assert "RUN '' None" in r.out, (tool, r.out)
+        assert "TOOL 16384 True %r" % note in r.out, (tool, r.out)
+        assert sent and sent[0]["content"] == text_of(16384) + note, tool
     r, sent = run(BIG_RUN_CAP, 1024)
     assert "RUN '' None" in r.out and "TOOL 1024 True ''" in r.out, r
     assert sent and sent[0]["content"] == text_of(1024)

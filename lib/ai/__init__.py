@@ -35,8 +35,6 @@ MAX_MODELS = 200      # ids kept from a model list by default (see ai/more.py)
 KEEP = ("content-type", "retry-after", "retry-after-ms", "x-should-retry")
 
 
-
-
 def _left(cfg, t0):
     """Seconds left of cfg's deadline that started at ticks t0 (0 when it
     has passed: httpc then fails at once with kind "deadline")."""

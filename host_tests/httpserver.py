@@ -212,7 +212,17 @@ class Server:
         self.stop()
 
     def stop(self):
+        # Wake the threads (shutdown) and let each close its own socket: a
+        # socket closed here while its thread still uses it frees its fd
+        # number, which the next pipe or socket of this process may take,
+        # and the thread's late write goes there (a TLS alert once landed
+        # at the start of the next MicroPython scenario's stdout).
         self._stop = True
+        try:
+            self.ls.shutdown(socket.SHUT_RDWR)      # accept() fails: the loop ends
+        except OSError:
+            pass
+        self._t.join(5)
         try:
             self.ls.close()
         except OSError:
@@ -222,10 +232,6 @@ class Server:
         for s in socks:
             try:
                 s.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-            try:
-                s.close()
             except OSError:
                 pass
 

@@ -152,12 +152,13 @@ def servers():
     """[{"name", "url", "token" (raw or None)}] sorted by name: the settings
     mcp.<name>.url and .token (mcp/registry.py)."""
     import store
+    from mcp.registry import _key
     out = []
     for k in store.keys("mcp."):
         parts = k.split(".")
         if len(parts) == 3 and parts[2] == "url":
             out.append({"name": parts[1], "url": store.get(k),
-                        "token": store.get("mcp.%s.token" % parts[1])})
+                        "token": store.get(_key(parts[1], "token"))})
     return out
 
 
@@ -175,13 +176,13 @@ def remove(name):
     """Forget a server: every mcp.<name>.* setting. None or an error."""
     try:
         import store
-        from mcp.registry import check_name
+        from mcp.registry import _key, check_name
         err = check_name(name)
         if err:
             return err
-        if store.get("mcp.%s.url" % name) is None:
+        if store.get(_key(name, "url")) is None:
             return "no MCP server named %s" % name
-        store.update(dict.fromkeys(store.keys("mcp.%s." % name)))   # None: deleted
+        store.update(dict.fromkeys(store.keys(_key(name, ""))))   # None: deleted
         return None
     except MemoryError:
         return _oom()

@@ -35,8 +35,8 @@ from mcp import client
 def incoming(conn, m):
     """A message from the server that is not a response (on a reply stream
     or the GET stream): a request is answered; progress turns the console's
-    spinner; other notifications are dropped. The readers import this module
-    only for a request or while someone watches (httpc.ON_WAIT)."""
+    spinner; other notifications are dropped. Imported only for a request
+    or while someone watches (client._Msg.incoming)."""
     if m.id is not None:
         answer(conn, m)
     elif m.method == "notifications/progress" and httpc.ON_WAIT is not None:

@@ -233,6 +233,14 @@ class _Msg:
         self.acc = acc
         self.reset()
 
+    def incoming(self, conn):
+        """A message that is not a response (method set): a request goes to
+        mcp/answer.py, and progress while someone watches (httpc.ON_WAIT);
+        any other notification is dropped without importing it."""
+        if self.id is not None or httpc.ON_WAIT is not None:
+            from mcp import answer
+            answer.incoming(conn, self)
+
     def reset(self):
         self.f = {}
         self.id = self.method = None
@@ -715,10 +723,7 @@ def _read_stream(conn, resp, rid, m, method):
                 if ev.retry is not None:
                     retry = ev.retry
                 if m.method is not None:
-                    # a server request or a notification (progress, log...)
-                    if m.id is not None or httpc.ON_WAIT is not None:
-                        from mcp import answer
-                        answer.incoming(conn, m)
+                    m.incoming(conn)    # a server request or a notification
                     continue
                 if m.id != rid:
                     continue  # not ours (stale or foreign): skip

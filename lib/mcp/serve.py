@@ -140,7 +140,6 @@ def poll_get(conn):
     except (httpc.HTTPError, jsonstream.JSONError, client.McpError):
         client.stop_listening(conn)
         return True
-    if m.method is not None and (m.id is not None or httpc.ON_WAIT is not None):
-        from mcp import answer
-        answer.incoming(conn, m)     # (else a notification nobody shows: dropped)
+    if m.method is not None:
+        m.incoming(conn)
     return True

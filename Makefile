@@ -1,5 +1,8 @@
 # AntOS AI firmware: host-side entry points.
+#   make check  the quick tier a change needs before a commit (under 2 min):
+#               CPython tests with the loopback fakes + MicroPython smoke tests
 #   make test   create .venv (first time), install pinned tools, run the suite
+#               (JOBS pytest workers, default 3: most tests wait on sockets)
 #   make sim    run the serial console on the MicroPython unix port
 #   make bench  speed and heap benchmarks on the MicroPython unix port
 #   make lint   ruff (pinned) over lib/, host_tests/ and tools/ (rules: ruff.toml)
@@ -10,7 +13,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NODE_STAMP := tools/node/node_modules/.installed
 
-.PHONY: test sim bench mpy clean lint
+.PHONY: test check sim bench mpy clean lint
 
 $(STAMP): tools/requirements.txt tools/requirements-peers.txt tools/constraints.txt
 	python3 -m venv $(VENV)
@@ -22,8 +25,14 @@ $(NODE_STAMP): tools/node/package.json tools/node/package-lock.json
 	cd tools/node && npm ci --no-audit --no-fund
 	touch $(NODE_STAMP)
 
+JOBS ?= 3
+XDIST = $(if $(filter-out 0 1,$(JOBS)),-n $(JOBS))
+
 test: $(STAMP) $(NODE_STAMP)
-	$(PY) -m pytest host_tests $(PYTEST_ARGS)
+	$(PY) -m pytest host_tests $(XDIST) $(PYTEST_ARGS)
+
+check: $(STAMP)
+	$(PY) -m pytest host_tests $(XDIST) -m "smoke or not (micropython or peers or conformance or pty)" $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check lib host_tests tools

@@ -42,3 +42,37 @@ def testdata():
     if not os.path.isdir(path):
         pytest.skip("shared test data not found at %s" % path)
     return path
+
+
+# Test tiers (host_tests/README.md): markers applied from what a test uses,
+# so a new test lands in the right tier without anyone remembering to tag it.
+#   micropython  runs scenarios under the unix port (the `mpy` fixture)
+#   peers        a real MCP server from PyPI or npm
+#   conformance  the official MCP conformance suite
+#   pty          drives a program through a pseudo-terminal (pexpect)
+#   smoke        a MicroPython test `make check` keeps (marked by hand)
+# `make check` runs: not (micropython or peers or conformance or pty), or smoke.
+_PEER_FIXTURES = ("sdk_server", "sdk_process", "everything_server",
+                  "everything_process", "ts_server")
+
+
+def pytest_configure(config):
+    for name, what in (("micropython", "runs scenarios under the MicroPython unix port"),
+                       ("peers", "uses a real MCP server from PyPI or npm"),
+                       ("conformance", "runs the official MCP conformance suite"),
+                       ("pty", "drives a program through a pseudo-terminal"),
+                       ("smoke", "a MicroPython test that make check runs too")):
+        config.addinivalue_line("markers", "%s: %s" % (name, what))
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        used = getattr(item, "fixturenames", ())
+        if "mpy" in used:
+            item.add_marker("micropython")
+        if any(f in used for f in _PEER_FIXTURES):
+            item.add_marker("peers")
+        if "conformance" in used:
+            item.add_marker("conformance")
+        if getattr(getattr(item, "module", None), "pexpect", None) is not None:
+            item.add_marker("pty")

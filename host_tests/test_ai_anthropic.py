@@ -593,6 +593,7 @@ def test_ask_errors_retries_and_models(srv, flash):
 # two-round budget of the issue is asserted in test_ai_heap.py.
 HEAP = "81K"
 
+@pytest.mark.smoke
 def test_micropython_chat_stream_and_tool_rounds(srv, mpy, tmp_path):
     think2 = Think("Again, for tomorrow.", size=1500)
     srv.queue(Text("Plain answer."), Text("Streamed on a small heap."),

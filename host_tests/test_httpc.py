@@ -732,6 +732,7 @@ def mp_lines(r):
     return [ln for ln in r.out.splitlines() if not ln.startswith("HEAPMON")]
 
 
+@pytest.mark.smoke
 def test_mpy_http_basic(mpy):
     with Server(echo) as srv:
         r = mpy.run("http_basic", heap="64K", args=[srv.port, free_port()],

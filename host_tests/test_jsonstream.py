@@ -346,6 +346,7 @@ EDGES = [
 ]
 
 
+@pytest.mark.smoke
 def test_select_and_skip_micropython_native_same_as_cpython(mpy, tmp_path):
     """The native scanner (MicroPython only) against the pure-Python path:
     the same handler calls, errors and skip results for valid and broken

@@ -269,6 +269,7 @@ REPLY_MD = ("# Weather report\n"
             "More at [the site](http://127.0.0.1/x).")
 
 
+@pytest.mark.smoke
 def test_ai_hello_streams_markdown_and_keeps_history(console):
     with FakeOpenAI(flavor="ollama") as srv:
         srv.options(gap=0.02)

@@ -134,7 +134,7 @@ def test_board_folder_is_a_valid_out_of_tree_board(board):
     chip, offset = BOARDS[board]
     d = os.path.join(ROOT, "boards", board)
     assert sorted(os.listdir(d)) == ["board.json", "mpconfigboard.cmake", "mpconfigboard.h",
-                                     "sdkconfig.board"]
+                                     "profile.json", "sdkconfig.board"]
     cm = open(os.path.join(d, "mpconfigboard.cmake")).read()
     h = open(os.path.join(d, "mpconfigboard.h")).read()
     assert "MICROPY_HW_BOARD_NAME" in h and "MICROPY_HW_MCU_NAME" in h
@@ -153,6 +153,21 @@ def test_board_folder_is_a_valid_out_of_tree_board(board):
         assert line.startswith("#") or not line.strip() or re.match(r"CONFIG_[A-Z0-9_]+=", line), line
     meta = json.load(open(os.path.join(d, "board.json")))
     assert meta["mcu"] == chip and meta["deploy_options"]["flash_offset"] == offset
+    prof = json.load(open(os.path.join(d, "profile.json")))
+    assert prof["board"] == board and prof["chip"] == chip
+    # every figure says where it comes from, and nothing else is sourced
+    assert set(prof["sources"]) == set(prof["figures"])
+    for k, why in prof["sources"].items():
+        assert len(why) > 20, k
+    fig = prof["figures"]
+    assert fig["tls_max"] >= 1 and fig["sockets_max"] >= fig["tls_max"]
+    # the TLS connections allowed fit in the IDF heap left after WiFi
+    per = fig["tls_connection_%s" % prof["mbedtls"]]
+    assert per * fig["tls_max"] <= fig["idf_heap_after_wifi"] or fig["psram"]
+    cfg = open(os.path.join(d, "sdkconfig.board")).read()
+    assert ("CONFIG_MBEDTLS_DYNAMIC_BUFFER=y" in cfg) == (prof["mbedtls"] == "dynamic")
+    # httpc keeps one SSL context for the session: its CA roots must stay
+    assert "CONFIG_MBEDTLS_DYNAMIC_FREE_CA_CERT=y" not in cfg
     if chip == "esp32s3":
         assert cmake_list(cm, "IDF_TARGET") == ["esp32s3"]
         for f in ("boards/sdkconfig.spiram_sx", "boards/ESP32_GENERIC_S3/sdkconfig.board",

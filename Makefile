@@ -50,7 +50,7 @@ mpy: $(STAMP)
 clean:
 	rm -rf build .pytest_cache
 
-# Put the firmware on a board (README: "Flashing and deploying").
+# Put the firmware on a board (tools/README.md: "Flashing and deploying").
 #   make firmware BOARD=ANTOS_ESP32 MICROPY_DIR=~/micropython
 #                        build it (needs the ESP-IDF environment: . export.sh)
 #   make flash BOARD=ANTOS_ESP32 PORT=/dev/ttyUSB0 MICROPY_DIR=~/micropython
@@ -63,7 +63,7 @@ clean:
 #   make repl PORT=...                 open the console
 #   make hil PORT=... [HOST=address] [ONLY=name,...]
 #                        the MicroPython scenarios on the board: heap table
-#                        (README: "Testing on a board")
+#                        (tools/README.md: "Testing on a board")
 #   make simboard        a simulated board on a serial line (build/simboard/tty)
 #   make certs                         regenerate lib/cacerts.py (CA roots)
 # Plain "=" so a PORT/BOARD in the environment does not leak in; set them

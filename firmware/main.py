@@ -1,5 +1,5 @@
 # Starts the serial console after boot.py. Three ways to the plain Python
-# REPL instead (README: "First start, and the safe way out"):
+# REPL instead (tools/README.md: "First start, and the safe way out"):
 #   - Ctrl-C during the one second after "console in 1 s" is printed;
 #   - a file named noconsole in the board's root folder (for example
 #     `mpremote touch :noconsole`; delete it to get the console back);

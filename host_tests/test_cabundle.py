@@ -403,7 +403,7 @@ def test_micropython_default_roots_are_the_bundle(mpy, pki):
 
 
 def test_help_says_why_each_default_root_is_there():
-    """README sends people to --help for the reasons: it must list them."""
+    """tools/README.md sends people to --help for the reasons: it must list them."""
     r = run("cabundle.py", "--help")
     assert r.returncode == 0
     for name in cabundle.DEFAULT_ROOTS:

@@ -1,7 +1,7 @@
 """Settings at the console (issue 15, items 4 and 7): which keys are
 secret, `-h`/`--help` on every command, `set` checking the keys it knows
-(lib/shell/keys.py: the one list that `set`, `help set` and README's table
-use) and refusing unknown ai./mcp. keys with the nearest known one.
+(lib/shell/keys.py: the one list that `set`, `help set` and the table of
+lib/shell/README.md use) and refusing unknown ai./mcp. keys with the nearest known one.
 CPython unit checks, then the console through a pseudo-terminal."""
 import os
 import re
@@ -52,8 +52,8 @@ def test_known_keys_are_checked_with_the_valid_values_in_the_error():
         assert want in str(e.value), (k, str(e.value))
 
 
-def test_readme_lists_exactly_the_known_keys():
-    with open(os.path.join(ROOT, "README.md")) as f:
+def test_console_reference_lists_exactly_the_known_keys():
+    with open(os.path.join(ROOT, "lib", "shell", "README.md")) as f:
         text = f.read()
     rows = re.findall(r"^\| `([A-Za-z_.]+)` \| (.+?) \| (.+) \|$", text, re.M)
     table = [(k, kind.replace("\\|", "|"), what) for k, kind, what in rows]

@@ -234,9 +234,10 @@ def test_a_reply_wraps_at_word_boundaries_to_the_width_and_tables_render(console
         assert "\u2502 Rochdale \u2502 12 C \u2502" in rows and "|---|---|" not in c.text()
 
 
-def test_readme_example_sizes_are_the_seeded_files():
-    """README's session shows the seeded /boot.py by its size: the file's."""
-    with open(os.path.join(ROOT, "README.md")) as f:
+def test_console_reference_example_sizes_are_the_seeded_files():
+    """The console reference's session shows the seeded /boot.py by its size:
+    the file's."""
+    with open(os.path.join(ROOT, "lib", "shell", "README.md")) as f:
         text = f.read()
     size = os.path.getsize(os.path.join(ROOT, "firmware", "boot.py"))
     assert "  /boot.py  (%d bytes)" % size in text and "boot.py restored (%d bytes)" % size in text

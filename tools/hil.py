@@ -16,9 +16,9 @@ in its own mpremote call, so on a freshly soft-reset heap, as
 
 and its HEAPMON line (host_tests/scenarios/heapmon.py) fills a table:
   baseline   heap in use once the scenario's imports are done
-  working    the sampled peak above the baseline: what README's "working
-             set" column bounds on the unix port (64-bit objects, so the
-             board's figure should be well under it)
+  working    the sampled peak above the baseline: what the "working set"
+             column of tools/bench/MEASUREMENTS.md bounds on the unix port
+             (64-bit objects, so the board's figure should be well under it)
   least free the heap's size minus the peak: the free heap at the worst moment
 A board without _thread samples only at the start and the end: its row
 says "lower bound". A scenario passes when mpremote succeeds and its
@@ -329,7 +329,7 @@ def main(argv=None):
     print()
     print(table(rows))
     print("\nbaseline: heap in use after the imports; working: sampled peak above it "
-          "(README's unix-port working set bounds it); least free: heap size - peak")
+          "(MEASUREMENTS.md's unix-port working set bounds it); least free: heap size - peak")
     for r in rows:
         if r.result == "FAIL":
             print("\n%s failed:\n%s" % (r.name, r.detail))

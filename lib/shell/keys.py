@@ -1,6 +1,6 @@
 """The settings the firmware reads: the one list that `set` checks values
-against, `help set` shows and README's table of settings repeats
-(host_tests/test_shell_settings.py holds them equal). Imported by `set`
+against, `help set` shows and the table of settings in lib/shell/README.md
+repeats (host_tests/test_shell_settings.py holds them equal). Imported by `set`
 and `help set` only.
 
     keys.kind("ai.chat.tools")       # "native|text-fallback|none"; None: not

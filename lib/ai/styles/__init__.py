@@ -13,8 +13,8 @@ style only translates. A style module opens with its wire format and
 exposes:
 
   request(cfg, history, tools, stream) -> (url, headers, body)
-      history: re-iterable messages in the internal vocabulary (README:
-      Python API); iterate it lazily, it may be streamed from flash and is
+      history: re-iterable messages in the internal vocabulary (lib/README.md:
+      ai); iterate it lazily, it may be streamed from flash and is
       walked at least twice (a length-counting pass, then the write).
       Message contents read back from a flash history may be
       jsonstream.RawFile (an encoded JSON string in a file): pass them

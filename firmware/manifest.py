@@ -7,9 +7,19 @@
 # asyncio; tracebacks from frozen code then show no line numbers.
 # MicroPython runs this file with the manifest folder as the current
 # directory (tools/manifestfile.py), so "../lib" is this repository's lib/.
+# A board's manifest (boards/<BOARD>/manifest.py) includes this one with
+# board=<BOARD>: its profile is frozen too, as the module boardprofile
+# (written from boards/<BOARD>/profile.json by tools/boardprofile.py).
 include("$(PORT_DIR)/boards/manifest.py")
 
 import os
+import sys
+
+if options and options.board:
+    sys.path.insert(0, "../tools")
+    import boardprofile
+    path = boardprofile.write_module(options.board, "../build/boardprofile/" + options.board)
+    module("boardprofile.py", base_path=os.path.dirname(path), opt=3)
 
 for name in sorted(os.listdir("../lib")):
     if name.endswith(".py"):

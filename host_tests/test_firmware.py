@@ -133,8 +133,8 @@ def cmake_list(text, var):
 def test_board_folder_is_a_valid_out_of_tree_board(board):
     chip, offset = BOARDS[board]
     d = os.path.join(ROOT, "boards", board)
-    assert sorted(os.listdir(d)) == ["board.json", "mpconfigboard.cmake", "mpconfigboard.h",
-                                     "profile.json", "sdkconfig.board"]
+    assert sorted(os.listdir(d)) == ["board.json", "manifest.py", "mpconfigboard.cmake",
+                                     "mpconfigboard.h", "profile.json", "sdkconfig.board"]
     cm = open(os.path.join(d, "mpconfigboard.cmake")).read()
     h = open(os.path.join(d, "mpconfigboard.h")).read()
     assert "MICROPY_HW_BOARD_NAME" in h and "MICROPY_HW_MCU_NAME" in h
@@ -147,8 +147,10 @@ def test_board_folder_is_a_valid_out_of_tree_board(board):
         assert f.startswith("boards/"), f
     assert "${MICROPY_PORT_DIR}" not in cm          # not defined yet at that point
     manifest = cmake_list(cm, "MICROPY_FROZEN_MANIFEST")
-    assert manifest == ["${MICROPY_BOARD_DIR}/../../firmware/manifest.py"]
-    assert os.path.isfile(os.path.join(d, "../../firmware/manifest.py"))
+    assert manifest == ["${MICROPY_BOARD_DIR}/manifest.py"]
+    # the board's manifest is the firmware's with this board's profile
+    assert run_manifest(os.path.join(d, "manifest.py"), {}) == [
+        ("include", os.path.join(ROOT, "firmware", "manifest.py"), {"board": board})]
     for line in open(os.path.join(d, "sdkconfig.board")):
         assert line.startswith("#") or not line.strip() or re.match(r"CONFIG_[A-Z0-9_]+=", line), line
     meta = json.load(open(os.path.join(d, "board.json")))
@@ -179,7 +181,19 @@ def test_board_folder_is_a_valid_out_of_tree_board(board):
 
 # ---------------------------------------------------------------- frozen set
 
-def run_manifest(path, path_vars):
+class Options:
+    """tools/manifestfile.py's IncludeOptions: a missing option is None."""
+    def __init__(self, kw):
+        self.kw = kw
+
+    def __getattr__(self, name):
+        return self.kw.get(name)
+
+    def __bool__(self):
+        return True
+
+
+def run_manifest(path, path_vars, options=None):
     """Execute a manifest the way MicroPython's tools/manifestfile.py does:
     in the manifest's folder, $(VAR) substitution, relative paths resolved
     there. Records the calls; includes are not followed."""
@@ -192,7 +206,7 @@ def run_manifest(path, path_vars):
         return os.path.normpath(os.path.join(here, p))
 
     def include(p, **kw):
-        calls.append(("include", resolve(p), None))
+        calls.append(("include", resolve(p), kw or None))
 
     def module(name, base_path=".", opt=None):
         calls.append(("module", os.path.join(resolve(base_path), name), opt))
@@ -205,7 +219,7 @@ def run_manifest(path, path_vars):
         calls.append(("other", a, None))
     g = {"include": include, "module": module, "package": package, "require": other,
          "freeze": other, "metadata": other, "c_module": other, "add_library": other,
-         "options": None}
+         "options": Options(options or {})}
     cwd = os.getcwd()
     os.chdir(here)
     try:
@@ -247,6 +261,27 @@ def test_manifest_freezes_the_port_set_then_exactly_lib(tmp_path):
     calls = run_manifest(str(fake / "manifest.py"), {"PORT_DIR": "/PORT"})
     assert [(k, os.path.basename(p)) for k, p, _ in calls[1:]] == [
         ("package", "ai"), ("module", "extra.py")]
+
+
+@pytest.mark.parametrize("board", sorted(BOARDS))
+def test_a_board_freezes_its_profile(board):
+    """Included by a board's manifest, the firmware's freezes that board's
+    profile (profile.json without its sources) as the module boardprofile,
+    which lib/ reads through compat.board()."""
+    calls = run_manifest(os.path.join(ROOT, "firmware", "manifest.py"), {"PORT_DIR": "/PORT"},
+                         {"board": board})
+    kind, path, opt = calls[1]
+    assert kind == "module" and os.path.basename(path) == "boardprofile.py"
+    assert opt == mpybuild.OPT and len(calls) == len(lib_entries()) + 2
+    ns = {}
+    exec(open(path).read(), ns)
+    with open(os.path.join(ROOT, "boards", board, "profile.json")) as f:
+        prof = json.load(f)
+    del prof["sources"]
+    assert ns["PROFILE"] == prof
+    r = subprocess.run([mpybuild.mpy_cross(), "-march=xtensawin", "-o", os.devnull, path],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
 
 
 def test_frozen_set_compiles_for_the_esp32_within_the_flash_budget(tmp_path):

@@ -7,4 +7,4 @@ set(SDKCONFIG_DEFAULTS
     boards/sdkconfig.ble
     ${MICROPY_BOARD_DIR}/sdkconfig.board
 )
-set(MICROPY_FROZEN_MANIFEST ${MICROPY_BOARD_DIR}/../../firmware/manifest.py)
+set(MICROPY_FROZEN_MANIFEST ${MICROPY_BOARD_DIR}/manifest.py)

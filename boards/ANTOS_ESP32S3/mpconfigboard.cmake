@@ -14,4 +14,4 @@ set(SDKCONFIG_DEFAULTS
     boards/sdkconfig.spiram_oct
     ${MICROPY_BOARD_DIR}/sdkconfig.board
 )
-set(MICROPY_FROZEN_MANIFEST ${MICROPY_BOARD_DIR}/../../firmware/manifest.py)
+set(MICROPY_FROZEN_MANIFEST ${MICROPY_BOARD_DIR}/manifest.py)

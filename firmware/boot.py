@@ -5,6 +5,8 @@
 # If NTP fails now, httpc tries again before the next https request
 # (compat.clock_ok), so a late network still gets a set clock.
 def _boot():
+    from compat import gc_policy
+    gc_policy()     # the GC collects early (see compat.gc_policy)
     try:
         import store
         ssid = store.get("wifi.ssid")

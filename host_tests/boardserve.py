@@ -25,7 +25,9 @@ class Board:
     started at its prompt. type() sends a console line; expect() waits for
     console output."""
 
-    def __init__(self, mpy, flash, heap=HEAP, serve=True):
+    def __init__(self, mpy, flash, heap=HEAP, serve=True, live=False):
+        """live=True: the working set (see scenarios/mcp_serve.py), not the
+        firmware's GC."""
         self.flash = str(flash)
         self.port = peers.free_port()
         self.url = "http://127.0.0.1:%d/mcp" % self.port
@@ -34,7 +36,9 @@ class Board:
         self.cv = threading.Condition()
         self.p = subprocess.Popen(
             mpy.cmd("mcp_serve", heap), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, env=mpy.env({"ANTOS_FLASH": self.flash, "ANTOS_TTY": "0"}),
+            stderr=subprocess.STDOUT,
+            env=mpy.env(dict({"ANTOS_FLASH": self.flash, "ANTOS_TTY": "0"},
+                             **({"ANTOS_HEAPMON": "live"} if live else {}))),
             cwd=self.flash, start_new_session=True)
         threading.Thread(target=self._read, daemon=True).start()
         self.expect("/> ")

@@ -76,3 +76,40 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker("conformance")
         if getattr(getattr(item, "module", None), "pexpect", None) is not None:
             item.add_marker("pty")
+
+
+# Measurements (make measure: tools/bench/measure.py): tests assert caps;
+# with --measure FILE they also bisect smallest heaps and record figures,
+# one JSON line each in FILE, which measure.py turns into
+# tools/bench/MEASUREMENTS.md. Without it nothing is bisected or recorded.
+def pytest_addoption(parser):
+    parser.addoption("--measure", metavar="FILE", default=None,
+                     help="bisect smallest heaps and record figures into FILE (JSON lines)")
+
+
+class Measure:
+    def __init__(self, path, mpy=None):
+        self.path = path
+        self.mpy = mpy
+
+    def record(self, table, row, **figures):
+        """A row of a measurement table: figures (bytes, K, counts)."""
+        if self.path:
+            import json
+            with open(self.path, "a") as f:
+                f.write(json.dumps({"table": table, "row": row, "figures": figures}) + "\n")
+
+    def smallest(self, table, row, passes, cap, floor=None, **figures):
+        """Bisect the smallest heap at which passes(heap) holds (between
+        floor and cap, see mpyrun.Runner.smallest) and record it with the
+        figures; None (and no runs) unless measuring."""
+        if not self.path:
+            return None
+        least = self.mpy.smallest(passes, cap, floor)
+        self.record(table, row, smallest="%dK" % (least // 1024), cap=cap, **figures)
+        return least
+
+
+@pytest.fixture(scope="session")
+def measure(request, mpy):
+    return Measure(request.config.getoption("--measure"), mpy)

@@ -38,14 +38,22 @@ tuples and bytes, and str constants longer than 255 bytes (a header each;
 their text stays in the image). `frozen=False` runs with the raw unix-port
 accounting (names interned on import, charged to the heap) for comparison.
 
+The board as the firmware sets it up: romboot applies the firmware's GC
+setting (compat.gc_policy, as firmware/boot.py does), and a board profile
+(`board=`, default ANTOS_ESP32: boards/<BOARD>/profile.json) gives the
+scenario its boardprofile module and its network budget: TLS connections
+and sockets open at once are counted (scenarios/netcount.py) and a run
+that holds more than the profile allows fails (BudgetError).
+
 A scenario is host_tests/scenarios/<name>.py. It may `import heapmon` and call
 `heapmon.start()` after its imports: from then on a sampler thread records
-gc.mem_alloc() with a low gc.threshold, and `heapmon.report()` prints
-"HEAPMON baseline=<bytes> peak=<bytes> ..." which the runner parses. The peak is
-live data plus at most one threshold of garbage: an upper bound of the
-working set, reported next to the hard cap given by -X heapsize.
-r.imports is the baseline minus what the emulated flash takes (the heap the
-scenario's imports keep).
+gc.mem_alloc(), and `heapmon.report()` prints "HEAPMON baseline=<bytes>
+peak=<bytes> ..." which the runner parses. The peak is the heap in use (live
+data and garbage not yet collected) under the firmware's GC setting; with
+live=True the sampler has the GC collect every 1 KB, and the peak is live
+data plus at most 1 KB: the working set, to compare (does it grow with
+content?), never to judge a heap cap. r.imports is the baseline minus what
+the emulated flash takes (the heap the scenario's imports keep).
 """
 import atexit
 import os
@@ -57,6 +65,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools"))
 from mpybuild import compile_tree  # noqa: E402
+import boardprofile  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -171,16 +180,30 @@ def romfs_image(folders):
     return rom.finalise()
 
 
+class BudgetError(AssertionError):
+    """A scenario held more TLS connections or sockets at once than its
+    board profile allows (scenarios/netcount.py)."""
+
+
 class Result:
     def __init__(self, rc, out, err, boot=0):
         self.rc, self.out, self.err = rc, out, err
         self.boot = boot
-        self.baseline = self.peak = None
+        self.baseline = self.peak = self.gc = None
+        self.tls_peak = self.sockets_peak = None
+        self.budget = None      # the NETBUDGET line, when the board's was exceeded
+        for line in err.splitlines():
+            if line.startswith("NETPEAK "):
+                kv = dict(p.split("=") for p in line.split()[1:])
+                self.tls_peak, self.sockets_peak = int(kv["tls"]), int(kv["sockets"])
+            elif line.startswith("NETBUDGET "):
+                self.budget = line
         for line in out.splitlines():
             if line.startswith("HEAPMON "):
                 kv = dict(p.split("=") for p in line.split()[1:])
                 self.baseline = int(kv["baseline"])
                 self.peak = int(kv["peak"])
+                self.gc = kv.get("gc")
 
     @property
     def imports(self):
@@ -218,10 +241,18 @@ class Runner:
             shutil.rmtree(tmp)
         for folder in (SCEN,) + tuple(extra):
             errors += compile_tree(folder, os.path.join(self.build, "scen"), opt=0)
+        # each board's profile module (as the firmware freezes it), at
+        # boards/<BOARD>/boardprofile in the image: romboot puts the one
+        # ANTOS_BOARD names on the path
+        for board in boardprofile.names():
+            src = os.path.join(self.build, "profiles", board)
+            boardprofile.write_module(board, src)
+            errors += compile_tree(src, os.path.join(self.build, "boards", "boards", board))
         if errors:
             raise RuntimeError("mpy-cross failed: %r" % errors)
         self.rom = os.path.join(self.build, "lib.rom")
-        image = romfs_image([os.path.join(self.build, "lib"), os.path.join(self.build, "scen")])
+        image = romfs_image([os.path.join(self.build, "lib"), os.path.join(self.build, "scen"),
+                             os.path.join(self.build, "boards")])
         with open(self.rom, "wb") as f:
             f.write(image)
         self.rom_size = len(image)
@@ -271,16 +302,28 @@ class Runner:
         """Heap in use once romboot has set up the emulated flash."""
         return self.flash[frozen][2]
 
-    def env(self, extra=None, frozen=True):
+    def env(self, extra=None, frozen=True, board=boardprofile.DEFAULT):
         env = dict(os.environ)
         env["MICROPYPATH"] = self.path()
         env["ANTOS_ROM"] = self.rom
+        env.pop("ANTOS_BOARD", None)
+        if board:
+            env["ANTOS_BOARD"] = board
         env.pop("ANTOS_QSTRS", None)
         if frozen:
             env["ANTOS_QSTRS"] = self.qstrs
         if extra:
             env.update(extra)
         return env
+
+    def working(self, scenario, **kw):
+        """The working set of a scenario: a run of its own with live=True
+        (made only to measure; a run with the firmware's GC judges the
+        heap). Its Result; AssertionError if it failed."""
+        r = self.run(scenario, live=True, **kw)
+        if r.rc != 0 or r.peak is None:
+            raise AssertionError("%s failed in its live run: %r" % (scenario, r))
+        return r
 
     def smallest(self, fn, cap, floor=None):
         """Smallest heap (1K steps) at which fn(heap) passes, by bisection:
@@ -296,13 +339,24 @@ class Runner:
         return hi * 1024
 
     def run(self, scenario, heap="64K", args=(), timeout=120, env=None, cwd=None,
-            input=None, frozen=True):
-        """Run host_tests/scenarios/<scenario>.py with `heap` bytes free."""
+            input=None, frozen=True, board=boardprofile.DEFAULT, budget=True, live=False):
+        """Run host_tests/scenarios/<scenario>.py with `heap` bytes free, as
+        on `board` (its profile module; its network budget enforced:
+        BudgetError when the scenario held more TLS connections or sockets
+        at once than the profile allows, unless budget is False). The GC
+        runs as the firmware sets it; live=True has heapmon collect every
+        1 KB while it samples, to measure the working set (live data), never
+        to judge whether a heap is enough."""
         # the arguments go in the environment: the unix port interns argv as
         # names, and a long one could make the names' pools at boot grow by
         # one more than the calibration saw (a boot out of memory)
         env = dict(env or {}, ANTOS_ARGV="".join("\x1f" + str(a) for a in args))
+        if live:
+            env["ANTOS_HEAPMON"] = "live"
         r = subprocess.run(self.cmd(scenario, heap, (), frozen), capture_output=True,
-                           text=True, timeout=timeout, env=self.env(env, frozen), cwd=cwd,
-                           input=input)
-        return Result(r.returncode, r.stdout, r.stderr, self.boot(frozen))
+                           text=True, timeout=timeout, env=self.env(env, frozen, board),
+                           cwd=cwd, input=input)
+        res = Result(r.returncode, r.stdout, r.stderr, self.boot(frozen))
+        if budget and res.budget:
+            raise BudgetError("%s: %s" % (scenario, res.budget))
+        return res

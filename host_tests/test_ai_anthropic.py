@@ -628,14 +628,15 @@ def test_micropython_models_pages_bounded_and_fetch(mpy, tmp_path):
     work = {}
     for n in (300, 3000):
         with FakeAnthropic(key=KEY, models=n) as s:
-            r = mpy.run("ai_anthropic_models", heap=HEAP,
-                        args=[s.base_url, KEY, tmp_path, "count", 0], timeout=60)
-            assert r.rc == 0, r
-            assert "COUNT %d %d %s" % (n, n // 100, s.model_ids[-1]) in r.out, r.out
+            for live in (False, True):
+                r = mpy.run("ai_anthropic_models", heap=HEAP, live=live,
+                            args=[s.base_url, KEY, tmp_path, "count", 0], timeout=60)
+                assert r.rc == 0, r
+                assert "COUNT %d %d %s" % (n, n // 100, s.model_ids[-1]) in r.out, r.out
             work[n] = r.working
         print("anthropic models, %d ids in %d pages @%s: working %d B"
               % (n, n // 100, HEAP, r.working))
-    # ten times the list, same working set (within one GC threshold)
+    # ten times the list, same working set (live data)
     assert work[3000] < work[300] + 2048 and work[3000] < 30000
     with FakeAnthropic(key=KEY, models=450) as s:
         r = mpy.run("ai_anthropic_models", heap=HEAP,

@@ -224,15 +224,15 @@ def test_not_logged_in(gh):
 
 # ------------------------------------------------------------ MicroPython
 
-def test_micropython_chat_after_a_token_refresh(mpy, tmp_path):
+def test_micropython_chat_after_a_token_refresh(mpy, measure, tmp_path):
     """Two chats under 64K; the session token expires 30 s after it is
     made, inside the 60 s margin, so the second chat exchanges again."""
-    def run(heap):
+    def run(heap, live=False):
         with FakeGitHub() as g:
             g.ttl = 30
             g.options(chunked=True)
             g.queue(Text("Hello from Copilot."), Text("Streamed from Copilot after a refresh."))
-            return g, mpy.run("ai_copilot", heap=heap, timeout=60,
+            return g, mpy.run("ai_copilot", heap=heap, timeout=60, live=live,
                               args=[g.root, g.login(), tmp_path])
     g, r = run("64K")
     assert r.rc == 0, r
@@ -241,7 +241,9 @@ def test_micropython_chat_after_a_token_refresh(mpy, tmp_path):
     assert g.exchanges == 2
     chats = [q for q in g.requests if q.path == "/chat/completions"]
     assert chats[0].headers["authorization"] != chats[1].headers["authorization"]
-    assert r.working < 24 * 1024
-    least = mpy.smallest(lambda heap: "CHAT2 'Streamed" in run(heap)[1].out, "64K")
-    print("copilot: imports %d B, working %d B, smallest passing heap %dK (cap 64K)"
-          % (r.imports, r.working, least // 1024))
+    live = run("64K", live=True)[1]
+    assert live.rc == 0, live
+    assert live.working < 24 * 1024
+    measure.smallest("heap", "copilot: two chats with a session token refresh",
+                     lambda heap: "CHAT2 'Streamed" in run(heap)[1].out, "64K",
+                     imports=r.imports, working=live.working)

@@ -178,7 +178,7 @@ def test_every_style_sends_the_message_from_flash(flash, src, fake, provider, mo
 
 # ------------------------------------------------------------ MicroPython
 
-def _edit_run(mpy, tmp_path, size, heap):
+def _edit_run(mpy, tmp_path, size, heap, live=False):
     root = tmp_path / ("flash%d" % size)
     root.mkdir(exist_ok=True)
     line = "value_%05d = compute(%05d)  # a line of about 40 bytes\n"
@@ -190,13 +190,13 @@ def _edit_run(mpy, tmp_path, size, heap):
     with FakeOpenAI(flavor="ollama", models=["llama3.2"]) as s:
         s.options(chunked=True)
         s.queue(Text("```python\nvalue_00010 = 42\nvalue_00011 = 43\n```\n"))
-        r = mpy.run("ai_edit", heap=heap, timeout=60, args=[s.base_url, root])
+        r = mpy.run("ai_edit", heap=heap, timeout=60, args=[s.base_url, root], live=live)
         sent = s.last.json["messages"][1]["content"] if s.requests else ""
     return r, sent, root
 
 
 @pytest.mark.parametrize("size", [1024, 20 * 1024, 64 * 1024], ids=["1K", "20K", "64K"])
-def test_micropython_edit_streams_the_file(mpy, tmp_path, size):
+def test_micropython_edit_streams_the_file(mpy, measure, tmp_path, size):
     r, sent, root = _edit_run(mpy, tmp_path, size, "64K")
     assert r.rc == 0, r
     assert "EDIT '+2 -2 lines at 11-12' None" in r.out, r.out
@@ -204,10 +204,10 @@ def test_micropython_edit_streams_the_file(mpy, tmp_path, size):
     assert len(sent) > size                         # the whole file went as context
     assert "UNDO 'big.py restored" in r.out
     assert (root / "big.py").stat().st_size >= size and "= 42" not in (root / "big.py").read_text()
-    assert r.working < 16 * 1024
-    print("ai edit of a %d KB file: imports %d B, working %d B (heap 64K)"
-          % (size // 1024, r.imports, r.working))
+    live = _edit_run(mpy, tmp_path, size, "64K", live=True)[0]
+    assert live.rc == 0, live
+    assert live.working < 16 * 1024
     if size == 20 * 1024:
-        least = mpy.smallest(lambda heap: _edit_run(mpy, tmp_path, size, heap)[0].rc == 0,
-                             "64K")
-        print("ai edit of a 20 KB file: smallest passing heap %dK" % (least // 1024))
+        measure.smallest("heap", "ai edit of a 20 KB file",
+                         lambda heap: _edit_run(mpy, tmp_path, size, heap)[0].rc == 0, "64K",
+                         imports=r.imports, working=live.working)

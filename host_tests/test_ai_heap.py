@@ -5,24 +5,12 @@ first (scenarios/ai_rounds.py), and ai.run with a tool of the real MCP SDK
 server (scenarios/ai_mcp_loop.py: the server's tools listed into a file
 on flash and offered from it, a second session for the call).
 
-Each case runs at its CAP, which is its smallest passing heap (measured by
-bisection, printed by the test) plus 4K: the smallest varies by 1-2K
-from run to run with the timing of the reads and the heap's layout. The
-GOAL is the budget the project promises (a chat in 56K, the MCP loop in
-64K); a chat's CAP never exceeds it. The MCP loop misses it by its margin:
-it passes from 61-63K since the server's GET stream is held during each
-call (2K of it: serve.py and the second connection). Measured (64-bit
-unix port):
-  chat   openai 45K   anthropic 46K   gemini 46K
-  tools  openai 46K   anthropic 48K   gemini 47K
-  MCP    openai 63K   anthropic 61K   gemini 63K   (names charged: 84-86K)
-A chat case's imports keep about 33 KB (module, function and class objects
-of jsonstream, httpc, store, ai and the style on the 64-bit port, the
-kept connection buffer, ~1 KB of scenarios/aisteps.py), the MCP cases
-about 42 KB (mcp, mcp.registry, mcp.client, ai.loop too: 43 KB); the working sets
-are asserted (24 KB; the loop measures 16-17 KB: the MCP session and its
-connection, the tool file's reading, ai/toolcache.py and httpc/sse.py
-imported on the way).
+Each case runs at its CAP with the firmware's GC setting; the GOAL is the
+budget the project promises (a chat in 56K, the MCP loop in 64K). The
+working sets are asserted from live=True runs (the sampler collects every
+1 KB: live data). `make measure` bisects each case's smallest heap, and
+the MCP loop's with every name charged to the heap as the unix port
+does (tools/bench/MEASUREMENTS.md).
 """
 import pytest
 
@@ -44,19 +32,20 @@ RAW_CAP = "100K"         # the MCP loop with the names in the heap
 FLOOR = "40K"            # the bisections start here (it fails)
 
 
-def _rounds(mpy, tmp_path, fake, provider, model, key, tools, heap):
+def _rounds(mpy, tmp_path, fake, provider, model, key, tools, heap, live=False):
     with fake(key=key, models=[model]) as srv:
         srv.options(chunked=True)
         if tools:
             srv.queue(Calls([("get_weather", {"city": "Rochdale"})]))
         srv.queue(Text("Hello from the fake."), Text("A streamed answer in small pieces."))
         args = [provider, srv.base_url, model, key, tmp_path] + (["tools"] if tools else [])
-        return mpy.run("ai_rounds", heap=heap, args=args, timeout=60)
+        return mpy.run("ai_rounds", heap=heap, args=args, timeout=60, live=live)
 
 
 @pytest.mark.parametrize("provider,fake,model,key", STYLES, ids=[s[0] for s in STYLES])
 @pytest.mark.parametrize("tools", [False, True], ids=["chat", "tools"])
-def test_two_rounds_in_a_small_heap(mpy, tmp_path, provider, fake, model, key, tools):
+def test_two_rounds_in_a_small_heap(mpy, measure, tmp_path, provider, fake, model, key,
+                                    tools):
     cap = CAP["rounds"]
     assert parse_size(cap) <= parse_size(GOAL["rounds"])
     r = _rounds(mpy, tmp_path, fake, provider, model, key, tools, cap)
@@ -69,44 +58,47 @@ def test_two_rounds_in_a_small_heap(mpy, tmp_path, provider, fake, model, key, t
     pieces = int(r.out.split("STREAM ")[1].split()[0])
     assert pieces >= 3, r.out     # it really streamed
     assert "'A streamed answer in small pieces.' 'A streamed answer in small pieces.' None" in r.out
-    assert r.working < WORKING_BUDGET
+    live = _rounds(mpy, tmp_path, fake, provider, model, key, tools, cap, live=True)
+    assert live.rc == 0, live
+    assert live.working < WORKING_BUDGET
 
     def passes(heap):
         x = _rounds(mpy, tmp_path, fake, provider, model, key, tools, heap)
         return x.rc == 0 and "small pieces.' None" in x.out
-    least = mpy.smallest(passes, cap, FLOOR)
-    print("%s %s: imports %d B, working %d B, smallest passing heap %dK (cap %s, goal %s)"
-          % (provider, "tools" if tools else "chat", r.imports, r.working,
-             least // 1024, cap, GOAL["rounds"]))
+    measure.smallest("heap", "%s %s: two rounds" % (provider, "tools" if tools else "chat"),
+                     passes, cap, FLOOR, goal=GOAL["rounds"], imports=r.imports,
+                     working=live.working)
 
 
-def _loop(mpy, sdk, tmp_path, fake, provider, model, key, heap, frozen=True):
+def _loop(mpy, sdk, tmp_path, fake, provider, model, key, heap, frozen=True, live=False):
     with fake(key=key, models=[model]) as srv:
         srv.options(chunked=True)
         srv.queue(Calls([("sdk__get_weather", {"city": "Rochdale"})]))
-        return mpy.run("ai_mcp_loop", heap=heap, frozen=frozen,
+        return mpy.run("ai_mcp_loop", heap=heap, frozen=frozen, live=live,
                        args=[provider, srv.base_url, model, key, tmp_path, sdk], timeout=60)
 
 
 @pytest.mark.parametrize("provider,fake,model,key", STYLES, ids=[s[0] for s in STYLES])
-def test_micropython_loop_with_mcp_tool(mpy, sdk_server, tmp_path, provider, fake, model, key):
+def test_micropython_loop_with_mcp_tool(mpy, measure, sdk_server, tmp_path, provider, fake,
+                                        model, key):
     cap = CAP["mcp"]
     sdk = sdk_server()
     r = _loop(mpy, sdk, tmp_path, fake, provider, model, key, cap)
     assert r.rc == 0, r
     assert "RUN 'tool said: Rochdale: 12 C, drizzle' None " \
            "['user', 'assistant', 'tool', 'assistant']" in r.out, r.out
-    assert r.working < LOOP_BUDGET
+    live = _loop(mpy, sdk, tmp_path, fake, provider, model, key, cap, live=True)
+    assert live.rc == 0, live
+    assert live.working < LOOP_BUDGET
 
     def passes(heap, frozen=True):
         x = _loop(mpy, sdk, tmp_path, fake, provider, model, key, heap, frozen)
         return x.rc == 0 and "RUN 'tool said" in x.out
-    least = mpy.smallest(passes, cap, FLOOR)
+    measure.smallest("heap", "%s: ai.run with an MCP tool" % provider, passes, cap, FLOOR,
+                     goal=GOAL["mcp"], imports=r.imports, working=live.working)
     # the same with every name charged to the heap as the unix port does
-    raw = mpy.smallest(lambda heap: passes(heap, False), RAW_CAP)
-    print("%s loop with MCP call: imports %d B, working %d B, smallest passing heap %dK "
-          "(cap %s, goal %s; %dK with the names in the heap)"
-          % (provider, r.imports, r.working, least // 1024, cap, GOAL["mcp"], raw // 1024))
+    measure.smallest("heap", "%s: ai.run with an MCP tool, names in the heap" % provider,
+                     lambda heap: passes(heap, False), RAW_CAP)
 
 
 IMPORTS = ["compat", "jsonstream", "httpc", "store", "ai", "ai.styles.openai",

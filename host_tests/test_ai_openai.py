@@ -653,9 +653,9 @@ def test_fetch_models_end_to_end(flash):
 # `heap` is the heap left free once the emulated flash is in place (see
 # mpyrun). This heavy scenario (plain, streamed, a tool round and three
 # error replies, which import the style's and the driver's rare halves)
-# passes from 52-54K, the 20000-model list from 50-51K: both run at their
-# smallest plus 4K, and bisect and print it (FLOOR fails). The issue's
-# two-round budget is asserted in test_ai_heap.py.
+# and the 20000-model list run at HEAP (make measure bisects their
+# smallest heaps from FLOOR). The two-round budget is asserted in
+# test_ai_heap.py.
 HEAP = "58K"
 FLOOR = "48K"
 
@@ -673,7 +673,7 @@ def _chat_lines(flavor):
             "ERRMID '%s: Engine overloaded'" % flavor]
 
 
-def _chat(mpy, tmp_path, flavor, heap):
+def _chat(mpy, tmp_path, flavor, heap, live=False):
     with FakeOpenAI(flavor=flavor) as srv:
         model = "kimi-k2-thinking" if flavor == "kimi" else MODEL[flavor]
         srv.options(chunked=True)
@@ -690,12 +690,12 @@ def _chat(mpy, tmp_path, flavor, heap):
         r = mpy.run("ai_openai_chat", heap=heap,
                     args=[srv.base_url, flavor, model,
                           "-" if flavor == "ollama" else "sk-test", str(tmp_path)],
-                    timeout=60)
+                    timeout=60, live=live)
         return r, srv.requests
 
 
 @pytest.mark.parametrize("flavor", FLAVORS)
-def test_micropython_chat_stream_and_tool_round(flavor, mpy, tmp_path):
+def test_micropython_chat_stream_and_tool_round(flavor, mpy, measure, tmp_path):
     r, requests = _chat(mpy, tmp_path, flavor, HEAP)
     assert r.rc == 0, r
     out = r.out
@@ -706,23 +706,24 @@ def test_micropython_chat_stream_and_tool_round(flavor, mpy, tmp_path):
     if flavor == "kimi":
         assert requests[3].json["messages"][5]["reasoning_content"] == \
             "Two cities, two calls."
-    assert r.working < 24 * 1024
+    live, _ = _chat(mpy, tmp_path, flavor, HEAP, live=True)
+    assert live.rc == 0, live
+    assert live.working < 24 * 1024
 
     def passes(heap):
         x, _ = _chat(mpy, tmp_path, flavor, heap)
         return x.rc == 0 and all(line in x.out for line in _chat_lines(flavor))
-    least = mpy.smallest(passes, HEAP, FLOOR)
-    print("%s chat: imports %d B, working %d B, smallest passing heap %dK (cap %s)"
-          % (flavor, r.imports, r.working, least // 1024, HEAP))
+    measure.smallest("heap", "%s: chat, stream, tool round, three errors" % flavor, passes,
+                     HEAP, FLOOR, imports=r.imports, working=live.working)
 
 
-def _models(mpy, tmp_path, n, heap):
+def _models(mpy, tmp_path, n, heap, live=False):
     with FakeOpenAI(models=n) as s:
-        return mpy.run("ai_openai_models", heap=heap,
+        return mpy.run("ai_openai_models", heap=heap, live=live,
                        args=[s.base_url, "openai", "sk-test", str(tmp_path)], timeout=60)
 
 
-def test_micropython_large_model_list(mpy, tmp_path):
+def test_micropython_large_model_list(mpy, measure, tmp_path):
     """A 1.8 MB list (20000 models) costs no more heap than a 600-model one:
     only ids are materialized (the driver keeps the first 100 here)."""
     working = {}
@@ -730,14 +731,14 @@ def test_micropython_large_model_list(mpy, tmp_path):
         r = _models(mpy, tmp_path, n, HEAP)
         assert r.rc == 0, r
         assert "MODELS 100 None 'fake-model-00095'" in r.out, r.out
-        working[n] = r.working
+        live = _models(mpy, tmp_path, n, HEAP, live=True)
+        assert live.rc == 0, live
+        working[n] = live.working
 
     def passes(heap):
         x = _models(mpy, tmp_path, 20000, heap)
         return x.rc == 0 and "MODELS 100 None 'fake-model-00095'" in x.out
-    least = mpy.smallest(passes, HEAP, FLOOR)
-    print("openai models: working %d B (600 models) / %d B (20000, 1.8 MB), "
-          "smallest passing heap %dK (cap %s)"
-          % (working[600], working[20000], least // 1024, HEAP))
+    measure.smallest("heap", "openai: a 1.8 MB model list (20000 ids)", passes, HEAP, FLOOR,
+                     working_600=working[600], working_20000=working[20000])
     assert working[20000] - working[600] < 2048
     assert working[20000] < 24 * 1024

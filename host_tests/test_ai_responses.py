@@ -414,19 +414,19 @@ def test_fetch_models_and_errors_end_to_end(srv, flash):
 HEAP = "64K"
 
 
-def _scenario(mpy, tmp_path, heap, stream):
+def _scenario(mpy, tmp_path, heap, stream, live=False):
     with FakeResponses(models=["gpt-5-mini"]) as s:
         s.options(chunked=True)
         s.queue(Text("Hello from the fake."),
                 Calls([("get_weather", {"city": "Rochdale"})], think=Think(size=2000)))
         r = mpy.run("ai_responses", heap=heap, timeout=60,
                     args=[s.base_url, "gpt-5-mini", "sk-test", tmp_path,
-                          "stream" if stream else "whole"])
+                          "stream" if stream else "whole"], live=live)
         return r, s
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
-def test_micropython_chat_with_a_tool_round(mpy, tmp_path, stream):
+def test_micropython_chat_with_a_tool_round(mpy, measure, tmp_path, stream):
     r, s = _scenario(mpy, tmp_path, HEAP, stream)
     assert r.rc == 0, r
     assert "PLAIN 'Hello from the fake.' None 2" in r.out, r.out
@@ -436,11 +436,13 @@ def test_micropython_chat_with_a_tool_round(mpy, tmp_path, stream):
     last = s.last.json["input"]
     assert [it.get("type", it.get("role")) for it in last][-3:] == [
         "reasoning", "function_call", "function_call_output"]
-    assert r.working < 24 * 1024
+    live, _ = _scenario(mpy, tmp_path, HEAP, stream, live=True)
+    assert live.rc == 0, live
+    assert live.working < 24 * 1024
 
     def passes(heap):
         x, _ = _scenario(mpy, tmp_path, heap, stream)
         return x.rc == 0 and "FOLLOWUP 'tool said" in x.out
-    least = mpy.smallest(passes, HEAP)
-    print("responses %s: imports %d B, working %d B, smallest passing heap %dK (cap %s)"
-          % ("stream" if stream else "whole", r.imports, r.working, least // 1024, HEAP))
+    measure.smallest("heap", "responses %s: chat and a tool round with reasoning"
+                     % ("stream" if stream else "whole"), passes, HEAP,
+                     imports=r.imports, working=live.working)

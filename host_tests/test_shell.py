@@ -583,20 +583,20 @@ def test_registry_parse_and_history_bound():
 SESSION_HEAP = "42K"
 
 
-def test_console_session_heap_under_unix_port(mpy, tmp_path):
+def test_console_session_heap_under_unix_port(mpy, measure, tmp_path):
     """A session of built-ins and ? questions at SESSION_HEAP of free heap
-    (see mpyrun for what heap= means; it passes from 36-38K, printed, the cap
-    keeps 4K for run-to-run variation): no command runs out of memory, the
-    peak working heap stays bounded, and command modules are dropped after
-    each command."""
+    (see mpyrun for what heap= means): no command runs out of memory, the
+    working heap stays bounded, and command modules are dropped after each
+    command."""
     import importlib.util
     spec = importlib.util.spec_from_file_location("sim", SIM)
     sim = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(sim)
     flash = str(tmp_path / "flash")
     sim.seed(flash)
-    def run(heap):
-        return mpy.run("shell_heap", heap=heap, env={"ANTOS_FLASH": flash, "ANTOS_TTY": "0"})
+    def run(heap, live=False):
+        return mpy.run("shell_heap", heap=heap, env={"ANTOS_FLASH": flash, "ANTOS_TTY": "0"},
+                       live=live)
 
     def ok(r):
         return (r.rc == 0 and "out of memory" not in r.out
@@ -605,11 +605,12 @@ def test_console_session_heap_under_unix_port(mpy, tmp_path):
     r = run(SESSION_HEAP)
     assert ok(r), r
     residual = int(r.out.split("RESIDUAL ")[1].split()[0])
-    least = mpy.smallest(lambda heap: ok(run(heap)), SESSION_HEAP, "24K")
-    print("shell session: working heap %d bytes, residual %d bytes, smallest passing heap "
-          "%dK (cap %s)" % (r.working, residual, least // 1024, SESSION_HEAP))
+    live = run(SESSION_HEAP, live=True)
+    assert ok(live), live
+    measure.smallest("heap", "the console: a session of built-ins and ? questions",
+                     lambda heap: ok(run(heap)), SESSION_HEAP, "24K", working=live.working)
     assert "MODULES shell.term\n" in r.out        # builtins/helper were dropped
-    assert r.working < 24 * 1024
+    assert live.working < 24 * 1024
     assert residual < 8 * 1024
 
 

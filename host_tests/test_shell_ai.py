@@ -726,8 +726,8 @@ def test_spinner_turns_and_ctrl_c_works_while_the_provider_is_silent(console):
 
 # ---------------------------------------------------------------- memory
 
-def _mem_round(mpy, tmp_path, url, bare):
-    flash = tmp_path / ("bare" if bare else "console")
+def _mem_round(mpy, tmp_path, url, bare, live=False):
+    flash = tmp_path / ("%s%s" % ("bare" if bare else "console", "-live" if live else ""))
     flash.mkdir()
     with FakeOpenAI(flavor="ollama") as srv:
         srv.options(chunked=True)
@@ -735,51 +735,53 @@ def _mem_round(mpy, tmp_path, url, bare):
         (flash / "settings.json").write_text(json.dumps(ollama_settings(
             srv, **{"mcp.sdk.url": url, "ai.tools.approve": "always"})))
         r = mpy.run("aicmd_mem", heap=MEM_HEAP, args=[flash] + (["bare"] if bare else []),
-                    timeout=60)
+                    timeout=60, live=live)
     assert r.rc == 0, r
     assert "CACHE 6 None" in r.out, r.out      # the SDK's 5 tools and read_resource
     assert "tool said: Rochdale: 12 C, drizzle" in r.out, r.out
     return r, flash
 
 
-# free once the emulated flash is in place (see mpyrun): with every module
-# imported (mcpcmd with login and serve, the registry with OAuth state),
-# the round passes from about 104K; 4K of headroom
+# free once the emulated flash is in place (see mpyrun), with every module
+# imported (mcpcmd with login and serve, the registry with OAuth state)
 MEM_HEAP = "108K"
 
 
 @pytest.fixture(scope="module")
 def mem_rounds(mpy, tmp_path_factory, sdk_server):
     """One ai round with an MCP tool call through the console, and the same
-    round through ai.run alone: (console result, bare result, console flash)."""
+    round through ai.run alone, each run with the firmware's GC and then
+    measured (live=True): (console working set, bare working set, console
+    result, console flash)."""
     url = sdk_server()
     tmp = tmp_path_factory.mktemp("mem")
     console_r, flash = _mem_round(mpy, tmp, url, False)
-    bare_r, _ = _mem_round(mpy, tmp, url, True)
+    _mem_round(mpy, tmp, url, True)
+    console_w = _mem_round(mpy, tmp, url, False, live=True)[0].working
+    bare_w = _mem_round(mpy, tmp, url, True, live=True)[0].working
     print("\nai round with an MCP tool call (unix port, all modules imported, no pooled "
           "connection): console %d B, ai.run alone %d B, console share %d B; budget %d B"
-          % (console_r.working, bare_r.working, console_r.working - bare_r.working, BUDGET))
-    return console_r, bare_r, flash
+          % (console_w, bare_w, console_w - bare_w, BUDGET))
+    return console_w, bare_w, console_r, flash
 
 
 def test_heap_console_share_of_an_ai_round(mem_rounds):
     """What the console layer adds to a round (history file, screen, approval,
     markdown) is small next to the library's working set."""
-    r, bare, flash = mem_rounds
+    working, bare, r, flash = mem_rounds
     assert '-> sdk__get_weather {"city":' in r.out, r.out
     assert "<- Rochdale: 12 C, drizzle" in r.out
     hist = read_lines(flash / "history" / "chat.jsonl")
     assert [m["role"] for m in hist] == ["user", "assistant", "tool", "assistant"]
-    assert r.working - bare.working < 3 * 1024, (r.working, bare.working)
+    assert working - bare < 3 * 1024, (working, bare)
 
 
 def test_heap_of_one_ai_round_with_an_mcp_tool_call(mem_rounds):
     """All modules imported, then `ai QUESTION` where the model calls an MCP
     tool and answers: the working heap above the post-import baseline stays
-    within 24 KB, with a 10 % margin (measured ~20 KB after the memory diet,
-    26.7 KB before it)."""
-    r, _, _ = mem_rounds
-    assert r.working < BUDGET * 0.9, r.working
+    within 24 KB, with a 10 % margin."""
+    working = mem_rounds[0]
+    assert working < BUDGET * 0.9, working
 
 
 # ---------------------------------------------------------------- md: width, tables (issue 15)

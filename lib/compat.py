@@ -29,18 +29,30 @@ if MICROPYTHON:
     def collect():
         gc.collect()
 
+    def gc_policy():
+        """The firmware's GC setting, made once at boot (firmware/boot.py;
+        the test harness's romboot and make sim boot the same way): collect
+        each time a quarter of the heap free now has been allocated. Left to
+        itself the GC runs only when an allocation fails: by then garbage is
+        spread over the whole heap with what lives on between it, and a
+        large block fails although the total is free (the board's MCP
+        server answered "out of memory" that way); on an ESP32 the heap
+        then grows into the ESP-IDF heap that TLS needs."""
+        gc.threshold(_quarter())
+
+    def _quarter():
+        return max(gc.mem_free() >> 2, _GC_LEAST)
+
     def tighten():
         """While a long exchange runs, have the GC collect each time a
-        quarter of the heap that is free now has been allocated (unless the
-        program has it collect more often; gc.threshold): garbage cleared
-        early keeps what lives on low in the heap instead of scattered over
-        it. An ai.run round on a 1 MB tool result, unix port: from 66K of
-        free heap (every ~4 KB), 70K without; every 8 KB 68K, 2 KB as 4 KB
-        (measured when its imports kept 4 KB more than now: 62K today).
-        A board with megabytes free collects as rarely as it did. Returns
-        what loosen() puts back."""
+        quarter of the heap that is free now has been allocated (unless it
+        already collects more often: gc_policy() set at boot, or the
+        program's gc.threshold): garbage cleared early keeps what lives on
+        low in the heap instead of scattered over it. A board with megabytes
+        free collects as rarely as it did. Returns what loosen() puts
+        back."""
         t = gc.threshold()
-        every = max(gc.mem_free() >> 2, _GC_LEAST)
+        every = _quarter()
         if t < 0 or t > every:
             gc.threshold(every)
         return t
@@ -62,11 +74,26 @@ else:
     def collect():
         pass
 
+    def gc_policy():
+        pass
+
     def tighten():
         return None
 
     def loosen(t):
         pass
+
+
+def board():
+    """This board's profile without its sources (boards/<BOARD>/profile.json,
+    which the firmware freezes as the module boardprofile): {"board",
+    "chip", "figures": {"tls_max", "sockets_max", "gc_heap", ...}, ...};
+    {} where there is none (stock MicroPython, CPython)."""
+    try:
+        from boardprofile import PROFILE
+    except ImportError:
+        return {}
+    return PROFILE
 
 
 def epoch():

@@ -9,6 +9,8 @@
 # the heap a test names is what is free after this.
 #   micropython -X heapsize=<N> -m romboot <scenario> [args...]
 #   micropython -X heapsize=<N> -m romboot --calibrate
+# ANTOS_BOARD=<BOARD>: that board's profile (boardprofile) and its network
+# budget (netcount.py).
 import gc
 import os
 import sys
@@ -53,12 +55,26 @@ if _path:
     sys.path.insert(0, "/rom")
     del _f
 del _path
+# The board profile (ANTOS_BOARD): its boardprofile module on the path, as
+# the firmware freezes it, and the board's network budget enforced
+_path = os.getenv("ANTOS_BOARD")
+if _path:
+    sys.path.insert(1, "/rom/boards/" + _path)
+    import boardprofile
+    import netcount
+    netcount.install(boardprofile.PROFILE)
+    del boardprofile, netcount
+del _path
 gc.collect()
 sys.argv[:] = sys.argv[1:]
 _path = os.getenv("ANTOS_ARGV")      # (mpyrun.run: the scenario's arguments)
 if _path:
     sys.argv.extend(_path.split("\x1f")[1:])     # (each one starts with the separator)
 del _path
+# the GC as the firmware's boot.py sets it (compat.gc_policy)
+import compat
+compat.gc_policy()
+del compat
 if sys.argv[0] == "--calibrate":
     print("CALIBRATE alloc=%d free=%d" % (gc.mem_alloc(), gc.mem_free()))
 else:

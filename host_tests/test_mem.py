@@ -1,8 +1,11 @@
-"""Issue 10: working heap independent of content size, under the MicroPython
-unix port at one emulated heap for every size (heap= is free heap once the
-emulated flash is in place, see mpyrun). Each test prints its measured
-peaks (working = peak above the post-import baseline) so a regression
-shows as a number.
+"""Working heap independent of content size, under the MicroPython unix
+port at one emulated heap for every size (heap= is free heap once the
+emulated flash is in place, see mpyrun). Every run that judges a heap runs
+with the firmware's GC setting; the working sets compared across sizes
+(working = peak above the post-import baseline) are measured in runs of
+their own with live=True (the sampler collects every 1 KB, so the peak is
+live data). `make measure` bisects the smallest heaps
+(tools/bench/MEASUREMENTS.md).
 
 - ai.ask / ai.run, every style (openai, anthropic, gemini, the text
   fallback), streamed and not, 1 KB and 16 KB replies at 64K: the reply is
@@ -41,39 +44,28 @@ STYLES = {
     "fallback": (FakeTextOnly, "openai", "text-model-1", "sk-test"),
 }
 CAP = "64K"
-# the console's 64 KB round passes from 70K (printed): its cap keeps 4K
+# the console's rounds (every module of `ai QUESTION` imported, markdown on)
 CONSOLE_CAP = "74K"
 CONSOLE_GOAL = "80K"
-# ai.run on a 1 MB tool result passes from 63K here (printed; 62K with a
-# shorter flash root: every path the round keeps is a str, and a board's
-# are short; 6 runs of 6 at 63K and at 64K), the same round on a 1 KB
-# result from 62-63K: asserted at the goal. It needed 66K while its imports
-# (ai.run with a history on flash and the MCP client) kept 50.4 KB: what a
-# chat never calls moved to the rare halves (ai/more.py, httpc/more.py,
-# store/more.py, mcp/client_more.py), and fewer classes and module names,
-# made them 46.8 KB.
-# Run as a program runs it, without the sampler (whose gc.threshold of 1 KB
-# made 67K of what needed 70K before the library collected early itself).
+# ai.run on a 1 MB tool result, and ai.run(mcps=) offering a 49-tool server
 BIG_RUN_CAP = CAP
-# ai.run(mcps=) offering a 49-tool server passes from 59K (printed; 62K
-# before the rare paths left the imports; the same without the sampler,
-# where it needed 66K before the library collected early itself): asserted
-# at the goal
 MCP_RUN_CAP = CAP
 
 
 def twice(run):
-    """run() twice: (the first result, the higher peak). The peak is sampled
-    by a thread (heapmon); a sample can miss it, never invent one."""
+    """run() with the firmware's GC (the result, which judges the heap),
+    then the working set: the higher peak of two live=True runs. The peak
+    is sampled by a thread (heapmon); a sample can miss it, never invent
+    one."""
     r = run()
-    return r, max(r.working, run().working)
+    return r, max(run(live=True).working, run(live=True).working)
 
 
 def text_of(size):
     return (PAT * (size // len(PAT) + 1))[:size]
 
 
-def _long(mpy, tmp_path, style, how, size, keep, heap=CAP, tag=""):
+def _long(mpy, tmp_path, style, how, size, keep, heap=CAP, tag="", live=False):
     fake, provider, model, key = STYLES[style]
     with fake(key=key, models=[model]) as srv:
         srv.options(chunked=True)
@@ -84,7 +76,7 @@ def _long(mpy, tmp_path, style, how, size, keep, heap=CAP, tag=""):
         args = [provider, srv.base_url, model, key, root, how, size, keep]
         if style == "fallback":
             args.append("fallback")
-        r = mpy.run("ai_long", heap=heap, args=args, timeout=300)
+        r = mpy.run("ai_long", heap=heap, args=args, timeout=300, live=live)
     line = [x for x in r.out.splitlines() if x.startswith("LONG ")]
     return r, (line[0] if line else r.out + r.err)
 
@@ -94,7 +86,7 @@ def _long(mpy, tmp_path, style, how, size, keep, heap=CAP, tag=""):
 def test_long_replies_on_flash_at_64k(mpy, tmp_path, style, how):
     """1 KB and 16 KB through ai.ask / ai.run into a conversation on flash:
     both pass at 64K, the text read back from the file is the reply, and
-    the 16 KB peak is within 2 KB of the 1 KB one."""
+    the 16 KB working set is within 2 KB of the 1 KB one."""
     peaks = []
     for size in (1024, 16384):
         r, line = _long(mpy, tmp_path, style, how, size, "flash")
@@ -103,20 +95,19 @@ def test_long_replies_on_flash_at_64k(mpy, tmp_path, style, how):
         assert line.startswith("LONG %d None True " % size), line
         if how.endswith("stream"):      # it streamed to the caller too
             assert line.endswith(" %d" % size) and int(line.split()[4]) >= pieces, line
-        again, _ = _long(mpy, tmp_path, style, how, size, "flash", tag="again")
-        peaks.append(max(r.working, again.working))
+        peaks.append(max(_long(mpy, tmp_path, style, how, size, "flash", tag=t, live=True)[0]
+                         .working for t in ("live1", "live2")))
     print("%s %s: working %d B (1 KB) %d B (16 KB) at %s" % (style, how, peaks[0], peaks[1], CAP))
     assert peaks[1] - peaks[0] < 2048, peaks
 
 
 @pytest.mark.parametrize("style", list(STYLES))
-def test_api_str_reply_sizes(mpy, tmp_path, style):
+def test_api_str_reply_sizes(mpy, measure, tmp_path, style):
     """The str API callers get is one block of RAM: 1 KB and 16 KB pass at
     64K. The 16 KB needs one free block that large once the response is
     closed: it is read back from flash (store.Spool) after a collect, and
     the style's code, loaded on first use, was put low in the heap (a
-    collect first) instead of into that free top (it needed 72K before).
-    The smallest heap is printed for openai (63K)."""
+    collect first) instead of into that free top."""
     r, line = _long(mpy, tmp_path, style, "ask-stream", 1024, "str")
     assert r.rc == 0 and line.startswith("LONG 1024 None True"), line
     r, line = _long(mpy, tmp_path, style, "ask", 16384, "str")
@@ -126,8 +117,7 @@ def test_api_str_reply_sizes(mpy, tmp_path, style):
         x, ln = _long(mpy, tmp_path, style, "ask", 16384, "str", heap)
         return x.rc == 0 and ln.startswith("LONG 16384 None True")
     if style == "openai":
-        least = mpy.smallest(passes, CAP, "48K")
-        print("%s: a 16 KB reply as a str from %dK (cap %s)" % (style, least // 1024, CAP))
+        measure.smallest("heap", "a 16 KB reply as a str (ai.ask, openai)", passes, CAP, "48K")
 
 
 def test_300k_streamed_reply_is_a_clean_error(mpy, tmp_path):
@@ -143,8 +133,9 @@ def test_300k_streamed_reply_is_a_clean_error(mpy, tmp_path):
 CSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
-def _console_run(mpy, flash, cmd, heap=CONSOLE_CAP):
-    return mpy.run("aicmd_long", heap=heap, args=[flash] + list(cmd), timeout=300, input="")
+def _console_run(mpy, flash, cmd, heap=CONSOLE_CAP, live=False):
+    return mpy.run("aicmd_long", heap=heap, args=[flash] + list(cmd), timeout=300, input="",
+                   live=live)
 
 
 def _console_ok(r):
@@ -162,7 +153,7 @@ def _history(flash):
         return [json.loads(line) for line in f]
 
 
-def test_console_long_replies(mpy, tmp_path):
+def test_console_long_replies(mpy, measure, tmp_path):
     assert parse_size(CONSOLE_CAP) <= parse_size(CONSOLE_GOAL)
     peaks = {}
     for size in (1024, 16384, 65536):
@@ -172,12 +163,19 @@ def test_console_long_replies(mpy, tmp_path):
         with FakeOpenAI(flavor="ollama") as srv:
             srv.options(chunked=True)
             srv.delta_size = 32
-            srv.queue(Text(text), Text("Short answer."))
-            (flash / "settings.json").write_text(json.dumps({
+            srv.queue(Text(text), Text(text), Text("Short answer."))
+            settings = json.dumps({
                 "ai.general.provider": "ollama", "ai.general.base_url": srv.base_url,
-                "ai.general.model": "llama3.2"}))
+                "ai.general.model": "llama3.2"})
+            (flash / "settings.json").write_text(settings)
+            # the working set of the round, on a flash of its own
+            live = tmp_path / ("live%d" % size)
+            live.mkdir()
+            (live / "settings.json").write_text(settings)
+            lr = _console_run(mpy, live, ["ai", "write", "a", "long", "text"], live=True)
+            assert _console_ok(lr), (lr.out[-2000:], lr.err)
+            peaks[size] = lr.working
             r, out = _console(mpy, flash, "ai", "write", "a", "long", "text")
-            peaks[size] = r.working
             assert text.rstrip("\n") in out             # streamed to the screen
             msgs = _history(flash)
             assert [m["role"] for m in msgs] == ["user", "assistant"]
@@ -196,15 +194,15 @@ def test_console_long_replies(mpy, tmp_path):
                 def passes(heap):
                     f = tmp_path / ("flash-%s" % heap)
                     f.mkdir()
-                    (f / "settings.json").write_text((flash / "settings.json").read_text())
+                    (f / "settings.json").write_text(settings)
                     srv.queue(Text(text))
                     return _console_ok(_console_run(mpy, f, ["ai", "write", "a", "long", "text"],
                                                     heap))
-                least = mpy.smallest(passes, CONSOLE_CAP, "64K")
-                print("console 64 KB reply: smallest passing heap %dK (cap %s, goal %s)"
-                      % (least // 1024, CONSOLE_CAP, CONSOLE_GOAL))
-        print("console %d B reply: round %d B, ai history %d B, follow-up %d B (at %s)"
-              % (size, r.working, r2.working, r3.working, CONSOLE_CAP))
+                measure.smallest("heap", "the console's `ai QUESTION` with a 64 KB reply",
+                                 passes, CONSOLE_CAP, "64K", goal=CONSOLE_GOAL)
+        print("console %d B reply: working set %d B" % (size, peaks[size]))
+    measure.record("working", "the console's `ai QUESTION`, 1/16/64 KB replies",
+                   **{"%d B" % k: v for k, v in peaks.items()})
     assert peaks[65536] - peaks[1024] < 2048, peaks
 
 
@@ -233,8 +231,8 @@ def test_chat_with_a_tools_cache_of_any_size(mpy, tmp_path, style):
         with fake(key=key, models=[model]) as srv:
             srv.options(chunked=True)
 
-            def run():
-                return mpy.run("ai_toolcache", heap=CAP, timeout=120,
+            def run(live=False):
+                return mpy.run("ai_toolcache", heap=CAP, timeout=120, live=live,
                                args=[provider, srv.base_url, model, key, root])
             r, peak = twice(run)
             assert r.rc == 0, r
@@ -265,15 +263,14 @@ def big_server(sdk_server):
     return sdk_server(big=True)
 
 
-def test_mcp_call_cuts_a_1mb_result_while_reading(mpy, tmp_path, big_server):
+def test_mcp_call_cuts_a_1mb_result_while_reading(mpy, measure, tmp_path, big_server):
     """mcp.call on the SDK server's 1 MB result, with the duplicate
     structuredContent (big) and without (big_text): cut to 16 KB while it
     is read, spooled to flash, and read back as one str of 16,415 bytes
     once nothing of the exchange is left. That str needs one free block
     that large: mcp.add and mcp.connect collect garbage first, so the
     registry and the session they keep sit low in the heap instead of
-    splitting its free top: it passes from 60-61K, 3-4K under the cap
-    (from 67K without that; the smallest passing heap is printed)."""
+    splitting its free top."""
     def run(heap):
         return mpy.run("mcp_big", heap=heap, args=[tmp_path, big_server, BIG, "call"],
                        timeout=300)
@@ -286,19 +283,17 @@ def test_mcp_call_cuts_a_1mb_result_while_reading(mpy, tmp_path, big_server):
     def passes(heap):
         x = run(heap)
         return x.rc == 0 and x.out.count("None True '\\n... (truncated, %d bytes)'" % BIG) == 2
-    least = mpy.smallest(passes, CAP, "48K")
-    print("mcp.call returning the cut 16 KB text of a 1 MB result: from %dK (cap %s)"
-          % (least // 1024, CAP))
+    measure.smallest("heap", "mcp.call of a 1 MB result (cut to 16 KB, a str)", passes,
+                     CAP, "48K")
 
 
-def test_mcp_call_of_a_python_caller_without_the_store_module(mpy, tmp_path, big_server):
+def test_mcp_call_of_a_python_caller_without_the_store_module(mpy, measure, tmp_path,
+                                                               big_server):
     """The same from `mcp.connect(url)` in a program that never imported
-    the store module: the text is spooled the same way (the pieces used to
-    be joined in RAM, which needed a free block of 16 KB in the heap the
-    reading had scattered them over: it failed at every heap, 128K too).
-    The spool's file (under the flash root, the working folder here) is
-    gone afterwards. Without the sampler: from 59K (62K before mcp.*
-    collected early while they work)."""
+    the store module: the text is spooled the same way (pieces joined in
+    RAM would need a free block of 16 KB in the heap the reading scattered
+    them over). The spool's file (under the flash root, the working folder
+    here) is gone afterwards."""
     def run(heap):
         return mpy.run("mcp_big", heap=heap, args=[tmp_path, big_server, BIG, "bare"],
                        timeout=300, cwd=str(tmp_path))
@@ -312,20 +307,18 @@ def test_mcp_call_of_a_python_caller_without_the_store_module(mpy, tmp_path, big
     def passes(heap):
         x = run(heap)
         return x.rc == 0 and x.out.count("None True '\\n... (truncated, %d bytes)'" % BIG) == 2
-    least = mpy.smallest(passes, CAP, "48K")
-    print("mcp.call without the store module, the cut 16 KB text of a 1 MB result: "
-          "from %dK (cap %s)" % (least // 1024, CAP))
+    measure.smallest("heap", "mcp.call of a 1 MB result, a program without store", passes,
+                     CAP, "48K")
 
 
-def test_ai_run_with_a_1mb_tool_result(mpy, tmp_path, big_server):
+def test_ai_run_with_a_1mb_tool_result(mpy, measure, tmp_path, big_server):
     """An ai round on a conversation on flash: the model calls the SDK's big
     tool (its text also as structuredContent; big_text: without), the
     result is cut while read and goes from the socket to a file, into the
-    history and the next request. The heap it needs does not
-    depend on the result's size: the round on a 1 MB result passes within
-    2K of the smallest heap of the same round on 1 KB (both printed; 63K
-    and 62-63K when measured: what it needs is the code and the exchange,
-    not the text)."""
+    history and the next request. The heap it needs does not depend on the
+    result's size: the round on a 1 MB result and on 1 KB both pass at the
+    goal (make measure bisects both: what it needs is the code and the
+    exchange, not the text)."""
     def run(heap, size=BIG, tool="big"):
         with FakeOpenAI(key="sk-test", models=["gpt-4o-mini"]) as srv:
             srv.options(chunked=True)
@@ -355,11 +348,10 @@ def test_ai_run_with_a_1mb_tool_result(mpy, tmp_path, big_server):
             x, _ = run(heap, size)
             return x.rc == 0 and "TOOL %d True" % min(size, 16384) in x.out
         return at
-    least = mpy.smallest(passes(BIG), BIG_RUN_CAP, "58K")
-    small = mpy.smallest(passes(1024), BIG_RUN_CAP, "58K")
-    print("ai.run with a 1 MB tool result (cut to 16 KB, on flash): from %dK; with 1 KB: "
-          "from %dK (cap %s, goal %s)" % (least // 1024, small // 1024, BIG_RUN_CAP, CAP))
-    assert least <= small + 2048, (least, small)
+    measure.smallest("heap", "ai.run round on a 1 MB tool result (on flash)", passes(BIG),
+                     BIG_RUN_CAP, "52K")
+    measure.smallest("heap", "ai.run round on a 1 KB tool result (on flash)", passes(1024),
+                     BIG_RUN_CAP, "52K")
 
 
 def test_ai_run_below_the_heap_it_needs_says_what_to_make_smaller(mpy, tmp_path, big_server):
@@ -409,7 +401,7 @@ def _paged_tools(f, msg, req, w):
                       headers={"Content-Type": "application/json"})
 
 
-def test_a_49_tool_server_over_five_pages(mpy, tmp_path):
+def test_a_49_tool_server_over_five_pages(mpy, measure, tmp_path):
     with McpFake(_paged_tools) as f:
         f.asked = []
         r = mpy.run("mcp_pages", heap=CAP, args=[tmp_path, f.url, "list"], timeout=120)
@@ -424,11 +416,9 @@ def test_a_49_tool_server_over_five_pages(mpy, tmp_path):
             run = run_at(MCP_RUN_CAP)
             assert run.rc == 0 and "RUN '' None" in run.out, run
             offered = [t["function"]["name"] for t in srv.requests[0].json["tools"]]
-            least = mpy.smallest(lambda h: "RUN '' None" in run_at(h).out, MCP_RUN_CAP, "48K")
+            measure.smallest("heap", "ai.run(mcps=) offering a 49-tool server (5 pages)",
+                             lambda h: "RUN '' None" in run_at(h).out, MCP_RUN_CAP, "48K")
         assert offered == ["pages__tool_%02d" % i for i in range(TOOLS)]
-    print("49 tools over 5 pages: mcp.tools(each=) working %d B at %s; ai.run(mcps=) "
-          "working %d B, smallest passing heap %dK (cap %s, goal %s)"
-          % (r.working, CAP, run.working, least // 1024, MCP_RUN_CAP, CAP))
 
 
 # ---------------------------------------------------------------- no MemoryError
@@ -448,6 +438,10 @@ def test_no_memory_error_leaves_a_public_function(mpy, tmp_path, sdk_server):
         assert "ESCAPED" not in x, x            # raised out of the function
         assert ":oom" in x and "| " in x and "out of memory" in x.split("| ")[1], x
     print("\n".join(lines))
+    # every connection a MemoryError cut short was closed, and httpc's count
+    # of what is open (the board's TLS and socket budget) is what is open
+    n = re.search(r"SOCKETS httpc=(\d+) open=(\d+)", r.out)
+    assert n and n.group(1) == n.group(2), r.out[-500:]
 
 
 def test_the_gc_collects_early_while_the_library_works(mpy, tmp_path, sdk_server):

@@ -90,3 +90,7 @@ for name, fn, args in CALLS:
             del HIST[1:]
     print("OOM", name, " ".join(seen), "|", first)
 mcp.close(conn)
+# no connection was left behind half made: what httpc counts against the
+# board's budget is what is open (netcount: the sockets of this process)
+import netcount  # noqa: E402
+print("SOCKETS httpc=%d open=%d" % (httpc._stats["sockets"], netcount.open_sockets()))

@@ -24,7 +24,18 @@
 # Keep-alive: one pooled connection per (scheme, host, port). A response
 # returns its connection to the pool on close() when its body was read to
 # the end (close() drains up to 4 KB) and the server allows it (HTTP/1.1,
-# no "Connection: close", not close-delimited).
+# no "Connection: close", not close-delimited). fresh=True never takes the
+# pooled one (a long-lived stream beside requests to the same server).
+#
+# The board's budget: an ESP32 without PSRAM has ESP-IDF heap for one TLS
+# connection (mbedTLS allocates there, not in the GC heap) and lwIP has few
+# sockets. TLS_MAX and SOCKETS_MAX (None: the board profile's, compat.board;
+# 0: no limit) bound the connections open at once, pooled ones included:
+# a new connection first closes idle pooled ones (other servers' first,
+# TLS ones when a TLS connection is wanted), and when busy ones fill the
+# budget it fails with HTTPError kind "budget". room(url, n) says whether
+# n more connections to url would fit (the MCP client asks before it holds
+# a second stream).
 #
 # Stale-connection retry rule: a request is re-sent ONCE on a fresh
 # connection only when (a) the connection came from the pool, (b) the
@@ -64,6 +75,8 @@ from compat import MICROPYTHON, is_timeout, const, clock_ok, ticks_ms, ticks_dif
 
 CA_FILE = None
 USER_AGENT = "antos-ai/0.1"
+TLS_MAX = None          # TLS connections open at once (None: the board's)
+SOCKETS_MAX = None      # sockets open at once, TLS ones too (None: the board's)
 # Called about every 100 ms while a socket waits on MicroPython (a console
 # turns its spinner and looks for Ctrl-C there); None: plain waits.
 ON_WAIT = None
@@ -89,15 +102,18 @@ _TRAILERS = const(2)         # trailer lines up to a blank line (after size 0)
 
 _pool = {}
 # the buffer of the next connection (that of an idle connection is kept);
-# the first is made now, while the heap is still in one piece
+# the first is made now, while the heap is still in one piece. One slot,
+# never grown: giving a buffer back allocates nothing (a close that ran
+# out of memory would leave its socket open)
 _spare = [bytearray(_BUF)]
-_stats = {"opened": 0, "reused": 0}
+_stats = {"opened": 0, "reused": 0, "sockets": 0, "tls": 0}   # (the last two: open now)
 
 
 class HTTPError(OSError):
     """Every expected failure. str(e) is one line; .kind is one of connect,
-    dns, timeout, deadline, reset, protocol, tls, toolong; .sent is True
-    once any request byte was written."""
+    dns, timeout, deadline, reset, protocol, tls, toolong, budget (no room
+    for another connection on this board); .sent is True once any request
+    byte was written."""
 
     def __init__(self, msg, kind="protocol", sent=False):
         super().__init__(msg)       # str(e) is msg
@@ -188,6 +204,10 @@ class _Conn:
         self.timeout_ms = 30000
         self.deadline = None  # (ticks_ms at the start, ms allowed) or None
         self.ca = None        # CA bundle it was verified with (reuse only then)
+        # (set while a request is written or sent without waiting; made here
+        # so that setting them never grows the object mid-request)
+        self.wn = self.total = self.limit = 0
+        self.asked = None
         self.poll = select.poll()
         self.poll.register(sock, select.POLLIN)
 
@@ -196,7 +216,9 @@ class _Conn:
         next user). Reading and writing never overlap on a connection, so
         the write buffer is the front of the read buffer."""
         if self.rbuf is None:
-            self.take(_spare.pop() if _spare else bytearray(_BUF))
+            buf = _spare[0]
+            _spare[0] = None
+            self.take(buf if buf is not None else bytearray(_BUF))
 
     def take(self, buf):
         self.rbuf = buf
@@ -205,8 +227,8 @@ class _Conn:
 
     def detach(self):
         if self.rbuf is not None:
-            if not _spare:
-                _spare.append(self.rbuf)
+            if _spare[0] is None:
+                _spare[0] = self.rbuf
             self.rbuf = self.rmv = self.wmv = None
 
     def set_timeout(self, ms):
@@ -238,6 +260,7 @@ class _Conn:
         s = self.sock
         self.sock = None
         if s is not None:
+            _count(self.key, -1)
             try:
                 s.close()
             except Exception:
@@ -413,11 +436,74 @@ def _late(deadline, host):
         host, deadline[1] / 1000), "deadline")
 
 
+def _count(key, n):
+    _stats["sockets"] += n
+    if key[0] == "https":
+        _stats["tls"] += n
+
+
+def _limits():
+    """(sockets, TLS connections) allowed open at once; 0: no limit."""
+    s, t = SOCKETS_MAX, TLS_MAX
+    if s is None or t is None:
+        from compat import board
+        fig = board().get("figures") or {}
+        if s is None:
+            s = fig.get("sockets_max", 0)
+        if t is None:
+            t = fig.get("tls_max", 0)
+    return s, t
+
+
+def room(url, n=1):
+    """True when n more connections to url fit the board's budget once the
+    idle pooled connections to other servers are closed (url's own pooled
+    one counts as free: the next request takes it)."""
+    key = _split(url)[:3]
+    s_max, t_max = _limits()
+    tls = key[0] == "https"
+    socks, tlss = _stats["sockets"], _stats["tls"]
+    for k in _pool:
+        socks -= 1
+        if k[0] == "https":
+            tlss -= 1
+    return (not s_max or socks + n <= s_max) and (not tls or not t_max or tlss + n <= t_max)
+
+
+def _room(key):
+    """Before a new connection to key: close idle pooled connections until
+    it fits the board's budget (TLS ones first when it is TLS); HTTPError
+    "budget" when connections in use fill it."""
+    tls = key[0] == "https"
+    while True:
+        s_max, t_max = _limits()
+        over_t = tls and t_max and _stats["tls"] >= t_max
+        if not (over_t or (s_max and _stats["sockets"] >= s_max)):
+            return
+        idle = None
+        for k in _pool:
+            if not over_t or k[0] == "https":
+                idle = k
+                break
+        if idle is None:
+            if over_t:
+                raise HTTPError("no room for a connection to %s: this board holds %d TLS "
+                                "connection%s at once and %s in use (httpc.TLS_MAX)" % (
+                                    key[1], t_max, "" if t_max == 1 else "s",
+                                    "it is" if t_max == 1 else "all are"), "budget")
+            raise HTTPError("no room for a connection to %s: this board holds %d sockets "
+                            "at once and all are in use (httpc.SOCKETS_MAX)" % (key[1], s_max),
+                            "budget")
+        _pool.pop(idle).close()
+
+
 def _open(key, connect_timeout, ca, deadline):
     """A new connection: TCP connect and the TLS handshake, each within
-    connect_timeout and what is left of the deadline."""
+    connect_timeout and what is left of the deadline, once the board's
+    budget has room for it."""
     scheme, host, port = key
     where = "%s:%d" % (host, port)
+    _room(key)
     ctx = None
     if scheme == "https":
         from httpc.ca import context
@@ -438,35 +524,37 @@ def _open(key, connect_timeout, ca, deadline):
     due = _due(deadline, host)
     late = due is not None and due < connect_timeout * 1000
     s = socket.socket(fam, socket.SOCK_STREAM)
-    try:
-        # each step (connect, TLS handshake) within connect_timeout, or
-        # what is left of the deadline when that is sooner
-        s.settimeout(due / 1000 if late else connect_timeout)
-        s.connect(addr)
-    except OSError as e:
-        s.close()
-        if is_timeout(e):
-            if late:
-                raise _late(deadline, host)
-            raise HTTPError("timed out connecting to %s" % where, "timeout")
-        from httpc.more import reason
-        raise HTTPError("cannot connect to %s: %s" % (where, reason(e)), "connect")
-    _stats["opened"] += 1
-    if ctx is not None:
-        clock_ok()      # certificate dates need a set clock (NTP, retried)
+    try:            # any failure (out of memory too) closes the socket
         try:
-            s = ctx.wrap_socket(s, server_hostname=host)
-        except Exception as e:
-            s.close()
-            if not isinstance(e, (OSError, ValueError)):
-                raise
-            if late and is_timeout(e):
-                raise _late(deadline, host)
-            from httpc.more import handshake_error
-            raise handshake_error(e, host, where)
-    if MICROPYTHON:
-        s.setblocking(False)
-    return _Conn(key, host, s)
+            # each step (connect, TLS handshake) within connect_timeout, or
+            # what is left of the deadline when that is sooner
+            s.settimeout(due / 1000 if late else connect_timeout)
+            s.connect(addr)
+        except OSError as e:
+            if is_timeout(e):
+                if late:
+                    raise _late(deadline, host)
+                raise HTTPError("timed out connecting to %s" % where, "timeout")
+            from httpc.more import reason
+            raise HTTPError("cannot connect to %s: %s" % (where, reason(e)), "connect")
+        _stats["opened"] += 1
+        if ctx is not None:
+            clock_ok()      # certificate dates need a set clock (NTP, retried)
+            try:
+                s = ctx.wrap_socket(s, server_hostname=host)
+            except (OSError, ValueError) as e:
+                if late and is_timeout(e):
+                    raise _late(deadline, host)
+                from httpc.more import handshake_error
+                raise handshake_error(e, host, where)
+        if MICROPYTHON:
+            s.setblocking(False)
+        c = _Conn(key, host, s)
+        _count(key, 1)      # (made whole: its close() counts it out)
+        return c
+    except BaseException:
+        s.close()
+        raise
 
 
 def _release(c):
@@ -475,7 +563,11 @@ def _release(c):
         old.close()
     c.detach()
     c.deadline = None
-    _pool[c.key] = c
+    try:
+        _pool[c.key] = c
+    except MemoryError:     # (a new pool slot) not kept, then: closed
+        c.close()
+        raise
 
 
 # ---------------------------------------------------------------- request
@@ -743,28 +835,31 @@ class Response:
 
 
 def _exchange(method, key, path, headers, body, keep_names, timeout, connect_timeout,
-              ca, req_close, deadline, wait=True):
+              ca, req_close, deadline, wait=True, fresh=False):
     scheme, host, port = key
     retried = False
     while True:
-        c = _pool.pop(key, None)
+        # from here on any failure (running out of memory too) closes the
+        # connection: one left behind would count against the board's
+        # budget until the GC found it
+        c = None if fresh else _pool.pop(key, None)
         reused = False
-        if c is not None:
-            if c.ca == ca and _alive(c):
-                reused = True
-                _stats["reused"] += 1
-            else:
-                c.close()
-                c = None
-        if c is None:
-            c = _open(key, connect_timeout, ca, deadline)
-            c.ca = ca
-        c.deadline = deadline
-        c.attach()
-        c.nread = 0
-        c.sent = False
-        c.pos = c.end = 0
         try:
+            if c is not None:
+                if c.ca == ca and _alive(c):
+                    reused = True
+                    _stats["reused"] += 1
+                else:
+                    c.close()
+                    c = None
+            if c is None:
+                c = _open(key, connect_timeout, ca, deadline)
+                c.ca = ca
+            c.deadline = deadline
+            c.attach()
+            c.nread = 0
+            c.sent = False
+            c.pos = c.end = 0
             try:
                 c.set_timeout(timeout * 1000)
                 phase = "while sending the request"
@@ -782,6 +877,8 @@ def _exchange(method, key, path, headers, body, keep_names, timeout, connect_tim
                 from httpc.more import io_err
                 raise io_err(e, host, phase)
         except HTTPError as e:
+            if c is None:           # (no connection made)
+                raise
             c.close()
             e.sent = c.sent
             if reused and not retried and not c.nread and e.kind == "reset":
@@ -789,13 +886,14 @@ def _exchange(method, key, path, headers, body, keep_names, timeout, connect_tim
                 continue
             raise
         except BaseException:
-            c.close()
+            if c is not None:
+                c.close()
             raise
 
 
 def request(method, url, headers=None, body=None, keep=(), timeout=30,
             connect_timeout=10, max_redirects=3, ca=None, secret=(), deadline=None,
-            wait=True):
+            wait=True, fresh=False):
     """Send one request and return its Response (headers read, body not).
     wait=False: return the connection as soon as the request is sent (a
     server may answer only much later, e.g. an SSE stream that starts with
@@ -811,7 +909,8 @@ def request(method, url, headers=None, body=None, keep=(), timeout=30,
     Authorization, on a redirect to another origin). deadline: seconds for
     the whole request (None: no bound), from connect through redirects to
     the last byte read through the Response; every socket wait ends at it
-    with HTTPError kind "deadline"."""
+    with HTTPError kind "deadline". fresh: a new connection, never the
+    pooled one (which stays for the requests beside it)."""
     method = method.upper()
     if isinstance(keep, str):
         keep = (keep,)
@@ -831,7 +930,7 @@ def request(method, url, headers=None, body=None, keep=(), timeout=30,
                 if k.lower() == "connection" and "close" in str(headers[k]).lower():
                     req_close = True
         r = _exchange(method, (scheme, host, port), path, headers, body, keep_names,
-                      timeout, connect_timeout, ca, req_close, deadline, wait)
+                      timeout, connect_timeout, ca, req_close, deadline, wait, fresh)
         if not wait:
             return r
         loc = r._loc

@@ -640,29 +640,34 @@ def _request(conn, method, params, acc):
     if params is not None:
         msg["params"] = params
     resp = post(conn, msg)
-    if resp.status < 200 or resp.status >= 300:
-        # (may start a new session and resend, see client_more.refused)
-        from mcp import client_more
-        resp = client_more.refused(conn, resp, msg, method)
-    return _response(conn, resp, rid, acc, method)
+    try:        # (any failure closes it: its socket is the board's to count)
+        if resp.status < 200 or resp.status >= 300:
+            # (may start a new session and resend, see client_more.refused)
+            from mcp import client_more
+            resp = client_more.refused(conn, resp, msg, method)
+        return _response(conn, resp, rid, acc, method)
+    except BaseException:
+        _close(resp)
+        raise
 
 
 def _response(conn, resp, rid, acc, method):
-    """Read the reply to request rid: its _Msg; a JSON-RPC error raises."""
-    m = _Msg(acc)
-    ct = resp.headers.get("content-type", "")
-    if ct.startswith("application/json"):
-        try:
+    """Read the reply to request rid: its _Msg; a JSON-RPC error raises.
+    resp is closed, whatever happens (running out of memory too)."""
+    try:
+        m = _Msg(acc)
+        ct = resp.headers.get("content-type", "")
+        if ct.startswith("application/json"):
             parse(conn, m, resp, method)
-        finally:
-            _close(resp)
-        if m.method is not None or m.id != rid:
-            raise McpError("%s: the reply to %s was not its response" % (conn.name, method))
-    elif ct.startswith("text/event-stream"):
-        _read_stream(conn, resp, rid, m, method)
-    else:
+        elif ct.startswith("text/event-stream"):
+            _read_stream(conn, resp, rid, m, method)
+        else:
+            raise McpError("%s: unexpected reply type %r to %s"
+                           % (conn.name, ct or "(none)", method))
+    finally:
         _close(resp)
-        raise McpError("%s: unexpected reply type %r to %s" % (conn.name, ct or "(none)", method))
+    if ct.startswith("application/json") and (m.method is not None or m.id != rid):
+        raise McpError("%s: the reply to %s was not its response" % (conn.name, method))
     if "code" in m.f or "emsg" in m.f:
         from mcp import client_more
         raise McpError("%s: %s" % (conn.name, client_more.error_text(m)))
@@ -695,8 +700,8 @@ def _read_stream(conn, resp, rid, m, method):
     last_id = retry = None
     resumes = events = 0
     while True:
-        sse = httpc.SSE(resp, _SSE_LINE)
         try:
+            sse = httpc.SSE(resp, _SSE_LINE)
             while True:
                 if conn.listening is not None:
                     from mcp import serve

@@ -21,26 +21,30 @@ from mcp import client
 # ------------------------------------------------ the standalone GET stream
 
 def hold(conn):
-    """Send the GET for the standalone stream before a call's POST, without
-    waiting for its answer: servers start that stream's response only with
-    its first event. Its answer is read when it comes (poll_get). After a
-    stream of this session was closed (the last call's) the server may not
-    have seen it go yet and refuse the new one at once (409: one stream a
-    session): then the answer is awaited 200 ms and the GET sent again
+    """Send the GET for the standalone stream before a call's POST, on a
+    connection of its own (the pooled one is the POST's). The two come to
+    the server on different connections, in either order, so the POST waits
+    until the GET is answered, at most 200 ms (some servers start that
+    stream's response only with its first event; its answer is then read
+    when it comes, poll_get): a call whose tool asks the client something at
+    once must find the stream there. After a stream of this session was
+    closed (the last call's) the server may not have seen it go yet and
+    refuse the new one (409: one stream a session): the GET is sent again
     (a server request sent while no stream is held would be lost). A
-    failure to send it leaves the call without it."""
+    failure to send it, or no room for it beside the POST on this board,
+    leaves the call without it."""
+    if not httpc.room(conn.url, 2):
+        return
     h = client._headers(conn, "text/event-stream")
     h["Connection"] = "close"   # never pooled: closing must not drain a live stream
     for _ in range(5):
         try:
             c = httpc.request("GET", conn.url, headers=h, keep=("content-type",),
                               timeout=conn.timeout, connect_timeout=min(conn.timeout, 10),
-                              wait=False)
+                              wait=False, fresh=True)
         except (OSError, MemoryError):
             return
         conn.listening = (c, None)
-        if conn.get is not True:
-            return
         p = select.poll()
         p.register(c.sock, select.POLLIN)
         if not p.poll(200) or (poll_get(conn) and conn.listening is not None):

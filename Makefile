@@ -5,6 +5,8 @@
 #               (JOBS pytest workers, default 3: most tests wait on sockets)
 #   make sim    run the serial console on the MicroPython unix port
 #   make bench  speed and heap benchmarks on the MicroPython unix port
+#   make measure  bisect the smallest heaps, run make bench, and write
+#               tools/bench/MEASUREMENTS.md (generated; never edited by hand)
 #   make lint   ruff (pinned) over lib/, host_tests/ and tools/ (rules: ruff.toml)
 #   make mpy    compile lib/ for the ESP32 (ARCH=xtensawin) into build/ARCH,
 #               with a size table against the frozen-size budget
@@ -13,7 +15,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NODE_STAMP := tools/node/node_modules/.installed
 
-.PHONY: test check sim bench mpy clean lint
+.PHONY: test check sim bench measure mpy clean lint
 
 $(STAMP): tools/requirements.txt tools/requirements-peers.txt tools/constraints.txt
 	python3 -m venv $(VENV)
@@ -42,6 +44,9 @@ sim: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) tools/bench/run.py
+
+measure: $(STAMP) $(NODE_STAMP)
+	$(PY) tools/bench/measure.py --jobs $(JOBS) $(PYTEST_ARGS)
 
 ARCH = xtensawin
 mpy: $(STAMP)

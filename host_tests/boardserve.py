@@ -25,9 +25,9 @@ class Board:
     started at its prompt. type() sends a console line; expect() waits for
     console output."""
 
-    def __init__(self, mpy, flash, heap=HEAP, serve=True, live=False):
+    def __init__(self, mpy, flash, heap=HEAP, serve=True, live=False, ca=None):
         """live=True: the working set (see scenarios/mcp_serve.py), not the
-        firmware's GC."""
+        firmware's GC; ca: httpc.CA_FILE (a test CA, tlsfront.py)."""
         self.flash = str(flash)
         self.port = peers.free_port()
         self.url = "http://127.0.0.1:%d/mcp" % self.port
@@ -38,7 +38,8 @@ class Board:
             mpy.cmd("mcp_serve", heap), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             env=mpy.env(dict({"ANTOS_FLASH": self.flash, "ANTOS_TTY": "0"},
-                             **({"ANTOS_HEAPMON": "live"} if live else {}))),
+                             **({"ANTOS_HEAPMON": "live"} if live else {}),
+                             **({"ANTOS_CA": str(ca)} if ca else {}))),
             cwd=self.flash, start_new_session=True)
         threading.Thread(target=self._read, daemon=True).start()
         self.expect("/> ")
@@ -84,6 +85,13 @@ class Board:
         command ended) -> the output up to it."""
         self.type(line)
         return self.expect(until)
+
+    def net(self):
+        """(TLS connections, sockets) most open at once (scenarios/netcount.py's
+        NETPEAK line, once the board has exited)."""
+        import re
+        m = re.search(r"NETPEAK tls=(\d+) sockets=(\d+)", self.text)
+        return m and (int(m.group(1)), int(m.group(2)))
 
     def close(self):
         """exit, then the measurements: {"idle", "peak", "first", "last", "n"}."""

@@ -339,20 +339,24 @@ class Runner:
         return hi * 1024
 
     def run(self, scenario, heap="64K", args=(), timeout=120, env=None, cwd=None,
-            input=None, frozen=True, board=boardprofile.DEFAULT, budget=True, live=False):
+            input=None, frozen=True, board=boardprofile.DEFAULT, budget=True, live=False,
+            ca=None):
         """Run host_tests/scenarios/<scenario>.py with `heap` bytes free, as
         on `board` (its profile module; its network budget enforced:
         BudgetError when the scenario held more TLS connections or sockets
         at once than the profile allows, unless budget is False). The GC
         runs as the firmware sets it; live=True has heapmon collect every
         1 KB while it samples, to measure the working set (live data), never
-        to judge whether a heap is enough."""
+        to judge whether a heap is enough. ca: httpc.CA_FILE for the
+        scenario (a test CA, host_tests/tlsfront.py)."""
         # the arguments go in the environment: the unix port interns argv as
         # names, and a long one could make the names' pools at boot grow by
         # one more than the calibration saw (a boot out of memory)
         env = dict(env or {}, ANTOS_ARGV="".join("\x1f" + str(a) for a in args))
         if live:
             env["ANTOS_HEAPMON"] = "live"
+        if ca:
+            env["ANTOS_CA"] = str(ca)
         r = subprocess.run(self.cmd(scenario, heap, (), frozen), capture_output=True,
                            text=True, timeout=timeout, env=self.env(env, frozen, board),
                            cwd=cwd, input=input)

@@ -296,7 +296,7 @@ def _kill_all():
         p.kill()
 
 
-def sdk_peer(json=False, stateless=False, token=None, host="127.0.0.1", big=False):
+def sdk_peer(json=False, stateless=False, token=None, host="127.0.0.1", big=False, ask=False):
     """A not-yet-started Peer for the Python SDK server with these options
     (host: the address it listens on)."""
     argv = [python_exe(), "-I", SDK_SCRIPT, "--port", "{port}", "--host", host]
@@ -308,9 +308,12 @@ def sdk_peer(json=False, stateless=False, token=None, host="127.0.0.1", big=Fals
         argv += ["--token", token]
     if big:
         argv.append("--big")
+    if ask:
+        argv.append("--ask")
     # cwd without lib/: the SDK's `mcp` must not meet ours
-    name = "sdk-server%s%s%s%s" % (" json" if json else "", " stateless" if stateless else "",
-                                   " token" if token else "", " big" if big else "")
+    name = "sdk-server%s%s%s%s%s" % (" json" if json else "", " stateless" if stateless else "",
+                                     " token" if token else "", " big" if big else "",
+                                     " ask" if ask else "")
     return Peer(name, argv, cwd=PEERS_DIR, host=host)
 
 
@@ -466,15 +469,15 @@ class SdkServers:
         self.peers = {}
         self.checked = False
 
-    def proc(self, json=False, stateless=False, token=None, big=False):
-        key = (bool(json), bool(stateless), token, bool(big))
+    def proc(self, json=False, stateless=False, token=None, big=False, ask=False):
+        key = (bool(json), bool(stateless), token, bool(big), bool(ask))
         p = self.peers.get(key)
         try:
             if not self.checked:
                 require_sdk()
                 self.checked = True
             if p is None:
-                p = sdk_peer(json, stateless, token, big=big)
+                p = sdk_peer(json, stateless, token, big=big, ask=ask)
                 p.start()
                 self.peers[key] = p
             elif not p.alive:  # a test killed it: bring it back
@@ -483,8 +486,8 @@ class SdkServers:
             _fail(e)
         return p
 
-    def __call__(self, json=False, stateless=False, token=None, big=False):
-        return self.proc(json, stateless, token, big).url
+    def __call__(self, json=False, stateless=False, token=None, big=False, ask=False):
+        return self.proc(json, stateless, token, big, ask).url
 
     def close(self):
         for p in self.peers.values():

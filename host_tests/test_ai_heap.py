@@ -106,7 +106,7 @@ IMPORTS = ["compat", "jsonstream", "httpc", "store", "ai", "ai.styles.openai",
            "ai.loop"]
 
 
-def test_import_costs(mpy):
+def test_import_costs(mpy, measure):
     """Heap kept by each import from the ROM image, in order (qstr pools
     grow in steps, so a module can be charged a new pool): printed, and the
     modules of a chat round bounded as a whole."""
@@ -117,6 +117,8 @@ def test_import_costs(mpy):
         _, name, n = line.split()
         cost[name] = int(n)
     print("import costs (B): " + ", ".join("%s %d" % (m, cost[m]) for m in IMPORTS))
+    for m in IMPORTS:
+        measure.record("imports", m, heap=cost[m])
     chat = sum(cost[m] for m in ("compat", "jsonstream", "httpc", "store", "ai",
                                  "ai.styles.openai"))
     assert chat < 44 * 1024, cost

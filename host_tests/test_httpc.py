@@ -805,3 +805,88 @@ def test_mpy_http_tls(mpy, pki):
             "or set httpc.CA_FILE = None for the default roots)",
             "DONE",
         ], r
+
+
+# ---------------------------------------------------------------- the board's budget
+
+@pytest.fixture
+def budget():
+    """Set httpc's budget (sockets, TLS) for a test; the board's after.
+    Responses other tests never closed were collected by CPython with
+    their sockets, still counted: the count starts from an empty pool."""
+    httpc.close_all()
+    httpc._stats["sockets"] = httpc._stats["tls"] = 0
+
+    def set_(sockets, tls):
+        httpc.SOCKETS_MAX, httpc.TLS_MAX = sockets, tls
+    yield set_
+    httpc.SOCKETS_MAX = httpc.TLS_MAX = None
+
+
+def test_a_new_connection_closes_idle_pooled_ones_to_fit_the_budget(budget):
+    budget(1, 0)
+    with Server(echo) as a, Server(echo) as b:
+        with httpc.request("GET", a.url + "/len/3") as r:
+            assert r.read() == bytes((i * 7) & 0xFF for i in range(3))
+        assert httpc.pool_stats()["sockets"] == 1          # a's, idle in the pool
+        assert httpc.room(b.url) and not httpc.room(b.url, 2)
+        assert httpc.room(a.url)               # its own pooled one is taken, not new
+        with httpc.request("GET", b.url + "/len/3") as r:
+            r.read()
+        s = httpc.pool_stats()
+        assert s["sockets"] == 1 and a.accepts == 1 and b.accepts == 1
+        # a's idle connection was closed to make room: a new one for a
+        with httpc.request("GET", a.url + "/len/3") as r:
+            r.read()
+        assert a.accepts == 2
+
+
+def test_busy_connections_fill_the_budget_with_a_clear_error(budget):
+    budget(2, 0)
+    with Server(echo) as a:
+        held = [httpc.request("GET", a.url + "/len/3", fresh=True) for _ in range(2)]
+        assert httpc.pool_stats()["sockets"] == 2 and not httpc.room(a.url)
+        with pytest.raises(httpc.HTTPError) as ei:
+            httpc.request("GET", a.url + "/len/3", fresh=True)
+        assert ei.value.kind == "budget"
+        assert str(ei.value) == ("no room for a connection to 127.0.0.1: this board holds 2 "
+                                 "sockets at once and all are in use (httpc.SOCKETS_MAX)")
+        for r in held:
+            r.close()
+        # closed and pooled: the pool keeps one, the other is gone
+        assert httpc.pool_stats()["sockets"] == 1
+        with httpc.request("GET", a.url + "/len/3", fresh=True) as r:
+            r.read()
+
+
+def test_tls_budget_counts_tls_connections_only(budget, pki):
+    ctx, p = pki
+    budget(0, 1)
+    with Server(ok_handler, tls=ctx) as s, Server(echo) as plain:
+        url = "https://localhost:%d/" % s.port
+        with httpc.request("GET", url, ca=p["good"]) as r:
+            assert r.read() == b"secure"
+        with httpc.request("GET", plain.url + "/len/3") as r:   # plain: no TLS room needed
+            r.read()
+        assert httpc.pool_stats()["tls"] == 1 and httpc.pool_stats()["sockets"] == 2
+        held = httpc.request("GET", url, ca=p["good"], fresh=True)   # closes the idle one
+        try:
+            assert httpc.pool_stats()["tls"] == 1
+            with pytest.raises(httpc.HTTPError, match="holds 1 TLS connection at once and it "
+                                                      "is in use"):
+                httpc.request("GET", url, ca=p["good"], fresh=True)
+        finally:
+            held.close()
+
+
+def test_fresh_never_takes_the_pooled_connection():
+    with Server(echo) as a:
+        with httpc.request("GET", a.url + "/len/3") as r:
+            r.read()
+        before = httpc.pool_stats()
+        with httpc.request("GET", a.url + "/len/3", fresh=True) as r:
+            r.read()
+        assert delta(before) == (1, 0)
+        with httpc.request("GET", a.url + "/len/3") as r:
+            r.read()
+        assert delta(before) == (1, 1)

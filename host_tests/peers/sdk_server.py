@@ -38,6 +38,7 @@ from mcp.server.auth.provider import AccessToken  # noqa: E402
 from mcp.server.auth.settings import AuthSettings  # noqa: E402
 from mcp.server.mcpserver import Context, MCPServer  # noqa: E402
 from mcp.server.mcpserver.exceptions import ToolError  # noqa: E402
+from pydantic import BaseModel  # noqa: E402
 
 WEATHER = {
     "rochdale": "Rochdale: 12 C, drizzle",
@@ -65,7 +66,7 @@ def big_text(size):
     return (BIG * (size // len(BIG) + 1))[:size]
 
 
-def build(port, token, host, big=False):
+def build(port, token, host, big=False, ask=False):
     kw = {"log_level": "WARNING"}
     if token:
         base = "http://%s:%d" % (host, port)
@@ -117,6 +118,19 @@ def build(port, token, host, big=False):
             """size characters of text, no structuredContent."""
             return big_text(size)
 
+    if ask:
+        class Name(BaseModel):
+            name: str
+            times: int = 1
+
+        @app.tool()
+        async def greet(ctx: Context) -> str:
+            """Ask the person for a name (elicitation on the call's own stream)."""
+            r = await ctx.elicit("Who should I greet?", Name)
+            if r.action != "accept":
+                return "nobody to greet (%s)" % r.action
+            return " ".join(["hello, %s!" % r.data.name] * r.data.times)
+
     return app
 
 
@@ -137,9 +151,10 @@ def main():
     ap.add_argument("--token")
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--big", action="store_true")
+    ap.add_argument("--ask", action="store_true")
     a = ap.parse_args()
     threading.Thread(target=watch_parent, daemon=True).start()
-    app = build(a.port, a.token, a.host, a.big)
+    app = build(a.port, a.token, a.host, a.big, a.ask)
     app.run("streamable-http", host=a.host, port=a.port, streamable_http_path="/mcp",
             json_response=a.json, stateless_http=a.stateless)
 

@@ -10,7 +10,7 @@
 #   micropython -X heapsize=<N> -m romboot <scenario> [args...]
 #   micropython -X heapsize=<N> -m romboot --calibrate
 # ANTOS_BOARD=<BOARD>: that board's profile (boardprofile) and its network
-# budget (netcount.py).
+# budget (netcount.py). ANTOS_CA=<file>: httpc.CA_FILE, as a program sets it.
 import gc
 import os
 import sys
@@ -71,11 +71,21 @@ _path = os.getenv("ANTOS_ARGV")      # (mpyrun.run: the scenario's arguments)
 if _path:
     sys.argv.extend(_path.split("\x1f")[1:])     # (each one starts with the separator)
 del _path
-# the GC as the firmware's boot.py sets it (compat.gc_policy)
+# the GC as the firmware's boot.py sets it (compat.gc_policy; a lib/ of
+# before it, which make bench measures beside this one, had none)
 import compat
-compat.gc_policy()
+if hasattr(compat, "gc_policy"):
+    compat.gc_policy()
 del compat
 if sys.argv[0] == "--calibrate":
     print("CALIBRATE alloc=%d free=%d" % (gc.mem_alloc(), gc.mem_free()))
 else:
+    # ANTOS_CA: the CA file a program on this board trusts (a test CA for
+    # servers behind a TLS front, host_tests/tlsfront.py)
+    _path = os.getenv("ANTOS_CA")
+    if _path:
+        import httpc
+        httpc.CA_FILE = _path
+        del httpc
+    del _path
     __import__(sys.argv[0])

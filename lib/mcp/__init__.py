@@ -190,7 +190,10 @@ def remove(name):
 
 def test(name):
     """Connect to a configured server, list its tools, close.
-    -> ({"tools": n, "ms": elapsed, "names": [...]}, None) or (None, err)."""
+    -> ({"tools": n, "ms": elapsed, "names": [...], "listen": whether this
+    board has room for the server's GET stream beside a call and an
+    answer (else server requests come on the call's own stream only)},
+    None) or (None, err)."""
     from compat import ticks_ms, ticks_diff
     t0 = ticks_ms()
     conn, err = connect_named(name)
@@ -199,10 +202,13 @@ def test(name):
     names = []
     try:
         n, err = tools(conn, lambda t: names.append(t["name"]))
+        import httpc
+        listen = httpc.room(conn.url, 3)
     except MemoryError:
         n, err = None, _oom()
     finally:
         close(conn)
     if err:
         return None, err
-    return {"tools": n, "ms": ticks_diff(ticks_ms(), t0), "names": names}, None
+    return {"tools": n, "ms": ticks_diff(ticks_ms(), t0), "names": names,
+            "listen": listen}, None

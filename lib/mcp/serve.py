@@ -2,7 +2,13 @@
 # (sent before the call's POST, without waiting for its answer) and watched
 # beside the reply stream, so that server requests not tied to the call
 # are not lost; they are answered by mcp/answer.py. Imported when a call
-# holds the stream, to keep `mcp.client` small.
+# holds the stream, to keep `mcp.client` small. The stream takes a
+# connection of its own (the pooled one stays for the POST), and only when
+# the board has room for three at once (httpc.room): the call's POST, the
+# stream, and a POST to answer what the server asks. An ESP32 without
+# PSRAM has TLS room for two, so there a call goes without it and server
+# requests arrive on the POST's reply stream only (answered on a second,
+# short connection).
 #
 # Wire format: GET <endpoint> with Accept: text/event-stream and the
 # session's Mcp-Session-Id; the server answers 200 text/event-stream (its
@@ -33,7 +39,7 @@ def hold(conn):
     (a server request sent while no stream is held would be lost). A
     failure to send it, or no room for it beside the POST on this board,
     leaves the call without it."""
-    if not httpc.room(conn.url, 2):
+    if not httpc.room(conn.url, 3):
         return
     h = client._headers(conn, "text/event-stream")
     h["Connection"] = "close"   # never pooled: closing must not drain a live stream

@@ -26,6 +26,7 @@ import sys
 import shell
 
 SERVER = None
+OUTPUT = 4096   # bytes of a command's output kept as a tool's result
 _ctx = None     # the call being served (server_http.Ctx), for the functions below
 _DROP = ("mcp.server_http", "mcp.server_more", "shell.tools")
 
@@ -102,6 +103,9 @@ class _Server:
         self.calls = self.requests = self.clients = 0
         self.answer = None      # [request id, the client's response]: a call waits for it
         self.seq = 0
+        # a call's output (server_http.Ctx): one block, made while the heap
+        # is whole; made per call, a 4 KB hole was often not to be found
+        self.obuf = bytearray(OUTPUT)
 
     def due(self):
         """ms until a delayed 401 is due (-1: nothing to do)."""
@@ -113,7 +117,11 @@ class _Server:
 
     def serve(self, ready):
         """Send the delayed 401s now due; answer one waiting connection if
-        ready (the listening socket is readable)."""
+        ready (the listening socket is readable). The GC collects early
+        meanwhile, as while ai.* and mcp.* talk to a server (compat.tighten):
+        what a request leaves behind stays low in the heap."""
+        from compat import tighten, loosen
+        gc_was = tighten()
         try:
             from mcp import server_http
             server_http.serve(self, ready)
@@ -126,6 +134,7 @@ class _Server:
         finally:
             server_http = None
             _forget()
+            loosen(gc_was)
 
 
 # -- for /bin scripts during a call --------------------------------------------

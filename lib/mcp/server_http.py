@@ -42,7 +42,7 @@ others only when named in mcp.serve.allow, and each call of one is asked
 at the console (y / n / a; "a" adds it to mcp.serve.always). Paths in the
 arguments are relative to /, and settings and history files are refused.
 A call's output (sanitized as for the console, secrets of the settings
-masked) is its text result, at most _MAX_OUT bytes; an error line makes it
+masked) is its text result, at most server.OUTPUT bytes; an error line makes it
 isError.
 """
 import jsonstream
@@ -60,7 +60,6 @@ _MAX_SESSIONS = const(4)
 _READ_S = const(5)          # seconds one socket read may wait
 _REQ_MS = const(10000)      # the whole request (head and body)
 _ASK_MS = const(120000)     # the client's answer to a sampling/elicitation request
-_MAX_OUT = const(4096)      # bytes of a command's output in a tool result
 _MAX_ITEMS = const(8)       # content items a script adds to a result
 _MAX_LATE = const(4)        # wrong-token callers waiting out their delay
 _DRAIN = const(1572864)     # bytes of an oversized body read and dropped
@@ -662,7 +661,7 @@ def _note(client, line, how):
 
 class Ctx:
     """The call being served (mcp.server._ctx while it runs): its output,
-    the first _MAX_OUT bytes, sent on as log messages when the client
+    the first server.OUTPUT bytes (the server's one buffer), sent on as log messages when the client
     asked for them; the content items a script adds; progress and
     requests to the client on the call's event stream."""
 
@@ -671,7 +670,7 @@ class Ctx:
         self.s = s          # the session
         self.out = out
         self.token = token
-        self.buf = None     # 256 bytes once there is output, _MAX_OUT once more
+        self.buf = srv.obuf     # (the server's: one call at a time)
         self.n = 0          # bytes held
         self.more = 0       # bytes dropped
         self.logged = 0     # bytes already sent as log messages
@@ -697,19 +696,13 @@ class Ctx:
 
     def put(self, s):
         b = s.encode()
-        room = _MAX_OUT - self.n
+        room = len(self.buf) - self.n
         k = len(b)
         if k > room:
             k = room
             while k > 0 and (b[k] & 0xC0) == 0x80:     # a whole character
                 k -= 1
             self.more += len(b) - k
-        if self.buf is None or self.n + k > len(self.buf):
-            # 256 bytes hold most outputs; one move to the full size otherwise
-            old, self.buf = self.buf, bytearray(256 if self.n + k <= 256 else _MAX_OUT)
-            if old:
-                self.buf[0:self.n] = old[0:self.n]
-            old = None
         self.buf[self.n:self.n + k] = memoryview(b)[0:k]
         self.n += k
         if self.s[2] <= 1 and b"\n" in b:

@@ -78,7 +78,7 @@ import sys
 import os
 
 import store
-from compat import collect, const, ticks_ms, MICROPYTHON
+from compat import collect, const, ticks_ms, tighten, loosen, MICROPYTHON
 
 VERSION = "0.1"
 BOARD = MICROPYTHON and sys.platform not in ("linux", "darwin")    # not the unix port
@@ -445,6 +445,8 @@ def read_spec(p, why=False):
                     break
                 buf += more
             raise ValueError(3)
+    except MemoryError:
+        raise       # not "no SPEC": a command that exists must not vanish
     except Exception as e:
         if why:
             return e
@@ -738,6 +740,9 @@ def dispatch(line):
             err("%s: %s" % (name, _oneline(e)))
         return
     t = _task(line if len(line) <= 40 else line[:37] + "...")
+    # the GC collects early while the command runs (a quarter of what is
+    # free now: less as the heap fills), as ai.* and mcp.* do
+    gc_was = tighten()
     try:
         w = rest.split()
         if w and w[-1] in ("-h", "--help") and (
@@ -760,6 +765,7 @@ def dispatch(line):
     except Exception as e:  # one line, never a traceback
         err("%s: %s" % (name, _oneline(e)))
     finally:
+        loosen(gc_was)
         _tasks.remove(t)
         h = sys.modules.get("httpc")
         if h:       # a spinner cut short by an error leaves no wait hook

@@ -79,8 +79,12 @@ def main(args):
             raise Error(err)
         names = info["names"]
         shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
-        return out("%s: ok, %s in %d ms%s" % (
+        out("%s: ok, %s in %d ms%s" % (
             name, count(info["tools"], "tool"), info["ms"], (" (" + shown + ")") if names else ""))
+        if not info["listen"]:
+            out("%s: this board holds no second connection to it during a call: what the "
+                "server asks comes on the call's own reply only" % name, shell.DIM)
+        return
     if sub in ("tools", "resources", "read"):
         from shell import mcplist       # (mcp serve keeps this module small)
         return getattr(mcplist, sub)(name, *args[2:3])

@@ -10,7 +10,10 @@ unix port with the tests' frozen-code emulation (host_tests/mpyrun).
 - tool result 1 KB/64 KB/1 MB: mcp.call on the Python SDK server's big
   tool, which also sends the text as structuredContent (scenarios/mcp_big).
 Each runs at HEAP (generous: the peak is measured, not bisected) with the
-same scenario for both trees. The old tree's failures are shown as such.
+same scenario for both trees, its working set measured (live=True: the
+sampler collects every 1 KB), and this tree's most TLS connections and
+sockets open at once beside the ANTOS_ESP32 board's budget. The old
+tree's failures are shown as such.
 """
 import json
 import os
@@ -53,9 +56,11 @@ def before_lib(build):
 
 
 def _peak(r, ok):
-    """The peak, or why it failed (the scenario's error line, shortened)."""
+    """The peak (and the network's: TLS connections/sockets), or why it
+    failed (the scenario's error line, shortened)."""
     if ok and r.peak is not None:
-        return kb(r.working)
+        net = "" if r.sockets_peak is None else "  net %d/%d" % (r.tls_peak, r.sockets_peak)
+        return kb(r.working) + net
     for why in ("bad JSON", "longer than", "out of memory", "MemoryError"):
         if why in r.out + r.err:
             return "fails: " + why
@@ -73,7 +78,8 @@ def reply(mpy, size):
         with open(os.path.join(flash, "settings.json"), "w") as f:
             json.dump({"ai.general.provider": "ollama", "ai.general.base_url": srv.base_url,
                        "ai.general.model": "llama3.2"}, f)
-        r = mpy.run("aicmd_long", heap=HEAP, args=[flash, "ai", "go"], timeout=600, input="")
+        r = mpy.run("aicmd_long", heap=HEAP, args=[flash, "ai", "go"], timeout=600, input="",
+                    live=True)
     path = os.path.join(flash, "history", "chat.jsonl")
     ok = r.rc == 0 and os.path.exists(path) and \
         json.loads(open(path).read().splitlines()[1])["content"] == text
@@ -93,14 +99,15 @@ def tools(mpy, n):
                                 "parameters": {"type": "object", "properties": props}}) + "\n")
     with FakeOpenAI(key="sk-test", models=["gpt-4o-mini"]) as srv:
         srv.options(chunked=True)
-        r = mpy.run("ai_toolcache", heap=HEAP, timeout=600,
+        r = mpy.run("ai_toolcache", heap=HEAP, timeout=600, live=True,
                     args=["openai", srv.base_url, "gpt-4o-mini", "sk-test", root])
         ok = r.rc == 0 and "RUN " in r.out and len(srv.requests[0].json.get("tools", ())) == n
     return _peak(r, ok)
 
 
 def result(mpy, url, size):
-    r = mpy.run("mcp_big", heap=HEAP, args=[tempfile.mkdtemp(), url, size, "call"], timeout=600)
+    r = mpy.run("mcp_big", heap=HEAP, args=[tempfile.mkdtemp(), url, size, "call"], timeout=600,
+                live=True)
     line = [x for x in r.out.splitlines() if x.startswith("CALL big ")]
     ok = r.rc == 0 and line and " None True " in line[0]
     return _peak(r, ok)
@@ -128,7 +135,10 @@ def run(ctx):
             rows.append(row)
     finally:
         peer.close()
+    import boardprofile
+    fig = boardprofile.load()["figures"]
     print("peak working heap (above the post-import baseline), -X heap %s, frozen-code "
-          "emulation:" % HEAP)
+          "emulation; net: the most TLS connections/sockets open at once (%s allows %d/%d):"
+          % (HEAP, boardprofile.DEFAULT, fig["tls_max"], fig["sockets_max"]))
     table(["content", "size"] + [name for name, _ in mpys], rows)
     return all(not r[2].startswith("fails") for r in rows)

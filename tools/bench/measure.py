@@ -1,0 +1,143 @@
+"""Measure, and write tools/bench/MEASUREMENTS.md (`make measure`).
+
+    .venv/bin/python tools/bench/measure.py [--jobs N] [--no-bench] [pytest args...]
+
+1. The MicroPython tests (pytest -m micropython) run with --measure: where
+   a test asserts a heap cap it also bisects the smallest heap at which
+   its scenario passes and records it with the figures it measured
+   (host_tests/conftest.py: Measure), one JSON line each.
+2. `make bench` (tools/bench/run.py) runs and its report is kept as it
+   printed it.
+3. MEASUREMENTS.md is written from both: nothing in it is typed by hand
+   (the prose around the tables is this file's). The figures of a run on
+   a shared 2-core machine move by 1-2K from run to run.
+"""
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+OUT = os.path.join(HERE, "MEASUREMENTS.md")
+RECORDS = os.path.join(ROOT, "build", "measure", "records.jsonl")
+
+INTRO = """# Measurements
+
+Written by `make measure` (tools/bench/measure.py) on {date}, from the tree
+at git {rev}, on the MicroPython unix port ({machine}): do not edit by
+hand, run it again. How the tests measure, and why these figures are
+upper bounds of the ESP32's (64-bit objects, each function's loader
+record in the heap): [the test suite](../../host_tests/README.md).
+
+Every heap below is the heap left free once the emulated flash is in
+place, with the GC as the firmware sets it (`compat.gc_policy`: a
+collection each time a quarter of the free heap has been allocated) and
+the ANTOS_ESP32 board's network budget (one TLS connection, four sockets
+at once). *smallest* is the smallest heap at which the scenario passes
+(bisected in 1K steps), *cap* the heap its test asserts, *goal* the budget
+the project promises; *imports* is the heap a scenario's imports keep and
+*working* its working set, live data measured in a run of its own whose
+sampler collects every 1 KB (a heap is never judged that way).
+"""
+
+TITLES = {
+    "heap": "Smallest heap per scenario",
+    "working": "Working sets against content size",
+    "imports": "Import costs",
+}
+
+
+def run_tests(jobs, extra):
+    os.makedirs(os.path.dirname(RECORDS), exist_ok=True)
+    if os.path.exists(RECORDS):
+        os.remove(RECORDS)
+    cmd = [sys.executable, "-m", "pytest", os.path.join(ROOT, "host_tests"), "-m", "micropython",
+           "-q", "-p", "no:cacheprovider", "--measure", RECORDS]
+    if jobs > 1:
+        cmd += ["-n", str(jobs)]
+    print("measure: " + " ".join(cmd[2:]), flush=True)
+    return subprocess.run(cmd + list(extra), cwd=ROOT).returncode
+
+
+def run_bench():
+    print("measure: make bench", flush=True)
+    r = subprocess.run([sys.executable, os.path.join(HERE, "run.py")], cwd=ROOT,
+                       capture_output=True, text=True)
+    sys.stdout.write(r.stdout)
+    return r.returncode, r.stdout
+
+
+def cell(v):
+    if isinstance(v, int) and v >= 1024:
+        return "%.1f KB" % (v / 1024)
+    return str(v)
+
+
+def tables(records):
+    """{table: [(row, {figure: value})]} in the order first seen, rows
+    sorted by name (the tests run in parallel)."""
+    out = {}
+    for r in records:
+        out.setdefault(r["table"], {})[r["row"]] = r["figures"]
+    return {t: sorted(rows.items()) for t, rows in out.items()}
+
+
+def render(records, bench, date, rev):
+    lines = [INTRO.format(date=date, rev=rev, machine=platform.machine())]
+    for name, rows in tables(records).items():
+        cols = []
+        for _, figs in rows:
+            for k in figs:
+                if k not in cols:
+                    cols.append(k)
+        lines.append("## %s\n" % TITLES.get(name, name))
+        lines.append("| scenario | " + " | ".join(cols) + " |")
+        lines.append("|---|" + "---|" * len(cols))
+        for row, figs in rows:
+            lines.append("| %s | %s |" % (row, " | ".join(cell(figs.get(c, "")) for c in cols)))
+        lines.append("")
+    if bench:
+        lines.append("## make bench\n")
+        lines.append("As `make bench` printed it in the same run:\n")
+        lines.append("```")
+        lines.append(bench.rstrip())
+        lines.append("```")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv):
+    jobs, bench, extra = 3, True, []
+    args = list(argv)
+    while args:
+        a = args.pop(0)
+        if a == "--jobs" and args:
+            jobs = int(args.pop(0))
+        elif a == "--no-bench":
+            bench = False
+        else:
+            extra.append(a)
+    rc = run_tests(jobs, extra)
+    records = []
+    if os.path.exists(RECORDS):
+        with open(RECORDS) as f:
+            records = [json.loads(line) for line in f if line.strip()]
+    out = ""
+    if bench:
+        brc, out = run_bench()
+        rc = rc or brc
+    rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                         capture_output=True, text=True).stdout.strip() or "?"
+    text = render(records, out, datetime.date.today().isoformat(), rev)
+    with open(OUT, "w") as f:
+        f.write(text)
+    print("measure: %d figures written to %s%s" % (
+        len(records), os.path.relpath(OUT, ROOT), "" if rc == 0 else " (some runs failed: see above)"))
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -633,7 +633,7 @@ def test_ask_end_to_end_errors(flash):
         assert 0.9 <= time.monotonic() - t < 5
         srv.queue(Text("", finish="length"))
         _, err, _ = ai.ask([{"role": "user", "content": "x"}], overrides(srv))
-        assert err == "openai: empty reply: max tokens reached (raise the max_tokens setting)"
+        assert err == "openai: empty reply: max tokens reached (raise ai.chat.max_tokens)"
 
 
 def test_fetch_models_end_to_end(flash):

@@ -340,6 +340,18 @@ def test_an_escape_in_a_reply_shows_and_keeps_the_rest(console):
         assert "\x1b two" not in c.raw
 
 
+def test_a_reply_cut_short_says_so_at_the_console(console):
+    with FakeOpenAI(flavor="ollama") as srv:
+        srv.queue(Text("The beginning of a long answer", finish="length"))
+        c = console(ollama_settings(srv))
+        c.line("ai tell me everything")
+        assert ("The beginning of a long answer\n\n[reply cut short: max tokens reached "
+                "(raise ai.chat.max_tokens)]\n" + PROMPT.rstrip()) in c.text(), c.text()
+        c.clear()
+        c.line("ai history")
+        assert "[reply cut short: max tokens reached" in c.text()
+
+
 def test_ai_use_types_trim_and_errors(console):
     with FakeOpenAI(flavor="ollama") as srv:
         c = console(ollama_settings(srv, **{"ai.history.turns": 2}))

@@ -164,7 +164,12 @@ def ask(history, overrides=None):
             collect()
         if not out.size and not reply.calls:
             out.drop()
-            return None, "%s: %s" % (cfg["provider"], _more().empty_reason(reply)), None
+            return None, "%s: %s" % (cfg["provider"], _more().empty_reason(cfg, reply)), None
+        if out.size and reply.finish in ("length", "filter"):
+            # the service cut the reply: said in the text, in every style
+            mark = _more().cut_mark(cfg, reply.finish)
+            out.limit += len(mark)
+            out.add(mark)
         # the text only now: the response is closed and collected
         if fallback and out.ticks and out.size <= _FALLBACK_PARSE:
             reply.text = out.text() if out.spool is not None else history.recorded()

@@ -10,7 +10,12 @@ base_url, key (an API key is needed), model (default), tools ("native" |
 "text-fallback" | "none"),
 local (runs on the user's own machine: errors suggest starting it),
 quirks (words separated by spaces, read by the style; config.resolve hands
-them to the style as the tuple cfg["quirks"]).
+them to the style as the tuple cfg["quirks"]),
+max_tokens (the reply's token limit sent when ai.<use>.max_tokens is not
+set; None: the service's own default. Anthropic requires one: 8192, what
+every current Claude model can give (Claude 3.5 Haiku's maximum output;
+Anthropic's models overview), a long chat answer rather than 1024's
+few paragraphs).
 
 Quirks of the openai (chat completions) style:
   max_tokens      sends the older `max_tokens` field (default:
@@ -48,23 +53,23 @@ Entries are tuples in FIELDS order (a tuple costs a fraction of a dict's
 heap); find() and ai.providers() hand out dicts."""
 
 FIELDS = ("id", "name", "style", "base_url", "key", "model", "tools", "local",
-          "quirks")
+          "quirks", "max_tokens")
 PROVIDERS = (
     ("groq", "Groq", "openai", "https://api.groq.com/openai/v1", True,
-     "llama-3.3-70b-versatile", "native", False, "effort_by_model"),
+     "llama-3.3-70b-versatile", "native", False, "effort_by_model", None),
     ("ollama", "Ollama (local)", "openai", "http://localhost:11434/v1", False,
-     "llama3.2", "native", True, "max_tokens"),
+     "llama3.2", "native", True, "max_tokens", None),
     ("openai", "OpenAI", "responses", "https://api.openai.com/v1", True,
-     "gpt-5-mini", "native", False, "effort_full no_obfuscation"),
+     "gpt-5-mini", "native", False, "effort_full no_obfuscation", None),
     ("kimi", "Kimi (Moonshot)", "openai", "https://api.moonshot.ai/v1", True,
-     "kimi-k2-turbo-preview", "native", False, "max_tokens no_effort"),
+     "kimi-k2-turbo-preview", "native", False, "max_tokens no_effort", None),
     ("gemini", "Google Gemini", "gemini",
      "https://generativelanguage.googleapis.com/v1beta", True,
-     "gemini-2.5-flash", "native", False, ""),
+     "gemini-2.5-flash", "native", False, "", None),
     ("anthropic", "Anthropic", "anthropic", "https://api.anthropic.com/v1", True,
-     "claude-sonnet-4-5", "native", False, ""),
+     "claude-sonnet-4-5", "native", False, "", 8192),
     ("copilot", "GitHub Copilot", "openai", "https://api.githubcopilot.com",
-     False, "gpt-4.1", "native", False, "copilot no_effort x_initiator"),
+     False, "gpt-4.1", "native", False, "copilot no_effort x_initiator", None),
 )
 
 # one line per preset: name provider model map (a string stays in flash;

@@ -144,6 +144,8 @@ def resolve(overrides=None):
             else source(cfg, "key"), wizard(cfg)))
     if cfg["max_tokens"] is not None:
         cfg["max_tokens"] = _number(cfg["max_tokens"], source(cfg, "max_tokens"), int)
+    else:
+        cfg["max_tokens"] = entry["max_tokens"]     # (None: the service's own)
     if cfg["temperature"] is not None:
         cfg["temperature"] = _number(cfg["temperature"], source(cfg, "temperature"), float)
     cfg["timeout"] = _number(cfg["timeout"] or _DEFAULT_TIMEOUT, source(cfg, "timeout"), int)

@@ -93,15 +93,23 @@ def network_error(cfg, e):
     return msg
 
 
-def empty_reason(reply):
+def empty_reason(cfg, reply):
     f = reply.finish or "unknown"
     if f == "length":
-        return "empty reply: max tokens reached (raise the max_tokens setting)"
+        return "empty reply: max tokens reached (raise %s)" % source(cfg, "max_tokens")
     if f.startswith("blocked"):
         return "prompt blocked (%s)" % f[8:]
     if f == "filter":
         return "empty reply: blocked by the content filter"
     return "empty reply (finish reason: %s)" % f
+
+
+def cut_mark(cfg, finish):
+    """The line after a reply the service cut short (finish "length" or
+    "filter")."""
+    if finish == "filter":
+        return "\n\n[reply cut short by the content filter]"
+    return "\n\n[reply cut short: max tokens reached (raise %s)]" % source(cfg, "max_tokens")
 
 
 def fetch_models(provider, key, use, limit, base_url=None):

@@ -51,8 +51,8 @@ Wire format (POST {base}/responses, Authorization: Bearer <key>):
   ends without one of the three end events is truncated.
 
   Status: incomplete -> finish "length" (max_output_tokens) or "filter"
-  (content_filter); text that came is kept and marked "[reply cut short:
-  <reason>]"; a call cut short is an error. failed -> an error with the
+  (content_filter); text that came is kept (the driver marks it, as for
+  every style); a call cut short is an error. failed -> an error with the
   service's message.
 
   Errors and models are those of chat completions ({"error": {"message",
@@ -274,9 +274,7 @@ class _Reader:
                 raise StyleError("reply cut short (%s) in a tool call (raise the "
                                  "max_tokens setting)" % reason)
             finish = {"max_output_tokens": "length", "content_filter": "filter"}.get(
-                reason, reason)
-            if self.out.size:
-                self.on_text(None, "\n[reply cut short: %s]" % reason)
+                reason, reason)         # (the driver marks the text)
         echo = None
         if calls and seen and whole:
             echo = {"style": "responses", "provider": self.cfg.get("provider"),

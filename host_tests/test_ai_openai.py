@@ -87,7 +87,7 @@ def test_request_translates_history_lazily():
     assert got["model"] == "gpt-5-mini" and got["stream"] is True
     assert got["max_completion_tokens"] == 300 and "max_tokens" not in got
     assert got["temperature"] == 0.5
-    assert got["reasoning_effort"] == "max"
+    assert got["reasoning_effort"] == "high"
     assert got["stream_options"] == {"include_obfuscation": False}
     m = got["messages"]
     assert m[0] == {"role": "system", "content": "You are a device.\n\nBe brief."}
@@ -111,8 +111,8 @@ def test_request_translates_history_lazily():
 
 
 @pytest.mark.parametrize("provider,model,field,effort", [
-    ("openai", None, "max_completion_tokens", {"minimal": "minimal", "max": "max"}),
-    # Groq: only the models that have the knob (quirk effort_by_model)
+    ("openai", None, "max_completion_tokens", {"minimal": "minimal", "max": "high"}),
+    # Groq: only the models that have the knob
     ("groq", "openai/gpt-oss-20b", "max_completion_tokens",
      {"minimal": "low", "medium": "medium", "max": "high"}),
     ("groq", "qwen/qwen3-32b", "max_completion_tokens", {"minimal": "none", "high": "default"}),

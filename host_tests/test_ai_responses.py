@@ -58,7 +58,7 @@ def test_request_shape_for_a_reasoning_model():
     assert got["model"] == "gpt-5-mini" and got["store"] is False and got["stream"] is True
     assert got["instructions"] == "You are a device.\n\nBe brief."
     assert got["max_output_tokens"] == 300
-    assert got["reasoning"] == {"effort": "max"}          # quirk effort_full
+    assert got["reasoning"] == {"effort": "high"}         # gpt-5-mini's highest
     assert got["include"] == ["reasoning.encrypted_content"]
     assert "temperature" not in got                      # reasoning models refuse it
     assert got["input"] == [
@@ -81,11 +81,14 @@ def test_request_for_a_plain_model_and_presets():
     assert got["temperature"] == 0.2
     assert "reasoning" not in got and "include" not in got and "tools" not in got
     assert "instructions" not in got and got["stream"] is False
-    # a preset's thinking map decides, also for another model id
-    cfg = base_cfg(model="gpt-nano,model=gpt-4.1-mini,thinking=low")
-    assert cfg["model"] == "gpt-4.1-mini" and cfg["thinking_map"] == "effort"
+    # another model id in a preset: its family's words (catalogue EFFORTS)
+    cfg = base_cfg(model="gpt-nano,model=gpt-5.2,thinking=max")
+    assert cfg["model"] == "gpt-5.2" and cfg["thinking_map"] == "effort"
     got = body_json(style.request(cfg, [{"role": "user", "content": "hi"}], None, False)[2])
-    assert got["reasoning"] == {"effort": "low"}
+    assert got["reasoning"] == {"effort": "xhigh"}
+    cfg = base_cfg(model="gpt-nano,model=gpt-4.1-mini,thinking=low")
+    got = body_json(style.request(cfg, [{"role": "user", "content": "hi"}], None, False)[2])
+    assert "reasoning" not in got and "include" not in got
 
 
 def test_history_content_may_stream_from_a_file(tmp_path):
@@ -342,10 +345,10 @@ def test_error_replies(srv):
     status, (msg, retry, kind) = error_of(make_cfg(srv, model="gpt-9"),
                                           [{"role": "user", "content": "x"}])
     assert status == 404 and kind == "model"
-    # a reasoning knob on a model without one: the service's own words
-    cfg = make_cfg(srv, model="gpt-4.1-mini", thinking="low", thinking_map="effort")
+    # a value the service refuses: its own words
+    cfg = make_cfg(srv, max_tokens=5)
     status, (msg, _, _) = error_of(cfg, [{"role": "user", "content": "x"}])
-    assert status == 400 and "Encrypted content is not supported" in msg
+    assert status == 400 and "Invalid 'max_output_tokens'" in msg
 
 
 # ------------------------------------------------------------ through ai.ask

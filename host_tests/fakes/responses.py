@@ -41,10 +41,7 @@ import json
 import time
 
 from .base import ALNUM, Calls, Stream, Text, Whole, new_id, pieces, raw_args, tokens
-from .openai import FakeOpenAI
-
-REASONING = ("gpt-5-mini", "gpt-5-nano", "o4-mini")
-
+from .openai import FakeOpenAI, accepted_efforts, check_effort
 
 class FakeResponses(FakeOpenAI):
     MODELS = {"openai": ("gpt-5-mini", "gpt-4.1-mini", "o4-mini", "gpt-5-nano")}
@@ -62,7 +59,7 @@ class FakeResponses(FakeOpenAI):
 
     @staticmethod
     def thinks(model):
-        return model in REASONING
+        return accepted_efforts("openai", model) is not None
 
     # ------------------------------------------------------------ validation
     def validate_responses(self, req):
@@ -93,12 +90,8 @@ class FakeResponses(FakeOpenAI):
         if "temperature" in b and thinks:
             raise self.bad("Unsupported parameter: 'temperature' is not supported with "
                            "this model.", "temperature", "unsupported_parameter")
-        effort = (b.get("reasoning") or {}).get("effort")
-        if effort is not None and effort not in ("none", "minimal", "low", "medium",
-                                                 "high", "xhigh", "max"):
-            raise self.bad("Invalid value: '%s'. Supported values are: 'minimal', 'low', "
-                           "'medium', and 'high'." % effort, "reasoning.effort",
-                           "invalid_value")
+        check_effort(self, "openai", model, (b.get("reasoning") or {}).get("effort"),
+                     "reasoning.effort")
         mot = b.get("max_output_tokens")
         if mot is not None and (not isinstance(mot, int) or mot < 16):
             raise self.bad("Invalid 'max_output_tokens': integer below minimum value. "

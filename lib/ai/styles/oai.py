@@ -21,28 +21,15 @@ def bearer_headers(cfg, accept):
 
 def effort(cfg):
     """The reasoning effort word for cfg["thinking"] (chat completions'
-    reasoning_effort, Responses' reasoning.effort), or None to send none.
-    A preset's thinking map decides first ("effort": send, "none": not);
-    else the quirks (ai/catalog.py): no_effort sends nothing,
-    effort_by_model only to models that have the knob; effort_full passes
-    the whole vocabulary, other services know low|medium|high."""
+    reasoning_effort, Responses' reasoning.effort), or None to send none:
+    the nearest word the model's family takes (ai/catalog.py EFFORTS); a
+    preset's thinking map "none" sends none."""
     word = cfg.get("thinking")
-    tmap = cfg.get("thinking_map")
-    if not word or tmap == "none":
+    if not word or cfg.get("thinking_map") == "none":
         return None
-    quirks = cfg.get("quirks") or ()
-    if tmap != "effort":
-        if "no_effort" in quirks:
-            return None
-        if "effort_by_model" in quirks:
-            model = cfg.get("model") or ""
-            if "qwen3" in model:                 # Groq: none | default
-                return "none" if word == "minimal" else "default"
-            if "gpt-oss" not in model:
-                return None
-    if "effort_full" in quirks:
-        return word
-    return "low" if word == "minimal" else "high" if word == "max" else word
+    from ai import catalog
+    words = catalog.efforts(cfg["provider"], cfg.get("model") or "")
+    return catalog.nearest(word, words) if words else None
 
 
 def tool_output(m):

@@ -40,11 +40,12 @@ Wire format (what this module writes and reads):
   one page.
 
 Provider differences are catalogue quirks (ai/catalog.py): max_tokens,
-effort_full, no_effort, effort_by_model, no_obfuscation, x_initiator.
-Thinking: cfg["thinking"] -> reasoning_effort (ai.styles.oai.effort: the whole
-vocabulary with effort_full, else three levels; nothing with no_effort,
-e.g. Kimi, whose thinking is chosen by model id, or Copilot; Groq only for
-models that have it; Ollama maps reasoning_effort to its native `think`).
+no_obfuscation, x_initiator.
+Thinking: cfg["thinking"] -> reasoning_effort (ai.styles.oai.effort: the
+nearest word the model's family takes, ai/catalog.py EFFORTS; nothing
+where the family has no knob, e.g. Kimi, whose thinking is chosen by model
+id, Copilot, Groq's models but GPT-OSS and Qwen 3; Ollama maps
+reasoning_effort to its native `think`).
 cfg["headers"] (Copilot's editor headers) are added to every request;
 x_initiator sets X-Initiator: agent when the last message is a tool result.
 

@@ -88,14 +88,11 @@ _MAX_CALLS = const(32)
 
 def thinks(cfg):
     """True for a reasoning model: it takes reasoning.effort and the
-    encrypted-content include, and refuses temperature. A preset's
-    thinking map decides; else every model but the gpt-3/gpt-4 families and
-    -chat variants."""
-    tmap = cfg.get("thinking_map")
-    if tmap:
-        return tmap == "effort"
-    m = cfg["model"]
-    return not (m.startswith("gpt-4") or m.startswith("gpt-3") or "-chat" in m)
+    encrypted-content include, and refuses temperature: a family with
+    effort words (ai/catalog.py EFFORTS; not the gpt-4 and older families,
+    nor -chat variants)."""
+    from ai import catalog
+    return catalog.efforts(cfg["provider"], cfg["model"]) is not None
 
 
 def request(cfg, history, tools, stream):

@@ -25,9 +25,12 @@ CLOCK = {"name": "get_time", "description": "Current time"}
 send, ask, error_of = style_helpers(style)
 
 
-@pytest.fixture
-def srv():
+@pytest.fixture(params=["named", "data-only"])
+def srv(request):
+    """The fake, its streams framed as OpenAI's (`event:` lines) or as
+    LiteLLM's (data lines only, the type inside, keys sorted, [DONE])."""
     with FakeResponses() as s:
+        s.data_only = request.param == "data-only"
         yield s
 
 
@@ -417,8 +420,9 @@ def test_fetch_models_and_errors_end_to_end(srv, flash):
 HEAP = "64K"
 
 
-def _scenario(mpy, tmp_path, heap, stream, live=False):
+def _scenario(mpy, tmp_path, heap, stream, live=False, data_only=False):
     with FakeResponses(models=["gpt-5-mini"]) as s:
+        s.data_only = data_only
         s.options(chunked=True)
         s.queue(Text("Hello from the fake."),
                 Calls([("get_weather", {"city": "Rochdale"})], think=Think(size=2000)))
@@ -428,9 +432,10 @@ def _scenario(mpy, tmp_path, heap, stream, live=False):
         return r, s
 
 
-@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
-def test_micropython_chat_with_a_tool_round(mpy, measure, tmp_path, stream):
-    r, s = _scenario(mpy, tmp_path, HEAP, stream)
+@pytest.mark.parametrize("stream,data_only", [(False, False), (True, False), (True, True)],
+                         ids=["whole", "stream", "stream-data-only"])
+def test_micropython_chat_with_a_tool_round(mpy, measure, tmp_path, stream, data_only):
+    r, s = _scenario(mpy, tmp_path, HEAP, stream, data_only=data_only)
     assert r.rc == 0, r
     assert "PLAIN 'Hello from the fake.' None 2" in r.out, r.out
     assert "CALLS None [('get_weather', '{\"city\":\"Rochdale\"}')]" in r.out, r.out
@@ -439,13 +444,39 @@ def test_micropython_chat_with_a_tool_round(mpy, measure, tmp_path, stream):
     last = s.last.json["input"]
     assert [it.get("type", it.get("role")) for it in last][-3:] == [
         "reasoning", "function_call", "function_call_output"]
-    live, _ = _scenario(mpy, tmp_path, HEAP, stream, live=True)
+    live, _ = _scenario(mpy, tmp_path, HEAP, stream, live=True, data_only=data_only)
     assert live.rc == 0, live
     assert live.working < 24 * 1024
 
     def passes(heap):
-        x, _ = _scenario(mpy, tmp_path, heap, stream)
+        x, _ = _scenario(mpy, tmp_path, heap, stream, data_only=data_only)
         return x.rc == 0 and "FOLLOWUP 'tool said" in x.out
-    measure.smallest("heap", "responses %s: chat and a tool round with reasoning"
-                     % ("stream" if stream else "whole"), passes, HEAP,
-                     imports=r.imports, working=live.working)
+    measure.smallest("heap", "responses %s%s: chat and a tool round with reasoning"
+                     % ("stream" if stream else "whole", " data-only" if data_only else ""),
+                     passes, HEAP, imports=r.imports, working=live.working)
+
+
+# an ai.run tool round whose follow-up replays a reasoning item with 2.7 KB
+# of encrypted content, as the console's chat with tools does: a local
+# tool costs no MCP client, a streamed reply no more than a whole one but
+# its SSE reader (one pull parser, no rules compiled per reply)
+RUN_HEAP = "58K"
+
+
+@pytest.mark.parametrize("stream,data_only", [(False, False), (True, False), (True, True)],
+                         ids=["whole", "stream", "stream-data-only"])
+def test_micropython_run_with_a_reasoning_item(mpy, tmp_path, stream, data_only):
+    with FakeResponses(models=["gpt-5-mini"]) as s:
+        s.data_only = data_only
+        s.options(chunked=True)
+        s.queue(Calls([("get_weather", {"city": "Rochdale"})], think=Think(size=2000)))
+        r = mpy.run("ai_run_responses", heap=RUN_HEAP, timeout=60,
+                    args=[s.base_url, "gpt-5-mini", "sk-test", tmp_path,
+                          "stream" if stream else "whole"])
+        replayed = s.last.json["input"]
+    assert r.rc == 0, r
+    assert ("RUN 'tool said: 12 C, drizzle in Rochdale' None "
+            "['user', 'assistant', 'tool', 'assistant']") in r.out, r.out
+    assert "ECHO ['reasoning', 'function_call']" in r.out
+    rs = [it for it in replayed if it.get("type") == "reasoning"]
+    assert len(rs) == 1 and len(rs[0]["encrypted_content"]) > 2700

@@ -60,10 +60,10 @@
 import jsonstream
 import httpc
 from compat import collect, const, ticks_ms, ticks_diff, tighten, loosen
+from mcp import MAX_RESULT as MAX_TEXT     # flattened tool result kept (bytes)
 
 CLIENT_NAME = "antos-ai"
 
-MAX_TEXT = 16384       # flattened tool result kept (bytes; setting mcp.max_result)
 MAX_RESOURCE = 4096    # embedded text resource, inline part (chars)
 _MAX_DESC = const(1024)        # tool description kept (chars)
 _MAX_TOOLS = const(128)        # tools accepted from one server (all pages)

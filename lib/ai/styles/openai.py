@@ -59,7 +59,7 @@ Tool results with is_error get an "Error: " prefix (the wire has no flag).
 """
 import jsonstream
 from ai.styles import HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str
-from ai.styles.oai import bearer_headers, effort, tool_output, __getattr__  # noqa: F401
+from ai.styles.oai import Peek, bearer_headers, effort, tool_output, __getattr__  # noqa: F401
 from compat import const
 
 _MAX_CALLS = const(32)          # tool calls in one reply
@@ -282,42 +282,13 @@ def read_reply(cfg, body, out=None):
     return r.reply()
 
 
-class _Peek:
-    """An event's data with its first bytes read ahead (to spot [DONE]);
-    readinto serves those bytes first, then the rest."""
-
-    def __init__(self):
-        self.head = bytearray(8)
-        self.mv = memoryview(self.head)
-
-    def start(self, src):
-        self.src = src
-        n = 0
-        while n < 6:
-            k = src.readinto(self.mv[n:])
-            if not k:
-                break
-            n += k
-        self.n = n
-        self.pos = 0
-        return bytes(self.mv[:n])
-
-    def readinto(self, buf):
-        if self.pos < self.n:
-            k = min(len(buf), self.n - self.pos)
-            buf[:k] = self.mv[self.pos:self.pos + k]
-            self.pos += k
-            return k
-        return self.src.readinto(buf)
-
-
 def read_stream(cfg, events, out):
     """Reply from an SSE stream; text pieces go to out (an Out, or a sink)
     as they arrive."""
     r = _Reader(cfg, output(cfg, out), True)
     rules = _rules(r, "delta")
     buf = bytearray(256)    # one parse buffer for every event
-    peek = _Peek()
+    peek = Peek()
     while True:
         ev = events.next()
         if ev is None:

@@ -607,7 +607,7 @@ def test_ask_errors_retries_and_models(srv, flash):
     reply, err, _ = ai.ask([{"role": "user", "content": "x"}], overrides(srv, model="nope"))
     assert reply is None and "404 model: nope" in err
     import store
-    store.update({"ai.chat.base_url": srv.base_url})
+    store.update({"ai.chat.provider": "anthropic", "ai.chat.base_url": srv.base_url})
     models, err = ai.fetch_models(provider="anthropic", key=KEY)
     assert err is None and models == srv.model_ids
 

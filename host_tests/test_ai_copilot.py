@@ -181,8 +181,8 @@ def test_tool_round_says_agent_and_tools_level_comes_from_the_model_list(gh):
                            chat_cfg(gh, model="o1-mini", tools=[WEATHER]))
     assert err is None and "tools" not in gh.last.json
     assert "get_weather" in gh.last.json["messages"][0]["content"]
-    # unless the tools level is set
-    store.set("ai.chat.tools", "native")
+    # unless the tools level is set (in settings set up for copilot)
+    store.update({"ai.chat.provider": "copilot", "ai.chat.tools": "native"})
     gh.queue(Text("native"))
     ai.ask([{"role": "user", "content": "x"}], chat_cfg(gh, model="o1-mini", tools=[WEATHER]))
     assert gh.last.json["tools"][0]["function"]["name"] == "get_weather"

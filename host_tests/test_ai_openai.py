@@ -640,7 +640,7 @@ def test_fetch_models_end_to_end(flash):
     import ai
     import store
     with FakeOpenAI(flavor="groq", models=1200) as s:
-        store.update({"ai.chat.base_url": s.base_url})
+        store.update({"ai.chat.provider": "groq", "ai.chat.base_url": s.base_url})
         models, err = ai.fetch_models(provider="groq", key="sk-test")
         assert err is None and len(models) == ai.MAX_MODELS
         assert models[:2] == ["llama-3.3-70b-versatile", "openai/gpt-oss-20b"]

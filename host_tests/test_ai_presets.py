@@ -87,9 +87,12 @@ def test_a_preset_names_the_provider_and_model():
         resolve({"use": "chat"})
     assert "anthropic: no API key" in str(e.value)       # groq's key is not offered
     assert resolve({"use": "chat", "key": "sk-ant"})["provider"] == "anthropic"
-    # plain ids are as before: the provider of the settings
-    assert resolve({"model": "llama-3.1-8b-instant"})["provider"] == "groq"
-    assert resolve({"model": "llama-3.1-8b-instant"})["thinking_map"] is None
+    # a plain id is for the provider the settings are set up for: ai.chat's
+    # is anthropic now (the preset in ai.chat.model), a use-type without
+    # settings has ai.general's
+    assert resolve({"model": "claude-opus-4-1", "key": "k"})["provider"] == "anthropic"
+    cfg = resolve({"use": "helper", "model": "llama-3.1-8b-instant"})
+    assert (cfg["provider"], cfg["key"], cfg["thinking_map"]) == ("groq", "gk", None)
 
 
 def test_thinking_precedence_and_conflicts():

@@ -675,7 +675,8 @@ def test_ai_models(console):
         c.line("ai models nosuch")
         assert "unknown provider nosuch (known: groq, ollama" in c.text()
         c.line("ai models groq")
-        assert "groq: no API key (set ai.chat.key or run: ai config)" in c.text()
+        assert ("groq: no API key (the ai.general settings are for ollama; set up groq with: "
+                "ai config)") in c.text(), c.text()
 
 
 # ---------------------------------------------------------------- Ctrl-C

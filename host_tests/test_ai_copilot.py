@@ -267,7 +267,6 @@ def test_micropython_chat_after_a_token_refresh(mpy, measure, tmp_path):
                      imports=r.imports, working=live.working)
 
 
-
 def test_micropython_renews_a_refused_session_token_with_its_clock_unset(mpy, tmp_path):
     """The board's clock at 2000: every session token looks fresh to it,
     and the fake ends each after one chat; the second chat gets a 401,

@@ -194,11 +194,18 @@ def test_resolution_keeps_each_field_with_its_provider(flash):
         config.resolve({"model": "claude-haiku"})
     assert str(e.value) == ("anthropic: no API key (the ai.chat settings are for groq; "
                             "set up anthropic with: ai config)")
-    # a key with no provider named is nobody's
-    store.update({"ai.chat.provider": None, "ai.chat.model": None})
+    # ai.chat naming none, ai.general's: Groq's key there stays Groq's
+    store.update({"ai.chat.provider": None, "ai.chat.model": None,
+                  "ai.general.provider": "groq"})
+    assert config.resolve()["key"] == "gsk_1"
     with pytest.raises(config.ConfigError) as e:
         config.resolve({"provider": "anthropic"})
-    assert str(e.value) == "anthropic: no API key (set up anthropic with: ai config)"
+    assert str(e.value) == ("anthropic: no API key (the ai.general settings are for groq; "
+                            "set up anthropic with: ai config)")
+    # no provider named anywhere (as ai.general's rule always was): whichever a call names
+    store.set("ai.general.provider", None)
+    cfg = config.resolve({"provider": "anthropic"})
+    assert (cfg["key"], cfg["base_url"]) == ("gsk_1", "https://proxy.example/v1")
 
 
 def test_an_error_names_the_setting_the_provider_came_from(flash):

@@ -6,8 +6,9 @@ Credentials belong to a provider. The fields tied to one provider (model,
 key, base_url, tools, style: BOUND) of a use-type's settings are the
 provider's those settings are set up for: ai.<use>.provider, else the
 provider of a preset in ai.<use>.model, else (ai.<use> naming none)
-ai.general's. They apply only when that is the provider of the request;
-a provider chosen elsewhere (an override, `ai -m PRESET`, `ai models P`)
+ai.general's. They apply only when that is the provider of the request
+(or when no provider is named at all: the rule ai.general always had); a
+provider chosen elsewhere (an override, `ai -m PRESET`, `ai models P`)
 takes its own: ai.general's when ai.general is set up for it, else the
 catalogue's (and a missing key is an error that says so). A key is never
 sent to a host it was not set for, nor a model id to another service.
@@ -64,10 +65,10 @@ def _scope_provider(scope):
 
 def _setting(use, field, provider, owners):
     """(value, setting name) from ai.<use> then ai.general, or (None,
-    None); a BOUND field only from settings set up for provider (owners:
-    {scope: the provider its settings are for})."""
+    None); a BOUND field only from settings set up for provider, or for
+    none at all (owners: {scope: the provider its settings are for})."""
     for scope in (use, "general") if use != "general" else ("general",):
-        if field in BOUND and owners[scope] != provider:
+        if field in BOUND and owners[scope] not in (None, provider):
             continue
         name = "ai.%s.%s" % (scope, field)
         v = store.get(name)

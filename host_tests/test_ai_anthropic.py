@@ -8,8 +8,10 @@ import json
 
 import pytest
 
+import ai
 import httpc
 import jsonstream
+import store
 from ai.styles import StyleError
 from ai.styles import anthropic as style
 from styletest import Trickle, base_cfg, body_json, style_helpers
@@ -71,7 +73,7 @@ def test_request_headers_url_and_defaults():
     assert h["x-api-key"] == KEY and h["anthropic-version"] == "2023-06-01"
     assert h["content-type"] == "application/json" and "accept" not in h
     b = body_json(body)
-    assert b == {"model": MODEL, "max_tokens": 1024, "system": "Be brief.",
+    assert b == {"model": MODEL, "max_tokens": 8192, "system": "Be brief.",
                  "temperature": 0.3,
                  "messages": [{"role": "user",
                                "content": [{"type": "text", "text": "hi"}]}]}
@@ -342,6 +344,31 @@ def test_error_info_garbage_long_and_empty():
     assert style.error_info(500, Broken(), {})[0] == "no error message"
 
 
+def test_default_max_tokens_comes_from_the_catalogue_and_fits_every_model(flash):
+    """No ai.chat.max_tokens: the catalogue's 8192 (1024 cut ordinary
+    answers), which the default model and every preset's take, thinking
+    on or off; the setting wins."""
+    from ai import catalog
+    assert catalog.find("anthropic")["max_tokens"] == 8192
+    models = [catalog.find("anthropic")["model"]] + [
+        line.split()[2] for line in catalog.PRESETS.split("\n") if line.split()[1] == "anthropic"]
+    with FakeAnthropic(key=KEY, models=models) as s:
+        store.update({"ai.chat.provider": "anthropic", "ai.chat.key": KEY,
+                      "ai.chat.base_url": s.base_url})
+        for model in models:
+            for think in (None, "high", "max"):
+                s.queue(Text("ok"))
+                reply, err = ai.ask_simple("hi", {"model": model, "thinking": think})
+                assert (reply, err) == ("ok", None), (model, think)
+                mt = s.last.json["max_tokens"]
+                assert mt == 8192 if think is None else mt > s.last.json["thinking"].get(
+                    "budget_tokens", 0)
+        store.set("ai.chat.max_tokens", 300)
+        s.queue(Text("ok"))
+        ai.ask_simple("hi")
+        assert s.last.json["max_tokens"] == 300
+
+
 # ------------------------------------------------------------ against the fake
 
 def test_plain_reply_content_length_and_chunked(srv):
@@ -351,7 +378,7 @@ def test_plain_reply_content_length_and_chunked(srv):
     assert (r.text, r.calls, r.finish) == ("Hello from the fake.", None, "stop")
     req = srv.last
     assert req.path == "/v1/messages" and req.headers["x-api-key"] == KEY
-    assert req.json["system"] == "Be brief." and req.json["max_tokens"] == 1024
+    assert req.json["system"] == "Be brief." and req.json["max_tokens"] == 8192
     srv.options(chunked=True, chunk_size=5)
     r, _ = ask(cfg, [{"role": "user", "content": "again"}])
     assert r.text == "echo: again"
@@ -580,7 +607,7 @@ def test_ask_errors_retries_and_models(srv, flash):
     reply, err, _ = ai.ask([{"role": "user", "content": "x"}], overrides(srv, model="nope"))
     assert reply is None and "404 model: nope" in err
     import store
-    store.update({"ai.chat.base_url": srv.base_url})
+    store.update({"ai.chat.provider": "anthropic", "ai.chat.base_url": srv.base_url})
     models, err = ai.fetch_models(provider="anthropic", key=KEY)
     assert err is None and models == srv.model_ids
 

@@ -181,8 +181,8 @@ def test_tool_round_says_agent_and_tools_level_comes_from_the_model_list(gh):
                            chat_cfg(gh, model="o1-mini", tools=[WEATHER]))
     assert err is None and "tools" not in gh.last.json
     assert "get_weather" in gh.last.json["messages"][0]["content"]
-    # unless the tools level is set
-    store.set("ai.chat.tools", "native")
+    # unless the tools level is set (in settings set up for copilot)
+    store.update({"ai.chat.provider": "copilot", "ai.chat.tools": "native"})
     gh.queue(Text("native"))
     ai.ask([{"role": "user", "content": "x"}], chat_cfg(gh, model="o1-mini", tools=[WEATHER]))
     assert gh.last.json["tools"][0]["function"]["name"] == "get_weather"
@@ -198,13 +198,31 @@ def test_a_revoked_login_says_to_log_in_again(gh):
     assert reply is None
     assert err == ("copilot: the GitHub login was refused (401 Bad credentials); "
                    "run ai login copilot again")
-    # a session token the API no longer takes
-    store.set("copilot.token", gh.login())
-    assert ai.ask_simple("hi", chat_cfg(gh))[1] is None
+    assert store.get("copilot.token") is not None       # (the login is kept)
+
+
+def test_a_refused_session_token_is_renewed_once_before_asking_to_log_in(gh, monkeypatch):
+    login = gh.login()
+    store.set("copilot.token", login)
+    gh.queue(Text("one"), Text("two"), Text("three"))
+    assert ai.ask_simple("hi", chat_cfg(gh)) == ("one", None)
+    # the API forgets the session token while it looks fresh: a new one, once
     gh.sessions.clear()
+    assert ai.ask_simple("hi", chat_cfg(gh)) == ("two", None)
+    assert gh.exchanges == 2
+    # a board whose clock was never set (2000) cannot tell the token ran out
+    monkeypatch.setattr(copilot, "now", lambda: 946684800 + 60)
+    gh.tick.t = copilot._session[2] + 1
+    assert ai.ask_simple("hi", chat_cfg(gh)) == ("three", None)
+    assert gh.exchanges == 3
+    # a fresh token refused too: now, and only now, log in again
+    gh.uses = 0
     reply, err = ai.ask_simple("hi", chat_cfg(gh))
     assert err == "copilot: 401 unauthorized: token expired (run: ai login copilot)"
-    assert "tid=" not in err
+    assert "tid=" not in err and gh.exchanges == 4
+    chats = [r for r in gh.requests if r.path == "/chat/completions"]
+    assert len(chats) == 7              # three answered, each refusal retried once
+    assert store.get("copilot.token") == login
 
 
 def test_an_account_without_copilot(gh):
@@ -247,3 +265,18 @@ def test_micropython_chat_after_a_token_refresh(mpy, measure, tmp_path):
     measure.smallest("heap", "copilot: two chats with a session token refresh",
                      lambda heap: "CHAT2 'Streamed" in run(heap)[1].out, "64K",
                      imports=r.imports, working=live.working)
+
+
+def test_micropython_renews_a_refused_session_token_with_its_clock_unset(mpy, tmp_path):
+    """The board's clock at 2000: every session token looks fresh to it,
+    and the fake ends each after one chat; the second chat gets a 401,
+    exchanges the login once more and is answered, under 64K."""
+    with FakeGitHub() as g:
+        g.uses = 1
+        g.queue(Text("Hello from Copilot."), Text("Streamed after a renewal."))
+        r = mpy.run("ai_copilot", heap="64K", timeout=60,
+                    args=[g.root, g.login(), tmp_path, "unset"])
+    assert r.rc == 0, r
+    assert "CHAT1 'Hello from Copilot.' None" in r.out, r.out
+    assert "CHAT2 'Streamed after a renewal.' None" in r.out, r.out
+    assert g.exchanges == 2

@@ -41,20 +41,20 @@ def sent(srv):
 
 
 def test_replace_a_region_sends_region_then_instruction(srv, src):
-    srv.queue(Text('    print("hello,", name)\n    print("bye")\n'))
+    srv.queue(Text('```python\n    print("hello,", name)\n    print("bye")\n```\n'))
     summary, err = ai.edit(str(src), 2, 2, instruction="say hello instead")
     assert (summary, err) == ("+2 -1 lines at 2-2", None)
     assert src.read_text() == SOURCE.replace('    print("hi", name)\n',
                                              '    print("hello,", name)\n    print("bye")\n')
     system, user = sent(srv)
-    assert "the complete new text of the region" in system and "no code fences" in system
+    assert "the complete new text of the region" in system and "one fenced code block" in system
     assert user == 'Lines 2-2 of main.py:\n```\n    print("hi", name)\n```\n\nsay hello instead'
     assert srv.last.json["stream"] is True
     assert os.listdir(src.parent / ".edit") == ["undo", "undo.json"]    # no leftovers
 
 
 def test_file_context_comes_first_and_names_the_file(srv, src):
-    srv.queue(Text("    return 1\n"))
+    srv.queue(Text("```\n    return 1\n```"))
     summary, err = ai.edit(str(src), 3, 3, instruction="use #file to return a number")
     assert err is None
     _, user = sent(srv)
@@ -72,10 +72,51 @@ def test_fences_and_commentary_are_dropped(srv, src):
     assert "insert above the region" in system
 
 
+PROSE = "Here you go:\n```python\nB = 20\n```\nHope it helps"
+
+
+def test_the_fenced_block_is_taken_from_prose_around_it(srv, src):
+    srv.queue(Text(PROSE))
+    assert ai.edit(str(src), 1, 2, instruction="set B") == ("+1 -2 lines at 1-2", None)
+    assert src.read_text() == "B = 20\n" + SOURCE.split("\n", 2)[2]
+
+
+@pytest.mark.parametrize("answer,why", [
+    ("Either\n```\nB = 20\n```\nor\n```\nB = 30\n```\n",
+     "the model's answer has 2 code blocks, so which one is the new text is unclear; "
+     "main.py is unchanged"),
+    ("I would set B to 20 there.\nShall I?",
+     "the model's answer has no code block (it said: I would set B to 20 there.); "
+     "main.py is unchanged"),
+    ("Sure:\n```python\nB = 20\n",
+     "the model's code block was never closed (the answer was cut short?); "
+     "main.py is unchanged"),
+], ids=["two-blocks", "prose-only", "unclosed"])
+def test_an_ambiguous_answer_leaves_the_file_and_says_why(srv, src, answer, why):
+    before = src.read_bytes()
+    srv.queue(Text(answer))
+    assert ai.edit(str(src), 1, 2, instruction="set B") == (None, why)
+    assert src.read_bytes() == before and ai.undo() == (None, "nothing to undo")
+
+
+def test_the_callers_system_prompt_follows_the_edits(srv, src):
+    srv.queue(Text("```\nx\n```"), Text("```\ny\n```"), Text("```\nz\n```"))
+    ai.edit(str(src), 1, instruction="a", overrides={"system": "Indent with tabs."})
+    system, _ = sent(srv)
+    assert system.startswith(editor.SYSTEM % editor.WHAT["replace"])
+    assert system.endswith("\n\nIndent with tabs.")
+    store.set("ai.general.system", "Be terse.")
+    ai.edit(str(src), 1, instruction="b")
+    assert sent(srv)[0] == editor.SYSTEM % editor.WHAT["replace"] + "\n\nBe terse."
+    store.set("ai.edit.system", "Keep comments.")
+    ai.edit(str(src), 1, where="before", instruction="c")
+    assert sent(srv)[0] == editor.SYSTEM % editor.WHAT["before"] + "\n\nKeep comments."
+
+
 def test_after_and_whole_file_and_a_missing_newline(srv, src):
-    srv.queue(Text("# the end"))        # no newline at the end of the answer
+    srv.queue(Text("~~~\n# the end\n~~~"))        # no newline after the answer
     assert ai.edit(str(src), 4, 5, "after", "add a footer") == ("+1 -0 lines at 4-5", None)
-    assert src.read_text() == SOURCE + "# the end"
+    assert src.read_text() == SOURCE + "# the end\n"
     srv.queue(Text("```\nx = 1\n```"))
     assert ai.edit(str(src), instruction="rewrite it") == ("+1 -6 lines at 1-6", None)
     assert src.read_text() == "x = 1\n"
@@ -84,7 +125,7 @@ def test_after_and_whole_file_and_a_missing_newline(srv, src):
 
 
 def test_undo_restores_one_level(srv, src):
-    srv.queue(Text("one\n"), Text("two\n"))
+    srv.queue(Text("```\none\n```"), Text("```\ntwo\n```"))
     ai.edit(str(src), 1, 1, instruction="a")
     after_first = src.read_text()
     ai.edit(str(src), 1, 1, instruction="b")
@@ -101,7 +142,7 @@ def test_the_file_is_unchanged_on_any_failure(srv, src, case, monkeypatch):
     elif case == "empty":
         srv.queue(Text("```\n```\n"))
     else:
-        srv.queue(Text("line one\nline two\nline three\n"))
+        srv.queue(Text("```\nline one\nline two\nline three\n```\n"))
         real = editor._Answer.feed
 
         def feed(self, piece):
@@ -129,7 +170,7 @@ def test_bad_requests_are_refused_before_the_model(srv, src, flash):
     assert ai.edit(str(big), 2, 2, instruction="x") == (None, (
         "big.txt: lines 2-2 are 9001 bytes; ai edit rewrites at most 8192 at a time "
         "(give a smaller line range)"))
-    srv.queue(Text("z\n"))       # a big file is fine as context: only the region is bound
+    srv.queue(Text("```\nz\n```"))       # a big file is fine as context: only the region is bound
     assert ai.edit(str(big), 1, 1, instruction="x #file") == ("+1 -1 lines at 1-1", None)
     assert len(sent(srv)[1]) > 9100
     assert ai.edit(str(src), 9, 9, instruction="x") == (None, "main.py has 5 lines; line 9 is not in it")
@@ -144,7 +185,7 @@ def test_bad_requests_are_refused_before_the_model(srv, src, flash):
     n = len(srv.requests)
     assert len(srv.requests) == n == 1         # only the #file edit above asked
     # a range past the end is cut to the last line
-    srv.queue(Text("z\n"))
+    srv.queue(Text("```\nz\n```"))
     assert ai.edit(str(src), 5, 40, instruction="x") == ("+1 -1 lines at 5-5", None)
 
 
@@ -152,7 +193,7 @@ def test_utf8_split_across_read_pieces(srv, flash):
     p = flash / "u.txt"
     text = ("\u00e9" * 300 + "\n") + ("\U0001F600" * 200 + "\n")   # 2- and 4-byte chars
     p.write_text(text)
-    srv.queue(Text("ok\n"))
+    srv.queue(Text("```\nok\n```"))
     assert ai.edit(str(p), instruction="x")[1] is None
     _, user = sent(srv)
     assert user == "The file u.txt:\n```\n" + text + "```\n\nx"
@@ -165,12 +206,12 @@ def test_every_style_sends_the_message_from_flash(flash, src, fake, provider, mo
     with fake(key=key, models=[model]) as s:
         store.update({"ai.edit.provider": provider, "ai.edit.key": key,
                       "ai.edit.base_url": s.base_url, "ai.edit.model": model})
-        s.queue(Text("x\n"))
+        s.queue(Text("```\nx\n```"))
         assert ai.edit(str(src), 5, instruction="change it") == ("+1 -1 lines at 5-5", None)
         body = s.last.json
         if provider == "anthropic":
             text = body["messages"][0]["content"][0]["text"]
-            assert "no code fences" in body["system"]
+            assert "one fenced code block" in body["system"]
         else:
             text = body["contents"][0]["parts"][0]["text"]
         assert text == 'Lines 5-5 of main.py:\n```\ngreet("x")\n```\n\nchange it'
@@ -178,7 +219,8 @@ def test_every_style_sends_the_message_from_flash(flash, src, fake, provider, mo
 
 # ------------------------------------------------------------ MicroPython
 
-def _edit_run(mpy, tmp_path, size, heap, live=False):
+def _edit_run(mpy, tmp_path, size, heap, live=False,
+              answer="```python\nvalue_00010 = 42\nvalue_00011 = 43\n```\n"):
     root = tmp_path / ("flash%d" % size)
     root.mkdir(exist_ok=True)
     line = "value_%05d = compute(%05d)  # a line of about 40 bytes\n"
@@ -189,7 +231,7 @@ def _edit_run(mpy, tmp_path, size, heap, live=False):
             i += 1
     with FakeOpenAI(flavor="ollama", models=["llama3.2"]) as s:
         s.options(chunked=True)
-        s.queue(Text("```python\nvalue_00010 = 42\nvalue_00011 = 43\n```\n"))
+        s.queue(Text(answer))
         r = mpy.run("ai_edit", heap=heap, timeout=60, args=[s.base_url, root], live=live)
         sent = s.last.json["messages"][1]["content"] if s.requests else ""
     return r, sent, root
@@ -211,3 +253,18 @@ def test_micropython_edit_streams_the_file(mpy, measure, tmp_path, size):
         measure.smallest("heap", "ai edit of a 20 KB file",
                          lambda heap: _edit_run(mpy, tmp_path, size, heap)[0].rc == 0, "64K",
                          imports=r.imports, working=live.working)
+
+
+@pytest.mark.parametrize("answer,edited", [
+    ("Here you go:\n```python\nvalue_00010 = 42\nvalue_00011 = 43\n```\nHope it helps", True),
+    ("Either\n```\nvalue_00010 = 42\n```\nor\n```\nvalue_00010 = 43\n```\n", False),
+    ("I would make them numbers.", False)], ids=["prose-around", "two-blocks", "prose-only"])
+def test_micropython_takes_the_block_or_refuses(mpy, tmp_path, answer, edited):
+    r, _, root = _edit_run(mpy, tmp_path, 1024, "64K", answer=answer)
+    assert r.rc == 0, r
+    if edited:
+        assert "EDIT '+2 -2 lines at 11-12' None" in r.out, r.out
+        assert "value_00010 = 42\\nvalue_00011 = 43\\nvalue_00012 = compute" in r.out, r.out
+    else:
+        assert "EDIT None " in r.out and "big.py is unchanged" in r.out, r.out
+        assert "UNDO None" in r.out

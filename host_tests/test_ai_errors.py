@@ -78,7 +78,39 @@ def test_mid_stream_error_event(srv):
 
 def test_max_tokens_before_any_text(srv):
     srv.queue(Text("", finish="length"))
-    assert ask() == srv.pid + ": empty reply: max tokens reached (raise the max_tokens setting)"
+    assert ask() == srv.pid + ": empty reply: max tokens reached (raise ai.chat.max_tokens)"
+
+
+CUT = "\n\n[reply cut short: max tokens reached (raise ai.chat.max_tokens)]"
+FILTERED = "\n\n[reply cut short by the content filter]"
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+def test_a_reply_cut_short_says_so_in_every_style(srv, stream):
+    """Cut by the token limit or by the filter after some text: the text
+    is kept and a last line says so, streamed too (the console shows it
+    and the history keeps it)."""
+    srv.queue(Text("The beginning of a long", finish="length"),
+              Text("Part of it", finish="content_filter"))
+    for text, mark in (("The beginning of a long", CUT), ("Part of it", FILTERED)):
+        pieces = []
+        hist = [{"role": "user", "content": "hi"}]
+        reply, err, _ = ai.ask(hist, {"stream": pieces.append} if stream else None)
+        assert (reply, err) == (text + mark, None)
+        assert hist[-1]["content"] == reply
+        if stream:
+            assert "".join(pieces) == reply
+
+
+def test_a_chat_completions_reply_cut_short_says_so(flash):
+    with FakeOpenAI(flavor="groq", key="gsk-test", models=["llama-3.3-70b-versatile"]) as s:
+        store.update({"ai.chat.provider": "groq", "ai.chat.key": "gsk-test",
+                      "ai.chat.base_url": s.base_url, "ai.chat.max_tokens": 20})
+        s.queue(Text("The beginning of a long", finish="length"),
+                Text("Part of it", finish="content_filter"))
+        assert ai.ask_simple("hi", {"stream": lambda p: None}) == (
+            "The beginning of a long" + CUT, None)
+        assert ai.ask_simple("hi") == ("Part of it" + FILTERED, None)
 
 
 def test_safety_block_of_the_reply(srv):
@@ -179,3 +211,24 @@ def test_chat_completions_answered_with_json_and_a_model_list_404(tmp_path):
                                 "or type a model id)" % s.base_url), err
     finally:
         store.set_root(None)
+
+
+@pytest.mark.parametrize("provider,fake,model,key,style", [
+    ("openai", FakeResponses, "gpt-5-mini", "sk-test", "responses"),
+    ("groq", FakeOpenAI, "llama-3.3-70b-versatile", "gsk-test", None),
+    ("anthropic", FakeAnthropic, "claude-sonnet-4-5", "sk-ant-test", None),
+    ("gemini", FakeGemini, "gemini-2.5-flash", "AIza-test", None)])
+def test_micropython_marks_a_reply_cut_short(mpy, tmp_path, provider, fake, model, key, style):
+    kw = {"flavor": "groq"} if fake is FakeOpenAI else {}
+    with fake(key=key, models=[model], **kw) as s:
+        s.queue(*[Text("The beginning", finish=f) for f in ("length", "content_filter") * 2])
+        r = mpy.run("ai_cut", heap="64K", timeout=60,
+                    args=[provider, s.base_url, model, key, tmp_path] + ([style] if style else []))
+    assert r.rc == 0, r
+    cut = "ai.chat.max_tokens"
+    want = ["The beginning\n\n[reply cut short: max tokens reached (raise %s)]" % cut,
+            "The beginning" + FILTERED]
+    lines = [x for x in r.out.split("\n") if x.startswith("CUT")]
+    assert lines == ["CUT %r None " % want[0], "CUT %r None " % want[1],
+                     "CUT %r None %r" % (want[0], want[0]),
+                     "CUT %r None %r" % (want[1], want[1])], r.out

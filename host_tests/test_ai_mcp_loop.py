@@ -64,6 +64,37 @@ def test_tools_cache_offers_mcp_tools_without_listing_servers(flash, sdk_server)
     assert ai.tools_cache() == []
 
 
+def _two_tools(fake, msg, req, w):
+    from mcpfake import reply
+    tools = [{"name": n, "description": "tool " + n,
+              "inputSchema": {"type": "object", "properties": {}}} for n in ("one", "two")]
+    w.respond(200, json.dumps(reply(msg["id"], {"tools": tools})).encode(),
+              headers={"Content-Type": "application/json"})
+
+
+DOWN = "http://127.0.0.1:9/mcp"
+
+
+def test_servers_that_fail_leave_the_others_tools_in_the_cache(flash, mpy):
+    """A working server, then two that are down: the cache keeps the
+    working server's tools (the second failure cut the file at the
+    position of an append-mode file, 0 under MicroPython)."""
+    from mcpfake import McpFake
+    with McpFake(_two_tools) as up:
+        assert mcp.add("a", up.url) is None
+        for name in ("b", "c"):
+            assert mcp.add(name, DOWN) is None
+        count, err = ai.tools_cache_build()
+        assert count == 2 and "b:" in err and "c:" in err, err
+        assert sorted(d["name"] for _, d in ai.tools_cache()) == ["a__one", "a__two"]
+        root = flash / "mpy"
+        root.mkdir()
+        r = mpy.run("ai_toolcache_build", heap="64K", timeout=60,
+                    args=[root, "a=" + up.url, "b=" + DOWN, "c=" + DOWN])
+    assert r.rc == 0, r
+    assert "BUILT 2 " in r.out and "CACHED ['a__one', 'a__two']" in r.out, r.out
+
+
 def test_unreachable_mcp_server_is_an_error_before_the_model_is_asked(flash):
     assert mcp.add("gone", "http://127.0.0.1:9/mcp") is None
     with FakeResponses(key="sk-test") as srv:

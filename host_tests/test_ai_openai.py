@@ -87,7 +87,7 @@ def test_request_translates_history_lazily():
     assert got["model"] == "gpt-5-mini" and got["stream"] is True
     assert got["max_completion_tokens"] == 300 and "max_tokens" not in got
     assert got["temperature"] == 0.5
-    assert got["reasoning_effort"] == "max"
+    assert got["reasoning_effort"] == "high"
     assert got["stream_options"] == {"include_obfuscation": False}
     m = got["messages"]
     assert m[0] == {"role": "system", "content": "You are a device.\n\nBe brief."}
@@ -111,8 +111,8 @@ def test_request_translates_history_lazily():
 
 
 @pytest.mark.parametrize("provider,model,field,effort", [
-    ("openai", None, "max_completion_tokens", {"minimal": "minimal", "max": "max"}),
-    # Groq: only the models that have the knob (quirk effort_by_model)
+    ("openai", None, "max_completion_tokens", {"minimal": "minimal", "max": "high"}),
+    # Groq: only the models that have the knob
     ("groq", "openai/gpt-oss-20b", "max_completion_tokens",
      {"minimal": "low", "medium": "medium", "max": "high"}),
     ("groq", "qwen/qwen3-32b", "max_completion_tokens", {"minimal": "none", "high": "default"}),
@@ -633,14 +633,14 @@ def test_ask_end_to_end_errors(flash):
         assert 0.9 <= time.monotonic() - t < 5
         srv.queue(Text("", finish="length"))
         _, err, _ = ai.ask([{"role": "user", "content": "x"}], overrides(srv))
-        assert err == "openai: empty reply: max tokens reached (raise the max_tokens setting)"
+        assert err == "openai: empty reply: max tokens reached (raise ai.chat.max_tokens)"
 
 
 def test_fetch_models_end_to_end(flash):
     import ai
     import store
     with FakeOpenAI(flavor="groq", models=1200) as s:
-        store.update({"ai.chat.base_url": s.base_url})
+        store.update({"ai.chat.provider": "groq", "ai.chat.base_url": s.base_url})
         models, err = ai.fetch_models(provider="groq", key="sk-test")
         assert err is None and len(models) == ai.MAX_MODELS
         assert models[:2] == ["llama-3.3-70b-versatile", "openai/gpt-oss-20b"]

@@ -87,9 +87,12 @@ def test_a_preset_names_the_provider_and_model():
         resolve({"use": "chat"})
     assert "anthropic: no API key" in str(e.value)       # groq's key is not offered
     assert resolve({"use": "chat", "key": "sk-ant"})["provider"] == "anthropic"
-    # plain ids are as before: the provider of the settings
-    assert resolve({"model": "llama-3.1-8b-instant"})["provider"] == "groq"
-    assert resolve({"model": "llama-3.1-8b-instant"})["thinking_map"] is None
+    # a plain id is for the provider the settings are set up for: ai.chat's
+    # is anthropic now (the preset in ai.chat.model), a use-type without
+    # settings has ai.general's
+    assert resolve({"model": "claude-opus-4-1", "key": "k"})["provider"] == "anthropic"
+    cfg = resolve({"use": "helper", "model": "llama-3.1-8b-instant"})
+    assert (cfg["provider"], cfg["key"], cfg["thinking_map"]) == ("groq", "gk", None)
 
 
 def test_thinking_precedence_and_conflicts():
@@ -115,7 +118,7 @@ def cfg_for(token):
 
 @pytest.mark.parametrize("token,want", [
     # OpenAI Responses: reasoning.effort, the whole vocabulary
-    ("gpt-mini,thinking=max", {"reasoning": {"effort": "max"}}),
+    ("gpt-mini,thinking=max", {"reasoning": {"effort": "high"}}),
     ("gpt-nano,thinking=minimal", {"reasoning": {"effort": "minimal"}}),
     # Groq: reasoning_effort only where the model has it
     ("groq-oss,thinking=max", {"reasoning_effort": "high"}),
@@ -158,3 +161,107 @@ def test_no_thinking_word_sends_no_knob():
         gen = got.get("generationConfig", {})
         assert not ({"reasoning", "reasoning_effort", "thinking"} & set(got)), name
         assert "thinkingConfig" not in gen, name
+
+
+# ------------------------------------------------------------ per model family
+
+OPENAI_FAMILIES = ["gpt-5-mini", "gpt-5-nano", "gpt-5.1", "gpt-5.2", "gpt-5-pro", "o4-mini",
+                   "gpt-4.1", "gpt-5-chat-latest"]
+
+
+def _families():
+    from fakes import FakeGemini, FakeOpenAI, FakeResponses
+    from fakes.gemini import levels
+    from fakes.openai import accepted_efforts
+
+    def effort(body, style):
+        return (body.get("reasoning") or {}).get("effort") if style == "responses" \
+            else body.get("reasoning_effort")
+    for m in OPENAI_FAMILIES:
+        yield ("openai", "responses", FakeResponses, {}, m, accepted_efforts("openai", m),
+               lambda b: effort(b, "responses"))
+        yield ("openai", "openai", FakeOpenAI, {"flavor": "openai"}, m,
+               accepted_efforts("openai", m), lambda b: effort(b, "openai"))
+    for m in ("openai/gpt-oss-20b", "qwen/qwen3-32b", "llama-3.3-70b-versatile"):
+        yield ("groq", None, FakeOpenAI, {"flavor": "groq"}, m, accepted_efforts("groq", m),
+               lambda b: effort(b, "openai"))
+    for m in ("gemini-3-pro-preview", "gemini-3.1-pro-preview", "gemini-3-flash-preview"):
+        yield ("gemini", None, FakeGemini, {}, m, levels(m),
+               lambda b: b.get("generationConfig", {}).get("thinkingConfig", {}).get(
+                   "thinkingLevel"))
+
+
+@pytest.mark.parametrize("provider,style,fake,kw,model,takes,sent",
+                         list(_families()), ids=lambda v: v if isinstance(v, str) else None)
+def test_every_thinking_word_sends_a_value_the_family_takes(provider, style, fake, kw, model,
+                                                             takes, sent):
+    """Against fakes that refuse what each service documents its model
+    families refuse (a 400, as a value outside them is): every thinking
+    word is sent as a value of the family, max as its highest; a family
+    without the knob gets none."""
+    with fake(key="k", models=[model], **kw) as s:
+        for word in THINKING:
+            o = {"provider": provider, "base_url": s.base_url, "key": "k", "model": model,
+                 "thinking": word, "timeout": 10}
+            if style:
+                o["style"] = style
+            reply, err = ai.ask_simple("hi", o)
+            assert err is None, (model, word, err)
+            got = sent(s.last.json)
+            if takes is None:
+                assert got is None, (model, word)
+            else:
+                assert got in takes, (model, word, got)
+                if word == "max":
+                    assert got == takes[-1]
+
+
+@pytest.mark.parametrize("provider,model,word,want", [
+    ("openai", "gpt-5-mini", "minimal", "minimal"),   # gpt-5 has minimal
+    ("openai", "gpt-5.1", "minimal", "low"),          # gpt-5.1 has none, not minimal
+    ("openai", "o4-mini", "minimal", "low"),
+    ("openai", "gpt-5.2", "max", "xhigh"),
+    ("groq", "qwen/qwen3-32b", "minimal", "none"),
+    ("groq", "qwen/qwen3-32b", "low", "default"),
+    ("gemini", "gemini-3-pro-preview", "medium", "high"),
+])
+def test_nearest_value_of_the_family(provider, model, word, want):
+    from ai.styles import oai
+    if provider == "gemini":
+        from ai.styles import gemini_more
+        cfg = base_cfg(provider=provider, model=model, thinking=word, key="k")
+        assert gemini_more.thinking(cfg) == {"thinkingLevel": want}
+    else:
+        assert oai.effort(base_cfg(provider=provider, model=model, thinking=word,
+                                   key="k")) == want
+
+
+def test_every_effort_row_names_its_source():
+    rows = catalog.EFFORTS.split("\n")
+    ids = set(catalog.ids())
+    for row in rows:
+        words, _, source = row.partition("|")
+        w = words.split()
+        assert w[0] in ids and len(w) >= 3, row
+        assert all(x in catalog.SCALE or x in ("-", "default") for x in w[2:]), row
+        assert len(source.strip()) > 20, row
+    # every provider of an OpenAI style has its rows (else it sends nothing)
+    for p in catalog.PROVIDERS:
+        if p[2] in ("openai", "responses"):
+            assert any(r.startswith(p[0] + " * ") for r in rows), p[0]
+
+
+def test_micropython_maps_the_same(mpy):
+    cases = [(p, m, w) for p, ms in (("openai", OPENAI_FAMILIES),
+                                     ("groq", ["openai/gpt-oss-20b", "qwen/qwen3-32b", "llama3"]),
+                                     ("gemini", ["gemini-3-pro-preview", "gemini-3-flash"]),
+                                     ("kimi", ["kimi-k2"]), ("ollama", ["qwen3:4b"]))
+             for m in ms for w in THINKING]
+    r = mpy.run("ai_efforts", heap="64K", input="".join("%s %s %s\n" % c for c in cases))
+    assert r.rc == 0, r
+    want = []
+    for p, m, w in cases:
+        words = catalog.efforts(p, m)
+        want.append(str(catalog.nearest(w, words) if words else None))
+    assert r.out.split() == want
+    assert want[OPENAI_FAMILIES.index("gpt-5.2") * len(THINKING) + THINKING.index("max")] == "xhigh"

@@ -25,9 +25,12 @@ CLOCK = {"name": "get_time", "description": "Current time"}
 send, ask, error_of = style_helpers(style)
 
 
-@pytest.fixture
-def srv():
+@pytest.fixture(params=["named", "data-only"])
+def srv(request):
+    """The fake, its streams framed as OpenAI's (`event:` lines) or as
+    LiteLLM's (data lines only, the type inside, keys sorted, [DONE])."""
     with FakeResponses() as s:
+        s.data_only = request.param == "data-only"
         yield s
 
 
@@ -58,7 +61,7 @@ def test_request_shape_for_a_reasoning_model():
     assert got["model"] == "gpt-5-mini" and got["store"] is False and got["stream"] is True
     assert got["instructions"] == "You are a device.\n\nBe brief."
     assert got["max_output_tokens"] == 300
-    assert got["reasoning"] == {"effort": "max"}          # quirk effort_full
+    assert got["reasoning"] == {"effort": "high"}         # gpt-5-mini's highest
     assert got["include"] == ["reasoning.encrypted_content"]
     assert "temperature" not in got                      # reasoning models refuse it
     assert got["input"] == [
@@ -81,11 +84,14 @@ def test_request_for_a_plain_model_and_presets():
     assert got["temperature"] == 0.2
     assert "reasoning" not in got and "include" not in got and "tools" not in got
     assert "instructions" not in got and got["stream"] is False
-    # a preset's thinking map decides, also for another model id
-    cfg = base_cfg(model="gpt-nano,model=gpt-4.1-mini,thinking=low")
-    assert cfg["model"] == "gpt-4.1-mini" and cfg["thinking_map"] == "effort"
+    # another model id in a preset: its family's words (catalogue EFFORTS)
+    cfg = base_cfg(model="gpt-nano,model=gpt-5.2,thinking=max")
+    assert cfg["model"] == "gpt-5.2" and cfg["thinking_map"] == "effort"
     got = body_json(style.request(cfg, [{"role": "user", "content": "hi"}], None, False)[2])
-    assert got["reasoning"] == {"effort": "low"}
+    assert got["reasoning"] == {"effort": "xhigh"}
+    cfg = base_cfg(model="gpt-nano,model=gpt-4.1-mini,thinking=low")
+    got = body_json(style.request(cfg, [{"role": "user", "content": "hi"}], None, False)[2])
+    assert "reasoning" not in got and "include" not in got
 
 
 def test_history_content_may_stream_from_a_file(tmp_path):
@@ -202,7 +208,7 @@ def test_incomplete_replies(srv, stream):
     srv.queue(Text("The beginning of a long", finish="length"))
     reply, pieces = ask(cfg, [{"role": "user", "content": "x"}], None, stream)
     assert reply.finish == "length"
-    assert reply.text == "The beginning of a long\n[reply cut short: max_output_tokens]"
+    assert reply.text == "The beginning of a long"      # (the driver marks it)
     srv.queue(Text("", finish="content_filter"))
     reply, _ = ask(cfg, [{"role": "user", "content": "x"}], None, stream)
     assert reply.finish == "filter" and reply.text == ""
@@ -342,10 +348,10 @@ def test_error_replies(srv):
     status, (msg, retry, kind) = error_of(make_cfg(srv, model="gpt-9"),
                                           [{"role": "user", "content": "x"}])
     assert status == 404 and kind == "model"
-    # a reasoning knob on a model without one: the service's own words
-    cfg = make_cfg(srv, model="gpt-4.1-mini", thinking="low", thinking_map="effort")
+    # a value the service refuses: its own words
+    cfg = make_cfg(srv, max_tokens=5)
     status, (msg, _, _) = error_of(cfg, [{"role": "user", "content": "x"}])
-    assert status == 400 and "Encrypted content is not supported" in msg
+    assert status == 400 and "Invalid 'max_output_tokens'" in msg
 
 
 # ------------------------------------------------------------ through ai.ask
@@ -414,8 +420,9 @@ def test_fetch_models_and_errors_end_to_end(srv, flash):
 HEAP = "64K"
 
 
-def _scenario(mpy, tmp_path, heap, stream, live=False):
+def _scenario(mpy, tmp_path, heap, stream, live=False, data_only=False):
     with FakeResponses(models=["gpt-5-mini"]) as s:
+        s.data_only = data_only
         s.options(chunked=True)
         s.queue(Text("Hello from the fake."),
                 Calls([("get_weather", {"city": "Rochdale"})], think=Think(size=2000)))
@@ -425,9 +432,10 @@ def _scenario(mpy, tmp_path, heap, stream, live=False):
         return r, s
 
 
-@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
-def test_micropython_chat_with_a_tool_round(mpy, measure, tmp_path, stream):
-    r, s = _scenario(mpy, tmp_path, HEAP, stream)
+@pytest.mark.parametrize("stream,data_only", [(False, False), (True, False), (True, True)],
+                         ids=["whole", "stream", "stream-data-only"])
+def test_micropython_chat_with_a_tool_round(mpy, measure, tmp_path, stream, data_only):
+    r, s = _scenario(mpy, tmp_path, HEAP, stream, data_only=data_only)
     assert r.rc == 0, r
     assert "PLAIN 'Hello from the fake.' None 2" in r.out, r.out
     assert "CALLS None [('get_weather', '{\"city\":\"Rochdale\"}')]" in r.out, r.out
@@ -436,13 +444,39 @@ def test_micropython_chat_with_a_tool_round(mpy, measure, tmp_path, stream):
     last = s.last.json["input"]
     assert [it.get("type", it.get("role")) for it in last][-3:] == [
         "reasoning", "function_call", "function_call_output"]
-    live, _ = _scenario(mpy, tmp_path, HEAP, stream, live=True)
+    live, _ = _scenario(mpy, tmp_path, HEAP, stream, live=True, data_only=data_only)
     assert live.rc == 0, live
     assert live.working < 24 * 1024
 
     def passes(heap):
-        x, _ = _scenario(mpy, tmp_path, heap, stream)
+        x, _ = _scenario(mpy, tmp_path, heap, stream, data_only=data_only)
         return x.rc == 0 and "FOLLOWUP 'tool said" in x.out
-    measure.smallest("heap", "responses %s: chat and a tool round with reasoning"
-                     % ("stream" if stream else "whole"), passes, HEAP,
-                     imports=r.imports, working=live.working)
+    measure.smallest("heap", "responses %s%s: chat and a tool round with reasoning"
+                     % ("stream" if stream else "whole", " data-only" if data_only else ""),
+                     passes, HEAP, imports=r.imports, working=live.working)
+
+
+# an ai.run tool round whose follow-up replays a reasoning item with 2.7 KB
+# of encrypted content, as the console's chat with tools does: a local
+# tool costs no MCP client, a streamed reply no more than a whole one but
+# its SSE reader (one pull parser, no rules compiled per reply)
+RUN_HEAP = "58K"
+
+
+@pytest.mark.parametrize("stream,data_only", [(False, False), (True, False), (True, True)],
+                         ids=["whole", "stream", "stream-data-only"])
+def test_micropython_run_with_a_reasoning_item(mpy, tmp_path, stream, data_only):
+    with FakeResponses(models=["gpt-5-mini"]) as s:
+        s.data_only = data_only
+        s.options(chunked=True)
+        s.queue(Calls([("get_weather", {"city": "Rochdale"})], think=Think(size=2000)))
+        r = mpy.run("ai_run_responses", heap=RUN_HEAP, timeout=60,
+                    args=[s.base_url, "gpt-5-mini", "sk-test", tmp_path,
+                          "stream" if stream else "whole"])
+        replayed = s.last.json["input"]
+    assert r.rc == 0, r
+    assert ("RUN 'tool said: 12 C, drizzle in Rochdale' None "
+            "['user', 'assistant', 'tool', 'assistant']") in r.out, r.out
+    assert "ECHO ['reasoning', 'function_call']" in r.out
+    rs = [it for it in replayed if it.get("type") == "reasoning"]
+    assert len(rs) == 1 and len(rs[0]["encrypted_content"]) > 2700

@@ -348,6 +348,40 @@ def test_fault_garbage_json(body):
         assert err.startswith("fake: bad JSON in the reply to tools/call (JSON: "), err
 
 
+NOT_MCP = [  # (content type, body, what the error quotes)
+    ("text/html; charset=utf-8", b"<!DOCTYPE html>\r\n<title>Login \x1b[31mnow</title>" + b"x" * 100,
+     "'<!DOCTYPE html> <title>Login [31mnow</title>" + "x" * 18 + "...'"),
+    ("application/json", b'{"status": "ok", "version": "1.2"}',
+     "'{\"status\": \"ok\", \"version\": \"1.2\"}'"),
+    ("application/json", b'{"jsonrpc": "2.0", "id": 1, "result": {}}',
+     "'{\"jsonrpc\": \"2.0\", \"id\": 1, \"result\": {}}'"),
+    ("application/json", b"not json", "'not json'"),
+    ("text/event-stream", b'data: {"hello": 1}\n\n', "'data: {\"hello\": 1}'"),
+    (None, b"", "an empty body"),
+]
+
+
+def _serve_not_mcp(req, w):
+    ct, body, _ = NOT_MCP[int(req.path.split("/")[1])]
+    w.respond(200, body, headers={"Content-Type": ct} if ct else {})
+
+
+def test_a_url_that_is_not_mcp_says_what_came_back(mpy):
+    """A URL that answers initialize with 200 but no MCP: the status, the
+    content type and the first bytes (cleaned), on both interpreters."""
+    from httpserver import Server
+    with Server(_serve_not_mcp) as srv:
+        urls = ["%s/%d/mcp" % (srv.url, i) for i in range(len(NOT_MCP))]
+        want = []
+        for url, (ct, _, shown) in zip(urls, NOT_MCP):
+            want.append("x: %s does not look like an MCP endpoint: it answered initialize "
+                        "with HTTP 200, %s, %s" % (url, ct or "no content type", shown))
+            assert mcp.connect(url, name="x") == (None, want[-1])
+        r = mpy.run("mcp_connect", heap="64K", args=urls)
+    assert r.rc == 0, r
+    assert r.out.split("\n")[:len(urls)] == ["CONNECT " + repr(w) for w in want], r.out
+
+
 def test_fault_wrong_id_skipped_on_stream():
     def on(f, msg, req, w):
         rid = msg["id"]

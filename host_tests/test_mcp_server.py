@@ -407,6 +407,32 @@ def test_a_wrong_token_waits_while_others_are_served(board):
     assert m["idle"] < IDLE_BUDGET and m["peak"] < CALL_BUDGET
 
 
+def test_wrong_tokens_never_lock_the_right_one_out(board):
+    """Four callers with wrong tokens waiting out their delays (1, 2, 4,
+    8 s) fill the waiting room: a fifth wrong one gets 429 at once, but
+    the right token is answered at once, while they all still wait."""
+    b = board()
+    sid = init(b)
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    got = []
+
+    def guess(i):
+        got.append(raw(b, ping, token="antos_guess%d" % i)[0])
+    t0 = time.monotonic()
+    ths = [threading.Thread(target=guess, args=(i,)) for i in range(4)]
+    for th in ths:
+        th.start()
+        time.sleep(0.1)     # one after another: the server takes each in turn
+    assert raw(b, ping, token="antos_guess9")[0] == 429
+    st, r = rpc(b, sid, "tools/call", {"name": "pwd"})
+    assert st == 200 and text_of(r["result"]) == "/"
+    assert time.monotonic() - t0 < 1.0 and got == []     # none answered yet
+    for th in ths:
+        th.join(60)
+    assert got == [401] * 4
+    b.close()
+
+
 def test_token_made_on_first_serve_shown_once_and_rotated(board):
     b = board({"mcp.serve.token": None})
     shown = b.text.split("token (shown once")[1].split("\n")[1].strip()

@@ -323,6 +323,35 @@ def test_ai_hello_streams_markdown_and_keeps_history(console):
         assert "no conversation for chat yet" in c.text()
 
 
+def test_an_escape_in_a_reply_shows_and_keeps_the_rest(console):
+    """The ESC shows as ^[ and the text after it and the line end stay,
+    as the reply streams and in ai history (the console wraps to its
+    width: the renderer's end must settle the last word)."""
+    with FakeOpenAI(flavor="ollama") as srv:
+        srv.queue(Text("one \x1b two three"))
+        c = console(ollama_settings(srv))
+        c.line("ai say it")
+        rows = c.text().split("\n")
+        i = rows.index("one ^[ two three")
+        assert rows[i + 1] == PROMPT.rstrip(), rows
+        c.clear()
+        c.line("ai history")
+        assert "ai> one ^[ two three\n" in c.text(), c.text()
+        assert "\x1b two" not in c.raw
+
+
+def test_a_reply_cut_short_says_so_at_the_console(console):
+    with FakeOpenAI(flavor="ollama") as srv:
+        srv.queue(Text("The beginning of a long answer", finish="length"))
+        c = console(ollama_settings(srv))
+        c.line("ai tell me everything")
+        assert ("The beginning of a long answer\n\n[reply cut short: max tokens reached "
+                "(raise ai.chat.max_tokens)]\n" + PROMPT.rstrip()) in c.text(), c.text()
+        c.clear()
+        c.line("ai history")
+        assert "[reply cut short: max tokens reached" in c.text()
+
+
 def test_ai_use_types_trim_and_errors(console):
     with FakeOpenAI(flavor="ollama") as srv:
         c = console(ollama_settings(srv, **{"ai.history.turns": 2}))
@@ -646,7 +675,8 @@ def test_ai_models(console):
         c.line("ai models nosuch")
         assert "unknown provider nosuch (known: groq, ollama" in c.text()
         c.line("ai models groq")
-        assert "groq: no API key (set ai.chat.key or run: ai config)" in c.text()
+        assert ("groq: no API key (the ai.general settings are for ollama; set up groq with: "
+                "ai config)") in c.text(), c.text()
 
 
 # ---------------------------------------------------------------- Ctrl-C
@@ -810,6 +840,21 @@ def test_md_wraps_at_word_boundaries_to_the_width():
     for _ in range(20):
         assert render(src, lambda: rnd.randint(1, 7), width=40) == got
     assert render(src, width=0) == render(src)             # no width: no wrapping
+
+
+def test_md_close_writes_what_is_held_whatever_the_width():
+    """The end of a reply writes what was held (a link's "[", a backslash,
+    an emphasis run) and the last word after it, then ends the line: with
+    a width as without one (an ESC became "^[", which opens a would-be
+    link: the rest of the reply must not be dropped)."""
+    for src, shown in [("one \x1b two three", "one ^[ two three"),
+                       ("a [ link text", "a [ link text"), ("x \\", "x \\"),
+                       ("an *open em", "an open em"), ("a **b", "a b"),
+                       ("[t](http://u", "[t](http://u")]:
+        for width in (0, 120, 40):
+            got = render(src, width=width)
+            assert plain(got) == shown + "\n", (src, width, got)
+            assert render(src, lambda: 1, width=width) == got
 
 
 def test_md_tables_render_simply():

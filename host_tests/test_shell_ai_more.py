@@ -115,6 +115,35 @@ def test_the_wizard_takes_a_token_of_its_provider_only(console):
         assert "gpt-mini is a preset of openai, not groq; nothing changed" in c.raw
 
 
+def test_ai_m_sends_the_presets_provider_its_own_key_and_host(console):
+    """ai.chat is Groq's (its key, its endpoint), ai.general Anthropic's:
+    ai -m claude-haiku goes to Anthropic's host with Anthropic's key, ai
+    models anthropic lists Anthropic's, and Groq's endpoint sees only its
+    own key (MicroPython, at the console)."""
+    from fakes import FakeAnthropic
+    with FakeOpenAI(flavor="groq", key="gsk-chat-0123456789") as groq, \
+            FakeAnthropic(key="sk-ant-general-0123") as ant:
+        c = console({"ai.chat.provider": "groq", "ai.chat.key": "gsk-chat-0123456789",
+                     "ai.chat.base_url": groq.base_url,
+                     "ai.chat.model": "llama-3.3-70b-versatile",
+                     "ai.general.provider": "anthropic", "ai.general.key": "sk-ant-general-0123",
+                     "ai.general.base_url": ant.base_url})
+        ant.queue(Text("From Claude."))
+        c.line("ai -m claude-haiku hello")
+        assert "From Claude." in c.text(), c.text()
+        assert ant.last.headers["x-api-key"] == "sk-ant-general-0123"
+        assert ant.last.json["model"] == "claude-haiku-4-5"
+        c.clear()
+        c.line("ai models anthropic")
+        assert "claude-sonnet-4-5*" in c.text() and "anthropic: 3 models" in c.text(), c.text()
+        groq.queue(Text("From Groq."))
+        c.line("ai and you?")
+        assert "From Groq." in c.text()
+        assert [r.headers.get("authorization") for r in groq.requests] == [
+            "Bearer gsk-chat-0123456789"]
+        assert all(r.headers.get("x-api-key") == "sk-ant-general-0123" for r in ant.requests)
+
+
 # ------------------------------------------------------------ ai edit / undo
 
 def test_edit_and_undo(console):
@@ -132,7 +161,7 @@ def test_edit_and_undo(console):
         user = srv.last.json["messages"][1]["content"]
         assert user.startswith("The whole file main.py, for context:")
         assert user.endswith("shout it, see main.py")
-        srv.queue(Text("# header\n"))
+        srv.queue(Text("```\n# header\n```\n"))
         c.clear()
         c.line("ai edit main.py:1-1 --before add a header")
         assert "+1 -0 lines at 1-1" in c.text()

@@ -36,6 +36,19 @@ BLOCK_TYPES = ("text", "image", "document", "tool_use", "tool_result", "thinking
                "redacted_thinking", "search_result")
 
 
+# the most output tokens a model gives (Anthropic's models overview): more
+# in max_tokens is a 400
+MAX_OUTPUT = (("claude-3-haiku", 4096), ("claude-3-5-haiku", 8192), ("claude-opus-4-1", 32000),
+              ("claude-opus-4-2025", 32000), ("claude-opus-4-0", 32000))
+
+
+def max_output(model):
+    for prefix, n in MAX_OUTPUT:
+        if model.startswith(prefix):
+            return n
+    return 64000
+
+
 def block_text(content):
     if isinstance(content, str):
         return content
@@ -130,6 +143,10 @@ class FakeAnthropic(FakeServer):
             raise self.bad("max_tokens: Input should be a valid integer greater than 0")
         if b["model"] not in self.model_ids:
             raise self.err(404, "model: %s" % b["model"])
+        cap = max_output(b["model"])
+        if mt > cap:
+            raise self.bad("max_tokens: %d > %d, which is the maximum allowed number of "
+                           "output tokens for %s" % (mt, cap, b["model"]))
         if version == "2026-10-21":
             for k in ("temperature", "top_p", "top_k"):
                 if k in b:

@@ -78,6 +78,17 @@ def response_text(resp):
     return json.dumps(resp)
 
 
+def levels(model):
+    """The thinkingLevel values a model takes (ai.google.dev/gemini-api/docs/
+    thinking: Gemini 3 Pro low and high; later Pro models add medium; Flash
+    all four)."""
+    if model.startswith("gemini-3-pro"):
+        return ("low", "high")
+    if "-pro" in model:
+        return ("low", "medium", "high")
+    return ("minimal", "low", "medium", "high")
+
+
 class FakeGemini(FakeServer):
     PREFIX = "/v1beta"
     CRLF = True
@@ -195,6 +206,9 @@ class FakeGemini(FakeServer):
         if "thinkingBudget" in tc and "thinkingLevel" in tc:
             raise self.bad("You can only set only one of thinking budget and thinking "
                            "level.")
+        level = tc.get("thinkingLevel")
+        if level is not None and str(level).lower() not in levels(model):
+            raise self.bad("Thinking level %s is not supported for this model." % level)
         self.check_tools(b.get("tools"))
         contents = b.get("contents")
         if not isinstance(contents, list) or not contents:

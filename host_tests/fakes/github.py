@@ -23,7 +23,9 @@ Wire (PROVIDERS.md section 5):
 Scripting: `polls` is the list of answers to the next polls ("pending",
 "slow_down", "expired", "denied", "ok"; empty list: "ok"); clock() is the
 fake's time in seconds (set it to the test's clock); ttl the session
-token's lifetime; revoke() forgets every login.
+token's lifetime; uses the requests one session token serves before it is
+refused (401, as a token GitHub ended early; None: no limit); revoke()
+forgets every login.
 """
 import itertools
 import time
@@ -49,6 +51,8 @@ class FakeGitHub(FakeOpenAI):
         self.logins = set()           # OAuth tokens handed out
         self.no_copilot = set()       # logins without a Copilot plan (404)
         self.sessions = {}            # session token -> expires_at
+        self.uses = None              # requests a session token serves (None: any)
+        self.used = {}                # session token -> requests served
         self.exchanges = 0
         self.poll_times = []
         self._last_poll = None
@@ -155,7 +159,8 @@ class FakeGitHub(FakeOpenAI):
     def check_auth(self, req):
         token = bearer(req)
         exp = self.sessions.get(token)
-        if exp is None or self.clock() >= exp:
+        n = self.used[token] = self.used.get(token, 0) + 1
+        if exp is None or self.clock() >= exp or (self.uses is not None and n > self.uses):
             raise Reject(401, {"error": {"message": "unauthorized: token expired",
                                          "code": "unauthorized"}})
         if not req.headers.get("editor-version"):

@@ -47,6 +47,55 @@ FAILS = {
 }
 
 
+def accepted_efforts(flavor, model):
+    """The reasoning effort values a model takes, as each service documents
+    them (a value outside is its 400), or None when the model has no such
+    parameter; "any" where the fake does not check. OpenAI: the API
+    reference's reasoning.effort (gpt-5.1: none, low, medium, high; models
+    before it no none; gpt-5-pro high only; xhigh after gpt-5.1-codex-max),
+    the reasoning guide (o-series: low, medium, high), gpt-5's minimal;
+    chat and gpt-4/3 models do not reason. Groq: console.groq.com/docs/
+    reasoning (GPT-OSS low, medium, high; Qwen 3 none, default)."""
+    m = model
+    if flavor == "groq":
+        if m.startswith("openai/gpt-oss"):
+            return ("low", "medium", "high")
+        if m.startswith("qwen/qwen3"):
+            return ("none", "default")
+        return None
+    if flavor != "openai":
+        return "any"
+    if "-chat" in m or m.startswith("gpt-4") or m.startswith("gpt-3"):
+        return None
+    if m.startswith("gpt-5-pro"):
+        return ("high",)
+    if m.startswith("gpt-5.1-codex-max") or (m.startswith("gpt-5.") and not m.startswith("gpt-5.1")):
+        return ("none", "low", "medium", "high", "xhigh")
+    if m.startswith("gpt-5.1"):
+        return ("none", "low", "medium", "high")
+    if m.startswith("gpt-5"):
+        return ("minimal", "low", "medium", "high")
+    return ("low", "medium", "high")
+
+
+def check_effort(fake, flavor, model, value, param):
+    """Raise the service's 400 for a reasoning effort the model refuses."""
+    ok = accepted_efforts(flavor, model)
+    if value is None or ok == "any":
+        return
+    if ok is None:
+        if flavor == "groq":
+            raise fake.bad("`reasoning_effort` is not supported with this model", param)
+        raise fake.bad("Unsupported parameter: '%s' is not supported with this model."
+                       % param, param, "unsupported_parameter")
+    if value not in ok:
+        said = ", ".join("'%s'" % v for v in ok[:-1])
+        said = "%s, and '%s'" % (said, ok[-1]) if said else "'%s'" % ok[-1]
+        raise fake.bad("Unsupported value: '%s' is not supported with the '%s' model. "
+                       "Supported values are: %s." % (value, model, said), param,
+                       "unsupported_value")
+
+
 def content_text(content):
     """Text of a message content (string or list of text parts)."""
     if isinstance(content, str):
@@ -171,6 +220,7 @@ class FakeOpenAI(FakeServer):
             raise self.bad("Unsupported parameter: 'max_tokens' is not supported "
                            "with this model. Use 'max_completion_tokens' instead.",
                            "max_tokens", "unsupported_parameter")
+        check_effort(self, self.flavor, model, b.get("reasoning_effort"), "reasoning_effort")
         self.check_tools(b)
         self.check_messages(msgs, model)
 

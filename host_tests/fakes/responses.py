@@ -24,6 +24,11 @@ Wire format (PROVIDERS.md section 2):
   Failures: Fail(midstream=True) -> HTTP 200, text deltas, then
    `event: error` {"type":"error","code","message","param"} (kind="failed":
    response.failed with response.error instead).
+  data_only = True frames the stream as LiteLLM's /v1/responses and other
+   OpenAI-compatible services do: no `event:` lines, the type only inside
+   the data, every object's keys in alphabetical order (pydantic models of
+   the openai SDK's types: "type" after "delta", an item's "type" after its
+   "summary"), and a last `data: [DONE]`.
 
 Validation answers 400 with the service's words where the real service
 does: `messages` instead of `input`; a function tool that is strict (the
@@ -41,13 +46,12 @@ import json
 import time
 
 from .base import ALNUM, Calls, Stream, Text, Whole, new_id, pieces, raw_args, tokens
-from .openai import FakeOpenAI
-
-REASONING = ("gpt-5-mini", "gpt-5-nano", "o4-mini")
-
+from .openai import FakeOpenAI, accepted_efforts, check_effort
 
 class FakeResponses(FakeOpenAI):
     MODELS = {"openai": ("gpt-5-mini", "gpt-4.1-mini", "o4-mini", "gpt-5-nano")}
+
+    data_only = False
 
     def __init__(self, key="sk-test", models=None):
         FakeOpenAI.__init__(self, "openai", key, models)
@@ -62,7 +66,7 @@ class FakeResponses(FakeOpenAI):
 
     @staticmethod
     def thinks(model):
-        return model in REASONING
+        return accepted_efforts("openai", model) is not None
 
     # ------------------------------------------------------------ validation
     def validate_responses(self, req):
@@ -93,12 +97,8 @@ class FakeResponses(FakeOpenAI):
         if "temperature" in b and thinks:
             raise self.bad("Unsupported parameter: 'temperature' is not supported with "
                            "this model.", "temperature", "unsupported_parameter")
-        effort = (b.get("reasoning") or {}).get("effort")
-        if effort is not None and effort not in ("none", "minimal", "low", "medium",
-                                                 "high", "xhigh", "max"):
-            raise self.bad("Invalid value: '%s'. Supported values are: 'minimal', 'low', "
-                           "'medium', and 'high'." % effort, "reasoning.effort",
-                           "invalid_value")
+        check_effort(self, "openai", model, (b.get("reasoning") or {}).get("effort"),
+                     "reasoning.effort")
         mot = b.get("max_output_tokens")
         if mot is not None and (not isinstance(mot, int) or mot < 16):
             raise self.bad("Invalid 'max_output_tokens': integer below minimum value. "
@@ -343,7 +343,13 @@ class FakeResponses(FakeOpenAI):
         whole = self.response(ctx, output, script)
         end = "response.completed" if whole["status"] == "completed" else "response.incomplete"
         ev.append(self.ev(ctx, end, response=whole))
-        return Stream(ev, {"x-request-id": new_id("req_", 32)})
+        return Stream(self.frame(ev), {"x-request-id": new_id("req_", 32)})
+
+    def frame(self, events):
+        if not self.data_only:
+            return events
+        return [(None, json.dumps(d, sort_keys=True, ensure_ascii=False, separators=(",", ":")))
+                for _, d in events] + [(None, "[DONE]")]
 
     def resp_stream_fail(self, f, ctx):
         script = Text("Partial answer")
@@ -357,4 +363,4 @@ class FakeResponses(FakeOpenAI):
             ev.append(self.ev(ctx, "response.failed", response=whole))
         else:
             ev.append(self.ev(ctx, "error", code="server_error", message=msg, param=None))
-        return Stream(ev)
+        return Stream(self.frame(ev))

@@ -13,7 +13,7 @@ import heapmon
 
 base, key, root, mode, limit = sys.argv[1:6]
 store.set_root(root)
-store.update({"ai.chat.base_url": base})
+store.update({"ai.chat.provider": "anthropic", "ai.chat.base_url": base})
 heapmon.start()
 if mode == "count":
     cfg = resolve({"provider": "anthropic", "key": key})

@@ -7,7 +7,7 @@ from ai.styles import anthropic as style
 
 CFG = {"provider": "anthropic", "name": "Anthropic", "style": "anthropic",
        "base_url": "http://127.0.0.1:9/v1", "key": "k", "model": "m",
-       "max_tokens": None, "temperature": 0.5, "system": "S", "timeout": 5,
+       "max_tokens": 1024, "temperature": 0.5, "system": "S", "timeout": 5,
        "thinking": "high", "tools_level": "native", "use": "chat",
        "max_reply": 200}
 

@@ -1,6 +1,8 @@
 # Two Copilot chats under a small heap: a plain one, then a streamed one
 # after the session token has to be exchanged again (the fake makes tokens
-# that end inside the 60 s refresh margin). argv: github_root oauth root
+# that end inside the 60 s refresh margin; with "unset", the board's clock
+# is at 2000 and the fake refuses a token after one chat: the 401 is what
+# renews it). argv: github_root oauth root [unset]
 import sys
 import ai
 import store
@@ -9,6 +11,8 @@ from ai.styles import load
 import heapmon
 
 root, oauth, flash = sys.argv[1:4]
+if sys.argv[4:] == ["unset"]:
+    copilot.now = lambda: 946684800 + 60
 store.set_root(flash)
 store.update({"copilot.api": root, "copilot.token": oauth})
 ov = {"provider": "copilot", "timeout": 10}

@@ -38,7 +38,7 @@ ov = aisteps.setup(*sys.argv[1:6])
 how, size, keep = sys.argv[6], int(sys.argv[7]), sys.argv[8]
 tools = None
 if sys.argv[9:] == ["fallback"]:
-    store.set("ai.chat.tools", "text-fallback")
+    store.update({"ai.chat.provider": ov["provider"], "ai.chat.tools": "text-fallback"})
     tools = [aisteps.WEATHER]
     from ai.styles import text  # noqa: F401  (in the baseline, as the style is)
 if how.startswith("run"):

@@ -11,7 +11,7 @@ from ai.styles import openai  # noqa: F401
 
 base, provider, key = sys.argv[1:4]
 store.set_root(sys.argv[4])
-store.set("ai.chat.base_url", base)   # fetch_models takes no base_url
+store.update({"ai.chat.provider": provider, "ai.chat.base_url": base})  # chat's: the provider's
 heapmon.start()
 # limit: 500 kept ids (the default) are ~40 KB on this 64-bit port by themselves
 models, err = ai.fetch_models(provider=provider, key=key if key != "-" else None,

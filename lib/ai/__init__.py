@@ -45,7 +45,10 @@ def _exchange(cfg, style, history, tools, out, streaming):
     """One model request with retries, all within the deadline. Returns a
     Reply or raises StyleError with the line to show."""
     t0 = ticks_ms()
-    for attempt in range(_RETRIES + 1):
+    attempt = 0
+    # a key that can be renewed (a Copilot session token): once, on a 401
+    renew = cfg.pop("renew", None)
+    while True:
         url, headers, body = style.request(cfg, history, tools, streaming)
         size = jsonstream.encoded_len(body)
         # what lives on (a new pooled connection) goes into the holes, not
@@ -83,11 +86,18 @@ def _exchange(cfg, style, history, tools, out, streaming):
             # a reply abandoned half way (error, Ctrl-C) is not drained
             resp.close(done)
         msg = more.scrub(cfg, msg)
+        if resp.status == 401 and renew is not None:
+            err = renew(cfg)
+            renew = None
+            if err:
+                raise StyleError(err)
+            continue
         if (wait is None or attempt == _RETRIES or wait > _MAX_WAIT_S
                 or wait >= _left(cfg, t0)):
             raise StyleError(more.explain(cfg, resp.status, msg, kind, wait))
         collect()
         sleep_ms(int(wait * 1000))
+        attempt += 1
 
 
 _FALLBACK_PARSE = const(8192)     # longest text-fallback reply searched for calls
@@ -154,7 +164,12 @@ def ask(history, overrides=None):
             collect()
         if not out.size and not reply.calls:
             out.drop()
-            return None, "%s: %s" % (cfg["provider"], _more().empty_reason(reply)), None
+            return None, "%s: %s" % (cfg["provider"], _more().empty_reason(cfg, reply)), None
+        if out.size and reply.finish in ("length", "filter"):
+            # the service cut the reply: said in the text, in every style
+            mark = _more().cut_mark(cfg, reply.finish)
+            out.limit += len(mark)
+            out.add(mark)
         # the text only now: the response is closed and collected
         if fallback and out.ticks and out.size <= _FALLBACK_PARSE:
             reply.text = out.text() if out.spool is not None else history.recorded()

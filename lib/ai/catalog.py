@@ -10,21 +10,18 @@ base_url, key (an API key is needed), model (default), tools ("native" |
 "text-fallback" | "none"),
 local (runs on the user's own machine: errors suggest starting it),
 quirks (words separated by spaces, read by the style; config.resolve hands
-them to the style as the tuple cfg["quirks"]).
+them to the style as the tuple cfg["quirks"]),
+max_tokens (the reply's token limit sent when ai.<use>.max_tokens is not
+set; None: the service's own default. Anthropic requires one: 8192, what
+Claude 3.5 Haiku and every later model can give (Anthropic's models
+overview; Claude 3 Haiku gives 4096: set ai.<use>.max_tokens), a long chat
+answer rather than 1024's few paragraphs).
 
 Quirks of the openai (chat completions) style:
   max_tokens      sends the older `max_tokens` field (default:
                   `max_completion_tokens`, which reasoning models require)
-  effort_full     `reasoning_effort` takes the whole thinking vocabulary
-                  (minimal|low|medium|high|max as is); default: low|medium|
-                  high (minimal -> low, max -> high)
-  no_effort       the service has no reasoning_effort knob: send nothing
-                  (thinking is chosen by the model id)
   no_obfuscation  streamed requests send stream_options.include_obfuscation
                   false (else every delta is padded with random text)
-  effort_by_model reasoning_effort only where the model has it (Groq):
-                  gpt-oss ids low|medium|high, qwen3 ids none (minimal) or
-                  default, other models nothing
   x_initiator     X-Initiator: agent on a request whose last message is a
                   tool result, else user (Copilot bills what a person asks)
 The driver reads one quirk:
@@ -38,33 +35,45 @@ in model tokens (ai/config.py: "<preset>[,thinking=W][,model=ID]"): name,
 provider, model id, thinking map. The thinking map says how the style
 turns the thinking word into its native knob for that model family (a
 plain model id leaves it to the style's rule by model id):
-  effort    reasoning_effort / Responses reasoning.effort
+  effort    reasoning_effort / Responses reasoning.effort (EFFORTS)
   budget    Anthropic thinking.budget_tokens, Gemini 2.5 thinkingBudget
   adaptive  Anthropic thinking {"type": "adaptive"}
-  level     Gemini 3 thinkingLevel (max -> high)
+  level     Gemini 3 thinkingLevel (EFFORTS)
   none      nothing is sent (the model has no knob)
+
+EFFORTS: the words each model family takes for its thinking knob
+(reasoning_effort, Responses reasoning.effort, Gemini 3 thinkingLevel),
+lowest first, one row each: provider, model id prefix ("*": any model of
+the provider), the words ("-": the model has no such knob: nothing is
+sent), "|" and where that is documented. The first row that matches
+decides; a provider without rows sends nothing. A thinking word the family
+does not take is sent as its nearest one on the scale SCALE (a tie goes
+up; a word off the scale, Groq's "default", counts as medium): "max" is
+each family's highest, "minimal" its lowest. A value a model does not take
+is a 400, which is why this is per family: the openai SDK's own type lists
+max too, noting that not every model takes every value.
 
 Entries are tuples in FIELDS order (a tuple costs a fraction of a dict's
 heap); find() and ai.providers() hand out dicts."""
 
 FIELDS = ("id", "name", "style", "base_url", "key", "model", "tools", "local",
-          "quirks")
+          "quirks", "max_tokens")
 PROVIDERS = (
     ("groq", "Groq", "openai", "https://api.groq.com/openai/v1", True,
-     "llama-3.3-70b-versatile", "native", False, "effort_by_model"),
+     "llama-3.3-70b-versatile", "native", False, "", None),
     ("ollama", "Ollama (local)", "openai", "http://localhost:11434/v1", False,
-     "llama3.2", "native", True, "max_tokens"),
+     "llama3.2", "native", True, "max_tokens", None),
     ("openai", "OpenAI", "responses", "https://api.openai.com/v1", True,
-     "gpt-5-mini", "native", False, "effort_full no_obfuscation"),
+     "gpt-5-mini", "native", False, "no_obfuscation", None),
     ("kimi", "Kimi (Moonshot)", "openai", "https://api.moonshot.ai/v1", True,
-     "kimi-k2-turbo-preview", "native", False, "max_tokens no_effort"),
+     "kimi-k2-turbo-preview", "native", False, "max_tokens", None),
     ("gemini", "Google Gemini", "gemini",
      "https://generativelanguage.googleapis.com/v1beta", True,
-     "gemini-2.5-flash", "native", False, ""),
+     "gemini-2.5-flash", "native", False, "", None),
     ("anthropic", "Anthropic", "anthropic", "https://api.anthropic.com/v1", True,
-     "claude-sonnet-4-5", "native", False, ""),
+     "claude-sonnet-4-5", "native", False, "", 8192),
     ("copilot", "GitHub Copilot", "openai", "https://api.githubcopilot.com",
-     False, "gpt-4.1", "native", False, "copilot no_effort x_initiator"),
+     False, "gpt-4.1", "native", False, "copilot x_initiator", None),
 )
 
 # one line per preset: name provider model map (a string stays in flash;
@@ -83,6 +92,64 @@ claude-haiku anthropic claude-haiku-4-5 budget
 claude-sonnet anthropic claude-sonnet-4-6 adaptive
 copilot-mini copilot gpt-5-mini none
 copilot-4.1 copilot gpt-4.1 none"""
+
+
+SCALE = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
+# (OpenAI API reference: platform.openai.com/docs/api-reference/responses/create,
+# reasoning.effort; the same words for chat completions' reasoning_effort)
+EFFORTS = """openai gpt-5.1-codex-max none low medium high xhigh | OpenAI API reference: xhigh for models after gpt-5.1-codex-max
+openai gpt-5.1-chat - | OpenAI models page: chat models do not reason
+openai gpt-5.1 none low medium high | OpenAI API reference: gpt-5.1 takes none, low, medium, high
+openai gpt-5. none low medium high xhigh | OpenAI API reference: none from gpt-5.1, xhigh after gpt-5.1-codex-max
+openai gpt-5-pro high | OpenAI API reference: gpt-5-pro takes high only
+openai gpt-5-chat - | OpenAI models page: chat models do not reason
+openai gpt-5 minimal low medium high | OpenAI API reference: no none before gpt-5.1; platform.openai.com/docs/guides/latest-model: minimal
+openai o low medium high | platform.openai.com/docs/guides/reasoning: the o-series takes low, medium, high
+openai gpt- - | platform.openai.com/docs/models: gpt-4.1, gpt-4o and older do not reason
+openai * low medium high | OpenAI API reference: what every reasoning model takes
+groq openai/gpt-oss low medium high | console.groq.com/docs/reasoning: GPT-OSS low, medium, high
+groq qwen/qwen3 none default | console.groq.com/docs/reasoning: Qwen 3 none or default
+groq * - | console.groq.com/docs/reasoning: other models have no reasoning_effort
+ollama * low medium high | docs.ollama.com/api/openai-compatibility: reasoning_effort sets think
+kimi * - | platform.moonshot.ai/docs: the model id chooses thinking (kimi-k2-thinking)
+copilot * - | GitHub Copilot's chat API has no reasoning_effort (CopilotChat.nvim sends none)
+gemini gemini-3-pro low high | ai.google.dev/gemini-api/docs/thinking: Gemini 3 Pro low, high
+gemini gemini-3.1-pro low medium high | ai.google.dev/gemini-api/docs/thinking: Pro has no minimal
+gemini * minimal low medium high | ai.google.dev/gemini-api/docs/thinking: Gemini 3 Flash"""
+
+
+def efforts(provider, model):
+    """The words model (of provider) takes for its thinking knob, lowest
+    first (EFFORTS), or None when it has none. (A scan of the text: only
+    the matching row is cut out of it.)"""
+    t = EFFORTS
+    head = provider + " "
+    i = 0
+    while i >= 0:
+        j = t.find("\n", i)
+        if t.startswith(head, i):
+            k = i + len(head)
+            e = t.find(" ", k)
+            prefix = t[k:e]
+            if prefix == "*" or model.startswith(prefix):
+                words = t[e:t.find("|", e)].split()
+                return None if words[0] == "-" else words
+        i = j + 1 if j >= 0 else -1
+    return None
+
+
+def nearest(word, words):
+    """The one of words (EFFORTS) closest to the thinking word on SCALE; a
+    tie goes up."""
+    def at(w):
+        return SCALE.index(w) if w in SCALE else 3      # ("default": medium)
+    want = at(word)
+    best = None
+    for w in words:
+        d = abs(at(w) - want)
+        if best is None or d < best[0] or (d == best[0] and at(w) > at(best[1])):
+            best = (d, w)
+    return best[1]
 
 
 def entry(p):

@@ -1,8 +1,17 @@
 """Settings per use-type. Each field resolves, first hit wins: the per-call
 overrides, then ai.<use>.<field>, then ai.general.<field>, then the provider's
-default from the catalogue. Fields tied to one provider (model, key,
-base_url, tools) are taken from ai.general only while ai.general names the
-same provider (or none), so a chat on Gemini never borrows Groq's key.
+default from the catalogue.
+
+Credentials belong to a provider. The fields tied to one provider (model,
+key, base_url, tools, style: BOUND) of a use-type's settings are the
+provider's those settings are set up for: ai.<use>.provider, else the
+provider of a preset in ai.<use>.model, else (ai.<use> naming none)
+ai.general's. They apply only when that is the provider of the request
+(or when no provider is named at all: the rule ai.general always had); a
+provider chosen elsewhere (an override, `ai -m PRESET`, `ai models P`)
+takes its own: ai.general's when ai.general is set up for it, else the
+catalogue's (and a missing key is an error that says so). A key is never
+sent to a host it was not set for, nor a model id to another service.
 
 Model tokens: wherever a model is named (the model override, ai.<use>.model,
 `ai -m TOKEN`, the wizard) the value may be
@@ -31,20 +40,40 @@ _DEFAULT_DEADLINE = const(300)   # seconds for a whole exchange, retries include
 _DEFAULT_MAX_REPLY = const(16384)     # characters ask() returns (the console: 128 KB)
 
 
-def _setting(use, field, provider):
-    """(value, setting name) from ai.<use> then ai.general, or (None, None)."""
-    name = "ai.%s.%s" % (use, field)
-    v = store.get(name)
-    if v is not None and v != "":
-        return v, name
-    if use != "general":
-        gp = store.get("ai.general.provider")
-        # (what belongs to a provider comes from ai.general only for that provider)
-        if field not in ("model", "key", "base_url", "tools", "style") or not gp or gp == provider:
-            name = "ai.general." + field
-            v = store.get(name)
-            if v is not None and v != "":
-                return v, name
+BOUND = ("model", "key", "base_url", "tools", "style")     # fields of one provider
+
+
+def _scope_provider(scope):
+    """(provider, setting) that ai.<scope> is set up for by itself:
+    ai.<scope>.provider, else a preset's in ai.<scope>.model; or (None,
+    None)."""
+    name = "ai.%s.provider" % scope
+    p = store.get(name)
+    if p:
+        return p, name
+    name = "ai.%s.model" % scope
+    m = store.get(name)
+    if isinstance(m, str) and m:
+        try:
+            preset = parse_model(m)[0]
+        except ConfigError:
+            preset = None
+        if preset:
+            return preset[1], name
+    return None, None
+
+
+def _setting(use, field, provider, owners):
+    """(value, setting name) from ai.<use> then ai.general, or (None,
+    None); a BOUND field only from settings set up for provider, or for
+    none at all (owners: {scope: the provider its settings are for})."""
+    for scope in (use, "general") if use != "general" else ("general",):
+        if field in BOUND and owners[scope] not in (None, provider):
+            continue
+        name = "ai.%s.%s" % (scope, field)
+        v = store.get(name)
+        if v is not None and v != "":
+            return v, name
     return None, None
 
 
@@ -57,11 +86,18 @@ def _number(v, name, kind):
 
 def source(cfg, field):
     """The setting that gave cfg[field] (overrides["key"] for a Python
-    caller's), or the one to make (ai.<use>.<field>)."""
+    caller's), or the one to make: ai.<scope>.<field> of the settings the
+    provider came from (ai.general's when ai.general named it), else
+    ai.<use>.<field>."""
     s = cfg["sources"].get(field)
     if s == "overrides":
         return 'overrides["%s"]' % field
-    return s or "ai.%s.%s" % (cfg["use"], field)
+    if s:
+        return s
+    p = cfg["sources"].get("provider") or ""
+    if field in BOUND and p.startswith("ai."):
+        return p[:p.rfind(".") + 1] + field
+    return "ai.%s.%s" % (cfg["use"], field)
 
 
 
@@ -82,12 +118,16 @@ def resolve(overrides=None):
     setting to make."""
     o = overrides or {}
     use = o.get("use") or "chat"
-    pid = o.get("provider")
-    psrc = "overrides"          # where the provider comes from (the hints)
+    # the provider each scope's settings are set up for (see the top)
+    gp = _scope_provider("general")
+    up = _scope_provider(use) if use != "general" else gp
+    owners = {"general": gp[0], use: up[0] or gp[0]}
+    pid, psrc = o.get("provider"), "overrides"    # psrc: where it comes from (the hints)
     if not pid:
-        pid, psrc = _setting(use, "provider", None)
+        pid, psrc = up if up[0] else gp
     # a preset in the model token names the provider
-    token, tsrc = (o.get("model"), "overrides") if o.get("model") else _setting(use, "model", pid)
+    token, tsrc = (o.get("model"), "overrides") if o.get("model") else _setting(
+        use, "model", pid, owners)
     preset, model, think = parse_model(token) if isinstance(token, str) else (None, None, None)
     if preset:
         if o.get("provider") and o["provider"] != preset[1]:
@@ -112,8 +152,10 @@ def resolve(overrides=None):
             f = "tools_level"
         if o.get(f) is not None:
             v, src = o[f], "overrides"
+        elif field == "model":
+            v, src = (None, None) if preset else (token, tsrc)
         else:
-            v, src = _setting(use, field, pid)
+            v, src = _setting(use, field, pid, owners)
         cfg[field] = v
         if src:
             sources[field] = src
@@ -122,10 +164,11 @@ def resolve(overrides=None):
     cfg["thinking_map"] = None
     if preset:
         cfg["model"] = model
+        sources["model"] = tsrc
         cfg["thinking_map"] = preset[3]
         if think and o.get("thinking") is None:
             cfg["thinking"] = think
-            sources["thinking"] = sources.get("model")
+            sources["thinking"] = tsrc
     style = cfg["style"] or entry["style"]
     switchable = ("openai", "responses")        # styles a provider may swap
     if style != entry["style"] and (style not in switchable or entry["style"] not in switchable):
@@ -137,13 +180,13 @@ def resolve(overrides=None):
     cfg["tools_level"] = cfg.pop("tools") or entry["tools"]
     if cfg["tools_level"] not in ("native", "text-fallback", "none"):
         raise ConfigError("%s must be native, text-fallback or none" % source(cfg, "tools"))
-    if entry["key"] and not cfg["key"]:     # the key beside the provider's setting
-        from ai.more import wizard
-        raise ConfigError("%s: no API key (set %s or run: %s)" % (
-            pid, psrc[:psrc.rfind(".") + 1] + "key" if psrc.startswith("ai.")
-            else source(cfg, "key"), wizard(cfg)))
+    if entry["key"] and not cfg["key"]:
+        from ai.more import no_key
+        raise ConfigError(no_key(cfg, owners))
     if cfg["max_tokens"] is not None:
         cfg["max_tokens"] = _number(cfg["max_tokens"], source(cfg, "max_tokens"), int)
+    else:
+        cfg["max_tokens"] = entry["max_tokens"]     # (None: the service's own)
     if cfg["temperature"] is not None:
         cfg["temperature"] = _number(cfg["temperature"], source(cfg, "temperature"), float)
     cfg["timeout"] = _number(cfg["timeout"] or _DEFAULT_TIMEOUT, source(cfg, "timeout"), int)

@@ -12,7 +12,9 @@ openai style).
 The OAuth token is the setting copilot.token (written by `ai login
 copilot`, shown masked) or the key override. The session token is kept in
 RAM for that login and fetched again 60 s before expires_at (now() is the
-clock, a seam for tests); endpoints.api is the base URL (individual,
+clock, a seam for tests), and once more when the API refuses it (401: it
+ended early, or the board's clock was never set); only when that fails too
+does the error say to log in again. endpoints.api is the base URL (individual,
 business and enterprise plans differ) unless a base_url is set. Every
 request carries the editor headers (HEADERS).
 
@@ -67,10 +69,9 @@ def _get(url, headers, timeout):
         return resp.status, doc if isinstance(doc, dict) else None
 
 
-def session(cfg):
-    """(session token, api base) for cfg's login; raises ValueError with a
-    line for a person."""
-    oauth = cfg.get("key") or store.get("copilot.token")
+def session(cfg, oauth):
+    """(session token, api base) for the login oauth; raises ValueError
+    with a line for a person."""
     if not oauth:
         raise ValueError("not logged in to GitHub (run: %s)" % LOGIN)
     s = _session
@@ -105,13 +106,18 @@ def _text(v):
 def prepare(cfg, tools):
     """Make cfg ready for the Copilot API (key, base URL, headers, tools
     level): None, or the error line."""
+    # the login: the key override, else the setting (cfg["key"] becomes
+    # the session token; a renewal finds the login in cfg["oauth"])
+    oauth = cfg.get("oauth") or cfg.get("key") or store.get("copilot.token")
     try:
-        token, api = session(cfg)
+        token, api = session(cfg, oauth)
         if api and "base_url" not in cfg["sources"]:
             cfg["base_url"] = api.rstrip("/")
         cfg["key"] = token
+        cfg["oauth"] = oauth
         cfg["headers"] = HEADERS
         cfg["login"] = LOGIN
+        cfg["renew"] = _renew
         if tools and "tools" not in cfg["sources"]:
             if _supports_tools(cfg) is False:
                 cfg["tools_level"] = "text-fallback"
@@ -120,6 +126,15 @@ def prepare(cfg, tools):
     except httpc.HTTPError as e:
         return "%s: GitHub: %s" % (cfg["provider"], e)
     return None
+
+
+def _renew(cfg):
+    """After the API refused the session token (401): a fresh one, which
+    the driver tries once (None), or the error line. The login is kept:
+    the token may have ended early, or a board whose clock was never set
+    cannot tell that it expired."""
+    _session[1] = None
+    return prepare(cfg, None)
 
 
 def _supports_tools(cfg):

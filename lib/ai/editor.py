@@ -22,9 +22,13 @@ message is, in this order:
     ```
     <instruction>
 
-with a system prompt that asks for the bare text; a code fence around the
-answer is dropped (and whatever follows its closing line). overrides are
-ai.ask's; a "stream" callable there sees the answer's pieces (progress).
+with a system prompt that asks for the text in one fenced code block, and
+after it the caller's own system prompt (overrides["system"], else the
+settings ai.edit.system, ai.general.system). The text of that block is
+taken, prose around it dropped; an answer with no block, with two or more,
+or with one never closed leaves the file unchanged and the error says why.
+overrides are ai.ask's; a "stream" callable there sees the answer's pieces
+(progress).
 
 Memory: nothing of the file is held in RAM. A scan finds the region's
 byte offsets; the message is written to flash as one JSON string (the file
@@ -45,8 +49,9 @@ from compat import const
 MAX_REGION = const(8192)       # bytes of the region the model rewrites
 MAX_ANSWER = const(16384)      # characters of its answer
 _PIECE = const(512)
-SYSTEM = ("You edit one region of a file. Answer with %s only: no "
-          "explanations, no code fences.")
+SYSTEM = ("You edit one region of a file. Answer with %s in one fenced code block "
+          "(```); nothing outside the block is used. If the text has lines that start "
+          "with ```, fence it with ````.")
 WHAT = {"replace": "the complete new text of the region",
         "before": "the new text to insert above the region",
         "after": "the new text to insert below the region"}
@@ -170,19 +175,20 @@ def _message(path, req, a, b, label, context, instruction):
 
 
 class _Answer:
-    """The model's answer to a file on flash, without a code fence around
-    it: a first line that opens a fence is dropped, and the line that
-    closes it ends the answer. Counts the lines kept."""
+    """The model's answer to a file on flash: the text of its fenced code
+    block (``` or ~~~, any longer run closes only with as long a run),
+    whatever prose is around it. err() says why the answer cannot be
+    used: no block, more than one, or one never closed. Counts the lines
+    kept."""
 
     def __init__(self, f):
         self.f = f
         self.line = []
-        self.first = True
-        self.fence = None
-        self.done = False
+        self.fence = None       # the open block's fence, e.g. "```"
+        self.blocks = 0
+        self.said = None        # the first words outside a block
         self.lines = 0
         self.size = 0
-        self.last = 10
 
     def feed(self, piece):
         while piece:
@@ -196,32 +202,49 @@ class _Answer:
             self.line = []
 
     def _put(self, s):
-        if self.done:
-            return
         t = s.strip()
-        if self.first:
-            if not t:
-                return              # blank lines before the answer
-            self.first = False
-            if t.startswith("```"):
-                k = 0
-                while k < len(t) and t[k] == "`":
-                    k += 1
-                self.fence = t[:k]
+        c = t[:1]
+        k = 0
+        while k < len(t) and t[k] == c and c in "`~":
+            k += 1
+        if self.fence is not None:
+            if k >= len(self.fence) and k == len(t) and c == self.fence[0]:
+                self.fence = None       # the block ends
                 return
-        elif self.fence and t == self.fence:
-            self.done = True
+        elif k >= 3:
+            self.fence = t[:k]
+            self.blocks += 1
             return
+        else:
+            if t and self.said is None:
+                self.said = t[:60]
+            return                  # prose around the block
+        if self.blocks > 1:
+            return                  # (not used: the answer is refused)
         data = s.encode()
         self.f.write(data)
         self.size += len(data)
         self.lines += 1
-        self.last = data[-1]
 
     def close(self):
         if self.line:
             self._put("".join(self.line))
             self.line = []
+
+    def err(self, name):
+        """Why the answer cannot be used (None: it can)."""
+        if self.blocks > 1:
+            return ("the model's answer has %d code blocks, so which one is the new text is "
+                    "unclear; %s is unchanged" % (self.blocks, name))
+        if not self.blocks:
+            return ("the model's answer has no code block%s; %s is unchanged" % (
+                " (it said: %s)" % self.said if self.said else "", name))
+        if self.fence is not None:
+            return ("the model's code block was never closed (the answer was cut short?); "
+                    "%s is unchanged" % name)
+        if not self.size:
+            return "the model's answer was empty; %s is unchanged" % name
+        return None
 
 
 def edit(path, start=None, end=None, where="replace", instruction=None, overrides=None):
@@ -256,7 +279,12 @@ def edit(path, start=None, end=None, where="replace", instruction=None, override
     o = {"use": "edit"}
     o.update(overrides or {})
     progress = o.get("stream")      # sees the answer's pieces too
-    o["system"] = SYSTEM % WHAT[where]
+    from ai.config import ConfigError, resolve
+    try:
+        own = resolve(o)["system"]      # the caller's system prompt comes after the edit's
+    except ConfigError as e:
+        return None, str(e)
+    o["system"] = SYSTEM % WHAT[where] + ("\n\n" + own if own else "")
     o["max_reply"] = MAX_ANSWER
     o["keep"] = False               # the answer goes to a file, not into RAM
     try:
@@ -278,8 +306,9 @@ def edit(path, start=None, end=None, where="replace", instruction=None, override
             out.close()
         if err:
             return None, err
-        if not out.size or not out.lines:
-            return None, "the model's answer was empty; %s is unchanged" % name
+        err = out.err(name)
+        if err:
+            return None, err
         _splice(path, ans, out, a, b, where, size)
     finally:
         store.remove(req)
@@ -298,9 +327,7 @@ def _splice(path, ans, out, a, b, where, size):
 
     def write(w):
         _copy(undo, 0, cut, w)
-        _copy(ans, 0, out.size, w)
-        if out.last != 10 and rest < size:
-            w(b"\n")
+        _copy(ans, 0, out.size, w)       # (whole lines: a fence line closed them)
         _copy(undo, rest, size, w)
     store.write_atomic(path, write)
 

@@ -81,6 +81,21 @@ def wizard(cfg):
                           else " " + cfg["use"])
 
 
+def no_key(cfg, owners):
+    """The error for a provider that needs a key and has none: the setting
+    to make when the settings chose it; else (an override, a preset) what
+    the settings are set up for, whose key is not sent to it."""
+    pid = cfg["provider"]
+    if (cfg["sources"].get("provider") or "").startswith("ai."):
+        return "%s: no API key (set %s or run: %s)" % (pid, source(cfg, "key"), wizard(cfg))
+    use = cfg["use"]
+    mine = owners.get(use)
+    if mine:
+        return "%s: no API key (the %s settings are for %s; set up %s with: ai config)" % (
+            pid, "ai.general" if mine == owners.get("general") else "ai." + use, mine, pid)
+    return "%s: no API key (set up %s with: ai config)" % (pid, pid)
+
+
 def network_error(cfg, e):
     if e.kind == "deadline":
         return "%s: no complete reply within %d s (raise %s)" % (
@@ -93,15 +108,23 @@ def network_error(cfg, e):
     return msg
 
 
-def empty_reason(reply):
+def empty_reason(cfg, reply):
     f = reply.finish or "unknown"
     if f == "length":
-        return "empty reply: max tokens reached (raise the max_tokens setting)"
+        return "empty reply: max tokens reached (raise %s)" % source(cfg, "max_tokens")
     if f.startswith("blocked"):
         return "prompt blocked (%s)" % f[8:]
     if f == "filter":
         return "empty reply: blocked by the content filter"
     return "empty reply (finish reason: %s)" % f
+
+
+def cut_mark(cfg, finish):
+    """The line after a reply the service cut short (finish "length" or
+    "filter")."""
+    if finish == "filter":
+        return "\n\n[reply cut short by the content filter]"
+    return "\n\n[reply cut short: max tokens reached (raise %s)]" % source(cfg, "max_tokens")
 
 
 def fetch_models(provider, key, use, limit, base_url=None):

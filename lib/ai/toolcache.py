@@ -106,7 +106,11 @@ class Tools:
         (count, err); on an error nothing of that server stays."""
         import mcp
         from mcp import client
-        at, n = self.f.tell(), self.count
+        # where this server's lines start: the file's size once flushed, not
+        # tell() (MicroPython's tell() of a file reopened to append is 0
+        # until it is written to)
+        self.f.flush()
+        at, n = store.size(self.path), self.count
         conn, err = mcp.connect_named(server)
         if conn:
             self.server = server

@@ -100,15 +100,19 @@ def tools(conn, each=None):
         return None, _oom()
 
 
+MAX_RESULT = 16384      # bytes of a tool result kept unless mcp.max_result says
+
+
 def max_result():
-    """The setting mcp.max_result: bytes of a tool result kept (16384)."""
+    """The setting mcp.max_result: bytes of a tool result kept. (Not the
+    client's import: a local tool's result is cut to it too, and the
+    client is ~8 KB of heap that a run without MCP tools does not need.)"""
     import store
-    from mcp import client
     try:
-        n = int(store.get("mcp.max_result") or client.MAX_TEXT)
+        n = int(store.get("mcp.max_result") or MAX_RESULT)
     except (TypeError, ValueError):
         n = 0
-    return n if n > 0 else client.MAX_TEXT
+    return n if n > 0 else MAX_RESULT
 
 
 def call(conn, name, args=None):
@@ -118,7 +122,7 @@ def call(conn, name, args=None):
     # load them for it
     try:
         return client.call(conn, name, args, None,
-                           max_result() if "store" in sys.modules else client.MAX_TEXT)
+                           max_result() if "store" in sys.modules else MAX_RESULT)
     except MemoryError:
         return None, _oom()
 

@@ -60,10 +60,10 @@
 import jsonstream
 import httpc
 from compat import collect, const, ticks_ms, ticks_diff, tighten, loosen
+from mcp import MAX_RESULT as MAX_TEXT     # flattened tool result kept (bytes)
 
 CLIENT_NAME = "antos-ai"
 
-MAX_TEXT = 16384       # flattened tool result kept (bytes; setting mcp.max_result)
 MAX_RESOURCE = 4096    # embedded text resource, inline part (chars)
 _MAX_DESC = const(1024)        # tool description kept (chars)
 _MAX_TOOLS = const(128)        # tools accepted from one server (all pages)
@@ -629,6 +629,35 @@ def _close(resp):
         pass
 
 
+class _Head:
+    """A response whose first bytes are kept as they are read: what came
+    back, for the error when a URL's reply to initialize is not MCP."""
+
+    def __init__(self, resp):
+        self.r = resp
+        self.head = b""
+
+    def readinto(self, buf, block=True):
+        n = self.r.readinto(buf) if block else self.r.readinto(buf, False)
+        k = 64 - len(self.head)
+        if n and k > 0:
+            self.head += bytes(buf[:min(n, k)])
+        return n
+
+    def __getattr__(self, name):        # status, headers, close, ...
+        return getattr(self.r, name)
+
+
+def _not_mcp(conn, resp, method, e):
+    """e, the McpError for a reply that is no JSON-RPC response; for
+    initialize one that says what came back instead (the URL may well not
+    be an MCP endpoint at all)."""
+    if method != "initialize":
+        return e
+    from mcp import client_more
+    return client_more.not_mcp(conn, resp)
+
+
 # --------------------------------------------------------------- exchanges
 
 def _request(conn, method, params, acc):
@@ -658,16 +687,25 @@ def _response(conn, resp, rid, acc, method):
         m = _Msg(acc)
         ct = resp.headers.get("content-type", "")
         if ct.startswith("application/json"):
-            parse(conn, m, resp, method)
+            try:
+                parse(conn, m, resp, method)
+            except McpError as e:
+                raise _not_mcp(conn, resp, method, e)
         elif ct.startswith("text/event-stream"):
             _read_stream(conn, resp, rid, m, method)
         else:
-            raise McpError("%s: unexpected reply type %r to %s"
-                           % (conn.name, ct or "(none)", method))
+            if method == "initialize":
+                try:        # what came back
+                    resp.readinto(bytearray(64))
+                except Exception:
+                    pass
+            raise _not_mcp(conn, resp, method, McpError("%s: unexpected reply type %r to %s" % (
+                conn.name, ct or "(none)", method)))
     finally:
         _close(resp)
     if ct.startswith("application/json") and (m.method is not None or m.id != rid):
-        raise McpError("%s: the reply to %s was not its response" % (conn.name, method))
+        raise _not_mcp(conn, resp, method, McpError(
+            "%s: the reply to %s was not its response" % (conn.name, method)))
     if "code" in m.f or "emsg" in m.f:
         from mcp import client_more
         raise McpError("%s: %s" % (conn.name, client_more.error_text(m)))
@@ -722,7 +760,10 @@ def _read_stream(conn, resp, rid, m, method):
                 if events > _MAX_EVENTS:
                     raise McpError("%s: more than %d events without the reply to %s"
                                    % (conn.name, _MAX_EVENTS, method))
-                parse(conn, m, ev, method)
+                try:
+                    parse(conn, m, ev, method)
+                except McpError as e:
+                    raise _not_mcp(conn, resp, method, e)
                 if ev.id:  # fields after the data lines are known only now
                     last_id = ev.id
                 if ev.retry is not None:
@@ -739,6 +780,8 @@ def _read_stream(conn, resp, rid, m, method):
         finally:
             _close(resp)
         # The stream ended before our response: resume it if the server let us.
+        if method == "initialize" and last_id is None:
+            raise _not_mcp(conn, resp, method, None)
         from mcp import client_more
         resp = client_more.resume(conn, last_id, retry, resumes, method)
         resumes += 1
@@ -766,8 +809,11 @@ def _initialize(conn):
         from mcp import client_more
         client_more.check(conn, resp, "initialize")
     sid = resp.headers.get("mcp-session-id")
+    resp = _Head(resp)
     m = _response(conn, resp, rid, None, "initialize")
     version = m.f.get("protocolVersion")
+    if version is None:         # a JSON-RPC result, but not initialize's
+        raise _not_mcp(conn, resp, "initialize", None)
     if version not in protocols:
         raise McpError("%s: unsupported MCP protocol version %r" % (conn.name, version))
     conn.session = sid or None

@@ -94,6 +94,32 @@ def status_error(conn, status, reason, detail, what):
                            % (conn.name, what, status, reason, detail))
 
 
+def not_mcp(conn, resp):
+    """The McpError for a URL whose reply to initialize is not MCP: its
+    status, content type and first bytes (control characters and runs of
+    space made one space, a character cut at the end dropped)."""
+    import store
+    b = bytearray(getattr(resp, "head", b""))
+    for i in range(len(b)):
+        if b[i] < 32 or b[i] == 127:
+            b[i] = 32
+    text = ""
+    for cut in range(len(b), max(len(b) - 4, -1), -1):
+        try:
+            text = str(b[:cut], "utf-8")
+            break
+        except UnicodeError:
+            pass
+    text = " ".join(text.split())
+    if len(b) >= 64:
+        text += "..."
+    return client.McpError(
+        "%s: %s does not look like an MCP endpoint: it answered initialize with HTTP %d, "
+        "%s, %s" % (conn.name, store.mask_url(conn.url), resp.status,
+                    resp.headers.get("content-type") or "no content type",
+                    "'%s'" % text if text else "an empty body"))
+
+
 def check(conn, resp, what):
     """Raise the McpError for a non-2xx response (its body is read and closed)."""
     s = resp.status

@@ -24,7 +24,8 @@ Checks, in this order, with the status of a refusal: Host (localhost,
 Origin (none, or http(s):// an allowed host) 403; path /mcp 404; token
 401 (a wrong one is answered after a delay, 1 s doubling to 8 s with each
 failure within a minute of the last, while the console and others go on;
-with _MAX_LATE callers waiting, 429 at once); method 405; Accept 406;
+with _MAX_LATE wrong callers waiting, another wrong one gets 429 at once;
+the right token is never delayed nor refused by them); method 405; Accept 406;
 Content-Type 415; Content-Length 411 (chunked bodies too) / 413; JSON 400
 -32700; not one JSON-RPC 2.0 message 400 -32600; session 400 (none) / 404
 (unknown, or unused for mcp.serve.idle seconds, 3600; at most
@@ -344,12 +345,14 @@ def _request(srv, req, out):
         raise Fail(403, -32000, "Origin not allowed")
     if req.path != PATH:
         raise Fail(404, -32000, "no MCP endpoint here (try %s)" % PATH)
-    if len(srv.late) >= _MAX_LATE:
-        raise Fail(429, -32000, "too many failed tokens; try later")
     auth = h.get("authorization", "")
     if auth[:7].lower() != "bearer ":
         raise Fail(401, -32001, "a bearer token is needed (mcp serve token)", _CHALLENGE)
     if not _same(auth[7:].strip().encode(), srv.token):
+        # only wrong callers are limited: guesses never keep the right
+        # token out
+        if len(srv.late) >= _MAX_LATE:
+            raise Fail(429, -32000, "too many failed tokens; try later")
         # answered later (serve()): a guess costs the caller a delay, the
         # console and other clients go on meanwhile
         now = ticks_ms()

@@ -188,7 +188,6 @@ class Render:
 
     def close(self):
         """End of the reply: write what is held, reset, end the line."""
-        self._word(True)
         if self.tty:
             if self.start and self.head:
                 self._classify(True)
@@ -198,8 +197,11 @@ class Render:
                     self.styled = False
                 else:
                     self._end()
-            if self.styled:
-                self._put(RESET)
+        # after what was held is written: its last word is settled too (a
+        # word left pending would be cut off by the flush below)
+        self._word(True)
+        if self.tty and self.styled:
+            self._put(RESET)
         if self.col:
             self._put(self.nl)
         self._flush()

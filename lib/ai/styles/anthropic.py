@@ -5,7 +5,9 @@ Wire format spoken here (anthropic-version 2023-06-01):
   POST {base}/messages   headers x-api-key, anthropic-version,
                          content-type: application/json
                          (+ accept: text/event-stream when streaming)
-  {"model", "max_tokens" (required; 1024 when unset), "system": str,
+  {"model", "max_tokens" (required: the setting, else the catalogue's 8192;
+               with thinking on, the budget is added when it is not more),
+   "system": str,
    "messages": [{"role": "user"|"assistant", "content": [block, ...]}],
    "tools": [{"name", "description", "input_schema"}],
    "thinking": {"type": "enabled", "budget_tokens": N} | {"type": "disabled"}
@@ -76,10 +78,8 @@ import jsonstream
 from jsonstream import Array, Raw, Stream
 from ai.styles import (HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str, rare_half,
                        wire as _str, json_ok)
-from compat import const
 
 VERSION = "2023-06-01"
-_DEFAULT_MAX_TOKENS = const(1024)
 MAX_OPAQUE = 32768          # signatures / redacted data kept for the echo
 ID_OK = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
 
@@ -105,7 +105,7 @@ def request(cfg, history, tools, stream):
     system = _system(cfg, history)
     if system:
         body["system"] = system
-    max_tokens = cfg.get("max_tokens") or _DEFAULT_MAX_TOKENS
+    max_tokens = cfg["max_tokens"]      # (set: the catalogue has a default)
     think = cfg.get("thinking")
     tmap = cfg.get("thinking_map")     # a preset's: budget | adaptive | none
     if tmap == "none":
@@ -120,8 +120,8 @@ def request(cfg, history, tools, stream):
     elif thinking_on and tmap == "adaptive":
         body["thinking"] = {"type": "adaptive"}     # the model sizes it
     elif thinking_on:
-        if max_tokens <= budget:        # the service wants max_tokens > budget
-            max_tokens = budget + _DEFAULT_MAX_TOKENS
+        if max_tokens <= budget:        # the service wants max_tokens > budget:
+            max_tokens += budget        # the answer keeps its own after the thinking
         body["thinking"] = {"type": "enabled", "budget_tokens": budget}
     body["max_tokens"] = max_tokens
     # with thinking on the service only accepts the default temperature

@@ -34,7 +34,8 @@ Wire format spoken here (Gemini API v1beta; /v1 bases work the same):
 
   Thinking word -> gemini-2.5*: thinkingBudget (BUDGET tables, in gemini_more.py);
   gemini-3 and later (and unversioned gemini-*-latest aliases):
-  thinkingLevel (LEVEL table; Pro models have no "minimal"); other models
+  thinkingLevel (the words of the model's family: ai/catalog.py EFFORTS;
+  Pro models have no "minimal"); other models
   (gemma, gemini-2.0, 1.5): nothing. Never both fields. A preset's thinking
   map (budget | level | none) decides instead of the model id.
 

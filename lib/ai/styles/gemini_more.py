@@ -10,9 +10,6 @@ PAGE = 1000               # models per page (the service's maximum; tests set it
 # gemini-2.5: thinking word -> thinkingBudget (flash may switch it off: 0)
 BUDGET = {"minimal": 0, "low": 1024, "medium": 8192, "high": 16384, "max": 24576}
 BUDGET_PRO = {"minimal": 128, "low": 1024, "medium": 8192, "high": 16384, "max": 32768}
-# gemini-3+: thinking word -> thinkingLevel
-LEVEL = {"minimal": "minimal", "low": "low", "medium": "medium", "high": "high",
-         "max": "high"}
 HTTP_TEXT = {400: "bad request", 401: "unauthorized", 403: "permission denied",
              404: "not found", 429: "too many requests",
              500: "internal server error", 502: "bad gateway",
@@ -38,14 +35,10 @@ def thinking(cfg):
     if gen == 2.5:
         table = BUDGET_PRO if "-pro" in m else BUDGET
         return {"thinkingBudget": table.get(word, BUDGET["medium"])}
-    if gen == 3:
-        level = LEVEL.get(word, "high")
-        if "-pro" in m:
-            if level == "minimal":
-                level = "low"
-            elif level == "medium" and "gemini-3-pro" in m:
-                level = "high"          # 3.0 Pro knows only low and high
-        return {"thinkingLevel": level}
+    if gen == 3:        # the words of the model's family (ai/catalog.py EFFORTS)
+        from ai import catalog
+        words = catalog.efforts(cfg["provider"], m)
+        return {"thinkingLevel": catalog.nearest(word, words)} if words else None
     return None
 
 

@@ -1,6 +1,7 @@
 """What the two OpenAI styles share (openai.py: chat completions,
 responses.py: Responses), imported with either: the request headers, the
-reasoning effort word, a tool result's text, and the way to their rare
+reasoning effort word, a tool result's text, an event's data read
+ahead (to spot `data: [DONE]`), and the way to their rare
 half (openai_more.py: error replies, the model list), which both import as
 their module __getattr__. Anthropic and Gemini chats do not pay for it."""
 from ai.styles import rare_half
@@ -21,28 +22,15 @@ def bearer_headers(cfg, accept):
 
 def effort(cfg):
     """The reasoning effort word for cfg["thinking"] (chat completions'
-    reasoning_effort, Responses' reasoning.effort), or None to send none.
-    A preset's thinking map decides first ("effort": send, "none": not);
-    else the quirks (ai/catalog.py): no_effort sends nothing,
-    effort_by_model only to models that have the knob; effort_full passes
-    the whole vocabulary, other services know low|medium|high."""
+    reasoning_effort, Responses' reasoning.effort), or None to send none:
+    the nearest word the model's family takes (ai/catalog.py EFFORTS); a
+    preset's thinking map "none" sends none."""
     word = cfg.get("thinking")
-    tmap = cfg.get("thinking_map")
-    if not word or tmap == "none":
+    if not word or cfg.get("thinking_map") == "none":
         return None
-    quirks = cfg.get("quirks") or ()
-    if tmap != "effort":
-        if "no_effort" in quirks:
-            return None
-        if "effort_by_model" in quirks:
-            model = cfg.get("model") or ""
-            if "qwen3" in model:                 # Groq: none | default
-                return "none" if word == "minimal" else "default"
-            if "gpt-oss" not in model:
-                return None
-    if "effort_full" in quirks:
-        return word
-    return "low" if word == "minimal" else "high" if word == "max" else word
+    from ai import catalog
+    words = catalog.efforts(cfg["provider"], cfg.get("model") or "")
+    return catalog.nearest(word, words) if words else None
 
 
 def tool_output(m):
@@ -55,3 +43,32 @@ def tool_output(m):
         if not out.startswith("Error"):
             out = "Error: " + out
     return out
+
+
+class Peek:
+    """An event's data with its first bytes read ahead (to spot [DONE]);
+    readinto serves those bytes first, then the rest."""
+
+    def __init__(self):
+        self.head = bytearray(8)
+        self.mv = memoryview(self.head)
+
+    def start(self, src):
+        self.src = src
+        n = 0
+        while n < 6:
+            k = src.readinto(self.mv[n:])
+            if not k:
+                break
+            n += k
+        self.n = n
+        self.pos = 0
+        return bytes(self.mv[:n])
+
+    def readinto(self, buf):
+        if self.pos < self.n:
+            k = min(len(buf), self.n - self.pos)
+            buf[:k] = self.mv[self.pos:self.pos + k]
+            self.pos += k
+            return k
+        return self.src.readinto(buf)

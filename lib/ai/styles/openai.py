@@ -40,11 +40,12 @@ Wire format (what this module writes and reads):
   one page.
 
 Provider differences are catalogue quirks (ai/catalog.py): max_tokens,
-effort_full, no_effort, effort_by_model, no_obfuscation, x_initiator.
-Thinking: cfg["thinking"] -> reasoning_effort (ai.styles.oai.effort: the whole
-vocabulary with effort_full, else three levels; nothing with no_effort,
-e.g. Kimi, whose thinking is chosen by model id, or Copilot; Groq only for
-models that have it; Ollama maps reasoning_effort to its native `think`).
+no_obfuscation, x_initiator.
+Thinking: cfg["thinking"] -> reasoning_effort (ai.styles.oai.effort: the
+nearest word the model's family takes, ai/catalog.py EFFORTS; nothing
+where the family has no knob, e.g. Kimi, whose thinking is chosen by model
+id, Copilot, Groq's models but GPT-OSS and Qwen 3; Ollama maps
+reasoning_effort to its native `think`).
 cfg["headers"] (Copilot's editor headers) are added to every request;
 x_initiator sets X-Initiator: agent when the last message is a tool result.
 
@@ -58,7 +59,7 @@ Tool results with is_error get an "Error: " prefix (the wire has no flag).
 """
 import jsonstream
 from ai.styles import HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str
-from ai.styles.oai import bearer_headers, effort, tool_output, __getattr__  # noqa: F401
+from ai.styles.oai import Peek, bearer_headers, effort, tool_output, __getattr__  # noqa: F401
 from compat import const
 
 _MAX_CALLS = const(32)          # tool calls in one reply
@@ -281,42 +282,13 @@ def read_reply(cfg, body, out=None):
     return r.reply()
 
 
-class _Peek:
-    """An event's data with its first bytes read ahead (to spot [DONE]);
-    readinto serves those bytes first, then the rest."""
-
-    def __init__(self):
-        self.head = bytearray(8)
-        self.mv = memoryview(self.head)
-
-    def start(self, src):
-        self.src = src
-        n = 0
-        while n < 6:
-            k = src.readinto(self.mv[n:])
-            if not k:
-                break
-            n += k
-        self.n = n
-        self.pos = 0
-        return bytes(self.mv[:n])
-
-    def readinto(self, buf):
-        if self.pos < self.n:
-            k = min(len(buf), self.n - self.pos)
-            buf[:k] = self.mv[self.pos:self.pos + k]
-            self.pos += k
-            return k
-        return self.src.readinto(buf)
-
-
 def read_stream(cfg, events, out):
     """Reply from an SSE stream; text pieces go to out (an Out, or a sink)
     as they arrive."""
     r = _Reader(cfg, output(cfg, out), True)
     rules = _rules(r, "delta")
     buf = bytearray(256)    # one parse buffer for every event
-    peek = _Peek()
+    peek = Peek()
     while True:
         ev = events.next()
         if ev is None:

@@ -35,7 +35,10 @@ Wire format (POST {base}/responses, Authorization: Bearer <key>):
   they are in output[] (reasoning comes first: never output[0]). Calls:
   {"id": call_id, "name", "args": arguments}.
 
-  Stream: `event: <type>` with data.type the same; read here:
+  Stream: `event: <type>` with data.type the same (OpenAI), or data lines
+  only with the type inside the data, anywhere in it, and a last `data:
+  [DONE]` (LiteLLM's /v1/responses and other OpenAI-compatible services);
+  read here:
     response.output_item.added     {"output_index", "item": {type, id,
                                    call_id, name}}: the item being written
     response.output_text.delta, response.refusal.delta   {"delta"}: text
@@ -47,12 +50,13 @@ Wire format (POST {base}/responses, Authorization: Bearer <key>):
                                    error (the output echoed there is
                                    skipped unread)
     error {"code", "message"}      a failure after HTTP 200
-  Every other event is skipped unread. There is no [DONE]: a stream that
-  ends without one of the three end events is truncated.
+  Every other event is skipped unread (when an `event:` line names it;
+  else walked, its values skipped). A stream that ends without one of the
+  three end events, or [DONE], is truncated.
 
   Status: incomplete -> finish "length" (max_output_tokens) or "filter"
-  (content_filter); text that came is kept and marked "[reply cut short:
-  <reason>]"; a call cut short is an error. failed -> an error with the
+  (content_filter); text that came is kept (the driver marks it, as for
+  every style); a call cut short is an error. failed -> an error with the
   service's message.
 
   Errors and models are those of chat completions ({"error": {"message",
@@ -70,14 +74,14 @@ Replayed only to the same provider; other turns are rebuilt without ids.
 
 Memory: a whole reply is walked with the pull parser (text streamed to
 the driver's Out, arguments into bounded Outs held in RAM, reasoning items
-materialized under MAX_OPAQUE); stream events are read with select() and
-one parse buffer; reply text is bounded by cfg["max_reply"], arguments by
-HELD.
+materialized under MAX_OPAQUE); stream events are walked by one pull
+parser through one buffer (no rules compiled per reply); reply text is
+bounded by cfg["max_reply"], arguments by HELD.
 """
 import jsonstream
-from jsonstream import Array, Stream
-from ai.styles import HELD, Out, StyleError, output, reply as _reply, as_str
-from ai.styles.oai import bearer_headers, effort, tool_output, __getattr__  # noqa: F401
+from jsonstream import Array
+from ai.styles import HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str
+from ai.styles.oai import Peek, bearer_headers, effort, tool_output, __getattr__  # noqa: F401
 from compat import const
 
 MAX_OPAQUE = const(65536)      # reasoning items of one reply, in characters
@@ -88,14 +92,11 @@ _MAX_CALLS = const(32)
 
 def thinks(cfg):
     """True for a reasoning model: it takes reasoning.effort and the
-    encrypted-content include, and refuses temperature. A preset's
-    thinking map decides; else every model but the gpt-3/gpt-4 families and
-    -chat variants."""
-    tmap = cfg.get("thinking_map")
-    if tmap:
-        return tmap == "effort"
-    m = cfg["model"]
-    return not (m.startswith("gpt-4") or m.startswith("gpt-3") or "-chat" in m)
+    encrypted-content include, and refuses temperature: a family with
+    effort words (ai/catalog.py EFFORTS; not the gpt-4 and older families,
+    nor -chat variants)."""
+    from ai import catalog
+    return catalog.efforts(cfg["provider"], cfg["model"]) is not None
 
 
 def request(cfg, history, tools, stream):
@@ -274,9 +275,7 @@ class _Reader:
                 raise StyleError("reply cut short (%s) in a tool call (raise the "
                                  "max_tokens setting)" % reason)
             finish = {"max_output_tokens": "length", "content_filter": "filter"}.get(
-                reason, reason)
-            if self.out.size:
-                self.on_text(None, "\n[reply cut short: %s]" % reason)
+                reason, reason)         # (the driver marks the text)
         echo = None
         if calls and seen and whole:
             echo = {"style": "responses", "provider": self.cfg.get("provider"),
@@ -362,83 +361,144 @@ def _too_long(err, what):
     raise err
 
 
+# the events read (every other one is skipped unread when an `event:`
+# line names it; a data-only stream names them in the data)
+_TEXT = ("response.output_text.delta", "response.refusal.delta")
+_ARGS = "response.function_call_arguments.delta"
+_ADDED = "response.output_item.added"
+_DONE = "response.output_item.done"
+_ENDS = ("response.completed", "response.incomplete", "response.failed")
+
+
 def read_stream(cfg, events, out):
     """Reply from an SSE stream; text pieces go to out (an Out, or a sink)
-    as they arrive."""
+    as they arrive. One pull parser walks every event through one buffer
+    (see the wire format above: the type from the `event:` line, else
+    from the data)."""
     r = _Reader(cfg, output(cfg, out))
-    got = {}
-    pend = []           # argument pieces of one event (its output_index may follow)
-    kind = None
-
-    def val(path, v):
-        got[path[-1]] = v
-
-    def piece(path, p):
-        if kind == "text":
-            r.on_text(path, p)
-        elif p:
-            pend.append(p)
-
-    # one rule set for every event but a reasoning item's done (read whole)
-    s = Stream(piece)
-    common = jsonstream.Rules({
-        "delta": s, "item.arguments": s, "output_index": val, "item.type": val,
-        "item.id": val, "item.call_id": val, "item.name": val,
-        "response.status": val, "response.incomplete_details.reason": val,
-        "response.error": val})
-    whole = None
+    peek = Peek()
+    p = None
     buf = bytearray(256)        # one parse buffer for every event
     cur = None                  # the entry of the item being written
     while True:
         ev = events.next()
         if ev is None:
             raise StyleError("stream ended early")
+        if ev.empty:
+            continue
         name = ev.event
-        if name in ("response.output_text.delta", "response.refusal.delta"):
-            kind = "text"
-        elif name == "response.function_call_arguments.delta":
-            kind = "args"
-        elif name == "response.output_item.added":
-            kind = "added"
-        elif name == "response.output_item.done":
+        if name == "message":
+            name = None         # no `event:` line: the type is in the data
+        elif name in _TEXT or name == _ARGS or name == _ADDED or name in _ENDS:
+            pass
+        elif name == _DONE:
             if cur is None or cur[0] not in ("reasoning", "function_call") or \
                     (cur[0] == "function_call" and cur[4] is not None):
                 continue        # nothing in it that the deltas did not give
-            kind = "done"
-        elif name in ("response.completed", "response.incomplete", "response.failed"):
-            kind = "end"
-        elif name == "error":
-            from ai.styles import openai_more
-            raise StyleError(openai_more.event_error(ev))
-        else:
+        elif name != "error":
             continue            # created, in_progress, content_part, *.done...
-        got.clear()
-        del pend[:]
-        rules = common
-        if kind == "done" and cur[0] == "reasoning":
-            if whole is None:
-                whole = jsonstream.Rules({"item": val})
-            rules = whole
+        if peek.start(ev).startswith(b"[DONE]"):
+            return r.reply()    # (data-only streams end so, after their end event)
+        if p is None:
+            p = jsonstream.Parser(peek, buf=buf, max_value=MAX_OPAQUE + 1024)
+        else:
+            p.reuse(peek, MAX_OPAQUE + 1024)
         try:
-            jsonstream.select(ev, rules, max_value=MAX_OPAQUE + 1024, buf=buf)
+            t, got, pend = _event(p, r, name, cur)
         except jsonstream.JSONError as x:
             _too_long(x, "an output item")
-        if kind == "added":
+        if t in _TEXT:
+            for s in pend:
+                r.on_text(None, s)
+        elif t == _ARGS:
+            e = r.item(got.get("output_index"))
+            for s in pend:
+                r.args(e, s)
+        elif t == _ADDED:
             cur = r.item(got.get("output_index", len(r.items)))
             r.set(cur, got)
-        elif kind == "args":
-            e = r.item(got.get("output_index"))
-            for p in pend:
-                r.args(e, p)
-        elif kind == "done":
+        elif t == _DONE and cur is not None:
             if cur[0] == "reasoning":
                 r.reasoning(cur, got.get("item"))
-            else:
-                for p in pend:      # a call whose arguments came whole
-                    r.args(cur, p)
-        elif kind == "end":
-            r.status = got.get("status") or name[9:]
+            elif cur[0] == "function_call" and cur[4] is None:
+                for s in pend:      # a call whose arguments came whole
+                    r.args(cur, s)
+        elif t in _ENDS:
+            r.status = got.get("status") or t[9:]
             r.reason = got.get("reason")
             r.error = got.get("error")
             return r.reply()
+        elif t == "error":
+            raise StyleError(str(got.get("message") or got.get("code") or "error event")[:MAX_ERROR])
 
+
+def _event(p, r, name, cur):
+    """Walk one event's data: (type, fields, pieces). The type is name (the
+    `event:` line) or the data's own "type", wherever it comes; text
+    deltas go to the reply at once when name says what they are, else
+    they wait in pieces (an event's delta is a few characters, bounded
+    here) until the type is known. An item is kept whole (for the echo)
+    while it may be a reasoning item; a message's content is never read
+    (the deltas gave it)."""
+    got = {}
+    pend = []
+    size = [0]
+    text = name in _TEXT
+
+    def piece(s):
+        if text:
+            r.on_text(None, s)
+            return
+        size[0] += len(s)
+        if size[0] > r.limit:
+            raise StyleError("an event longer than %d characters" % r.limit)
+        pend.append(s)
+
+    if p.next() != jsonstream.OBJ:
+        raise StyleError("an event that is not a JSON object")
+    t = name
+    while p.next() == jsonstream.KEY:
+        k = p.value
+        v = p.peek()
+        if k == "type" and v == jsonstream.STR:
+            k = p.read_value()
+            t = name or k
+        elif k == "delta" and v == jsonstream.STR:
+            p.stream_string(piece)
+        elif k == "item" and v == jsonstream.OBJ:
+            got["item"] = _item(p, cur, piece)
+            for f in ("type", "id", "call_id", "name"):
+                got[f] = got["item"].get(f)
+        elif k == "response" and v == jsonstream.OBJ:
+            p.next()
+            while p.next() == jsonstream.KEY:
+                f = p.value
+                if f == "status" or f == "error":
+                    got[f] = p.read_value()
+                elif f == "incomplete_details" and p.peek() == jsonstream.OBJ:
+                    got["reason"] = (p.read_value() or {}).get("reason")
+                else:
+                    p.skip_value()          # (the output and request echoed)
+        elif k in ("output_index", "code", "message"):
+            got[k] = p.read_value()
+        else:
+            p.skip_value()
+    return t, got, pend
+
+
+def _item(p, cur, piece):
+    """An output item of an event as a dict: every member read but a
+    message's content (skipped: the deltas gave it; a reasoning item's
+    content is kept) and a call's arguments (to piece). Its type may come
+    after its content: then the item being written (cur) tells."""
+    item = {}
+    p.next()
+    while p.next() == jsonstream.KEY:
+        k = p.value
+        if k == "arguments" and p.peek() == jsonstream.STR:
+            p.stream_string(piece)
+        elif k == "content" and (item.get("type") or (cur and cur[0])) != "reasoning":
+            p.skip_value()
+        else:
+            item[k] = p.read_value()
+    return item

@@ -11,6 +11,8 @@ counts what the server side saw too.
 """
 import pytest
 
+import boardprofile
+
 from fakes import Calls, FakeOpenAI, Text
 from httpserver import Server
 from mpyrun import BudgetError
@@ -19,6 +21,8 @@ from tlsfront import LocalCA, TLSFront
 # the chat and tool rounds with both kept-alive TLS connections: the MCP
 # loop's cap (test_ai_heap.py), 2K more for the two TLS sockets' objects
 TLS_CAP = "68K"
+# the console and its MCP server at once: the board's whole GC heap
+BOARD_HEAP = "%dK" % (boardprofile.load()["figures"]["gc_heap"] // 1024)
 
 
 @pytest.fixture(scope="module")
@@ -163,7 +167,7 @@ def test_mcp_serve_while_chatting_over_tls(mpy, tmp_path, ca):
         flash = make_flash(tmp_path, {"ai.general.provider": "ollama",
                                       "ai.general.base_url": prov.url.rstrip("/"),
                                       "ai.general.model": "llama3.2"})
-        b = Board(mpy, flash, heap="80K", ca=ca.der)   # the console's goal
+        b = Board(mpy, flash, heap=BOARD_HEAP, ca=ca.der)
         try:
             sid = init(b)
             got = {}

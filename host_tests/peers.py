@@ -51,6 +51,9 @@ EVERYTHING_JS = os.path.join(NODE_MODULES, "@modelcontextprotocol", "server-ever
 CONFORMANCE_BIN = os.path.join(NODE_MODULES, ".bin", "conformance")
 CONFORMANCE_NODE = os.path.join(NODE_MODULES, ".bin", "node")   # npm node@22
 SDK_SCRIPT = os.path.join(PEERS_DIR, "sdk_server.py")
+FASTMCP_SCRIPT = os.path.join(PEERS_DIR, "fastmcp_server.py")
+FILESYSTEM_JS = os.path.join(NODE_MODULES, "@modelcontextprotocol", "server-filesystem",
+                             "dist", "index.js")
 STANDIN = os.path.join(PEERS_DIR, "standin_client.py")
 VENV_PY = os.path.join(ROOT, ".venv", "bin", "python")
 NODE_MIN = 20
@@ -320,6 +323,24 @@ def sdk_peer(json=False, stateless=False, token=None, host="127.0.0.1", big=Fals
 def start_sdk(json=False, stateless=False, token=None, timeout=START_TIMEOUT):
     require_sdk()
     return sdk_peer(json, stateless, token).start(timeout)
+
+
+def start_fastmcp(timeout=START_TIMEOUT):
+    """PyPI fastmcp's server (peers/fastmcp_server.py text): text results
+    with a structuredContent copy, and a resource template."""
+    require_sdk()
+    return Peer("fastmcp-server", [python_exe(), "-I", FASTMCP_SCRIPT, "--port", "{port}",
+                                   "text"], cwd=PEERS_DIR).start(timeout)
+
+
+def start_filesystem(root, timeout=START_TIMEOUT):
+    """The reference filesystem server (npm, stdio) over `root`, served over
+    HTTP by a fastmcp proxy (peers/fastmcp_server.py filesystem)."""
+    node = node_exe()
+    require_file(FILESYSTEM_JS, "@modelcontextprotocol/server-filesystem")
+    return Peer("filesystem-server", [python_exe(), "-I", FASTMCP_SCRIPT, "--port", "{port}",
+                                      "filesystem", root, node, FILESYSTEM_JS],
+                cwd=PEERS_DIR, env=node_env(node)).start(timeout)
 
 
 def start_everything(timeout=START_TIMEOUT):

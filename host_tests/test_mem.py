@@ -206,6 +206,36 @@ def test_console_long_replies(mpy, measure, tmp_path):
     assert peaks[65536] - peaks[1024] < 2048, peaks
 
 
+def test_console_long_replies_in_a_row(mpy, tmp_path):
+    """One console, three questions whose replies are 1, 16 and 64 KB, then
+    `ai history`, at the console's goal heap: what one reply leaves behind
+    does not keep the next from fitting."""
+    flash = tmp_path / "flash"
+    flash.mkdir()
+    texts = [text_of(n) for n in (1024, 16384, 65536)]
+    with FakeOpenAI(flavor="ollama") as srv:
+        srv.options(chunked=True)
+        srv.delta_size = 32
+        srv.queue(*[Text(t) for t in texts])
+        (flash / "settings.json").write_text(json.dumps({
+            "ai.general.provider": "ollama", "ai.general.base_url": srv.base_url,
+            "ai.general.model": "llama3.2"}))
+        cmd = "ai one ; ai two ; ai three ; ai history".split()
+        r = mpy.run("aicmd_long", heap=CONSOLE_GOAL, args=[flash] + cmd, timeout=300,
+                    input="")
+        assert _console_ok(r), (r.out[-2000:], r.err)
+        assert [q.json["messages"][-1]["content"] for q in srv.requests] == [
+            "one", "two", "three"]
+    # the conversation on flash (trimmed to ai.history.bytes) ends with the
+    # 64 KB reply byte for byte
+    msgs = _history(flash)
+    assert msgs[-1] == {"role": "assistant", "content": texts[2]}
+    out = CSI.sub("", r.out).replace("\r", "")
+    for t in texts:
+        assert t.rstrip("\n") in out                      # each streamed to the screen
+    assert out.count(texts[2].rstrip("\n")) == 2         # and the last in ai history too
+
+
 # ---------------------------------------------------------------- tools cache
 
 def _schema(i):

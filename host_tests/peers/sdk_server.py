@@ -118,6 +118,11 @@ def build(port, token, host, big=False, ask=False):
             """size characters of text, no structuredContent."""
             return big_text(size)
 
+        @app.resource("big://{size}", mime_type="text/plain")
+        def big_resource(size: str) -> str:
+            """size characters of text as a resource."""
+            return big_text(int(size))
+
     if ask:
         class Name(BaseModel):
             name: str

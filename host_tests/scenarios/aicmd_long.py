@@ -1,7 +1,8 @@
 # The console's `ai` command with a long reply, every module of that path
 # imported first and markdown on (tty): argv flash_root command...
-# e.g. `ai write a long text`, `ai history`. The reply streams through the
-# renderer to stdout and into the history file; prints the working heap.
+# e.g. `ai write a long text`, `ai history`; several commands, one console,
+# separated by a ";" argument. The reply streams through the renderer to
+# stdout and into the history file; prints the working heap.
 import sys
 import store
 store.set_root(sys.argv[1])
@@ -17,5 +18,6 @@ import heapmon
 shell.set_tty(True)
 httpc.close_all()
 heapmon.start()
-shell.dispatch(" ".join(sys.argv[2:]))
+for line in " ".join(sys.argv[2:]).split(" ; "):
+    shell.dispatch(line)
 heapmon.report()

@@ -27,6 +27,9 @@ Quirks of the openai (chat completions) style:
                   default, other models nothing
   x_initiator     X-Initiator: agent on a request whose last message is a
                   tool result, else user (Copilot bills what a person asks)
+  stream_usage    streamed requests ask for the token usage
+                  (stream_options.include_usage; others report it unasked
+                  or not at all: ai status shows what came)
 The driver reads one quirk:
   copilot         the key is a GitHub login: each request first gets a
                   Copilot session token (ai/copilot.py), which also gives
@@ -53,7 +56,7 @@ PROVIDERS = (
     ("groq", "Groq", "openai", "https://api.groq.com/openai/v1", True,
      "llama-3.3-70b-versatile", "native", False, "effort_by_model"),
     ("ollama", "Ollama (local)", "openai", "http://localhost:11434/v1", False,
-     "llama3.2", "native", True, "max_tokens"),
+     "llama3.2", "native", True, "max_tokens stream_usage"),
     ("openai", "OpenAI", "responses", "https://api.openai.com/v1", True,
      "gpt-5-mini", "native", False, "effort_full no_obfuscation"),
     ("kimi", "Kimi (Moonshot)", "openai", "https://api.moonshot.ai/v1", True,

@@ -198,6 +198,28 @@ def as_str(v):
     return history.string(v)
 
 
+# The last request's token usage, where the service reports it: [use,
+# provider, model, tokens in, tokens out] (None: not reported). The driver
+# names the request before it is sent; a style hands the reply's usage
+# object to usage() (`ai status` shows it).
+LAST = [None, None, None, None, None]
+_IN = ("prompt_tokens", "input_tokens", "promptTokenCount")
+_OUT = ("completion_tokens", "output_tokens", "candidatesTokenCount")
+
+
+def usage(v):
+    """A usage object of any style (OpenAI prompt_tokens/completion_tokens,
+    Anthropic and Responses input_tokens/output_tokens, Gemini
+    promptTokenCount/candidatesTokenCount) into LAST; a later report of
+    the same reply (a cumulative count) replaces an earlier one."""
+    if isinstance(v, dict):
+        for i, names in ((3, _IN), (4, _OUT)):
+            for n in names:
+                x = v.get(n)
+                if isinstance(x, int) and not isinstance(x, bool):
+                    LAST[i] = x
+
+
 def rare_half(module):
     """A style module's __getattr__: names it does not define (error_info,
     models_request, read_models) come from its rare half,

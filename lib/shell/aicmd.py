@@ -305,6 +305,7 @@ def status():
         p = k.split(".")
         if len(p) == 3 and p[1] not in uses and p[1] not in ("history", "tools"):
             uses.append(p[1])
+    general = None
     for use in uses:
         try:
             cfg = resolve({"use": use})
@@ -318,14 +319,18 @@ def status():
             key = "key from copilot.token" if store.get("copilot.token") else "not logged in"
         else:
             key = "no key needed"
-        out(shell.fold("%-8s %s %s, tools %s, %s" % (use, cfg["provider"], cfg["model"],
-                                                     cfg["tools_level"], key), 9))
-        label = store.get("ai.%s.label" % use) or (
-            cfg["sources"].get("provider", "").startswith("ai.general.")
-            and store.get("ai.general.label"))
+        line = "%s %s, tools %s, %s" % (cfg["provider"], cfg["model"], cfg["tools_level"], key)
+        where = cfg["base_url"]
+        label = store.get("ai.%s.label" % use)
+        if use == "general":
+            general = (line, where)
+        elif general == (line, where) and not label:
+            out("%-8s the same as general" % use)
+            continue
+        out(shell.fold("%-8s %s" % (use, line), 9))
         out(shell.fold("         %s (provider from %s)%s" % (
-            cfg["base_url"], cfg["sources"].get("provider"),
-            ("; " + label) if label else ""), 9), shell.DIM)
+            where, cfg["sources"].get("provider"), ("; " + label) if label else ""), 9),
+            shell.DIM)
     if LAST[1] is None:
         return out("last request: none since the console started")
     if LAST[3] is None and LAST[4] is None:

@@ -5,7 +5,7 @@
     ai chat [QUESTION]       a chat mode: every line typed at you> goes to
     ai -u TYPE chat          the model (/new, /model TOKEN, /exit, Ctrl-D)
     ai status                what each use-type resolves to; the last
-                             request's token usage
+                             request's token usage (both: shell/aichat.py)
     ai -new [QUESTION]       forget the conversation first
     ai history [TYPE]        show the conversation
     ai -m MODEL QUESTION     another model (or preset token) for this question
@@ -62,10 +62,9 @@ def main(args):
         from shell import aiedit
         return getattr(aiedit, sub)(args)
     import ai
-    if sub == "status":
-        return status()
-    if sub == "chat":
-        return chat_mode(ai, "chat", None, arg)
+    if sub in ("status", "chat"):
+        from shell import aichat
+        return aichat.status() if sub == "status" else aichat.mode(ai, "chat", None, arg)
     if sub == "tools":
         if arg == "clear":
             ai.tools_cache_clear()
@@ -93,7 +92,8 @@ def main(args):
         if not question:
             return out("new conversation (%s)" % use)
     if question == "chat" or question.startswith("chat "):
-        return chat_mode(ai, use, model, question[5:].strip() or None)
+        from shell import aichat
+        return aichat.mode(ai, use, model, question[5:].strip() or None)
     if not question:
         given = sub.strip()
         raise shell.UsageError("%s needs a question after it, e.g. ai %s how do I blink an LED?"
@@ -223,120 +223,6 @@ def chat(ai, use, question, model=None):
         raise Error(err.replace('overrides["max_reply"]', "ai.%s.max_reply" % use))
     turn.commit(_int_setting("ai.history.bytes", _HISTORY_BYTES),
                 _int_setting("ai.history.turns", _HISTORY_TURNS))
-
-
-_CHAT_HELP = "/new starts over, /model TOKEN switches, /exit or Ctrl-D leaves"
-
-
-def chat_mode(ai, use, model, first=None):
-    """ai chat: every line typed at the you> prompt goes to the model
-    (the conversation of use-type use, kept as by ai QUESTION); lines
-    starting with "/" are the mode's own: /new, /model TOKEN (/model
-    alone: the one in use), /help, /exit (also Ctrl-D); "//x" sends "/x".
-    Ctrl-C stops a reply (or the line being typed) and stays in the mode;
-    a failed request is one error line and the mode goes on."""
-    from compat import collect
-    out("chat with %s (%s): every line goes to the model; %s" % (
-        _model_line(use, model), use, _CHAT_HELP), shell.DIM)
-    typed = term.History()
-    line = first
-    while True:
-        try:
-            if line is None:
-                line = term.readline("you> ", typed, style=shell.BOLD_GREEN)
-                if line is None:
-                    return out("left the chat (ai history shows it; ai chat goes on with it)")
-            text, line = line.strip(), None
-            if text[:1] == "/" and text[:2] != "//":
-                word, arg = (text + " ").split(" ", 1)
-                arg = arg.strip()
-                if word in ("/exit", "/quit", "/q"):
-                    return out("left the chat (ai history shows it; ai chat goes on with it)")
-                if word == "/new":
-                    from ai.history import History
-                    History(use).clear()
-                    out("new conversation (%s)" % use)
-                elif word == "/model":
-                    model = _switch(use, model, arg)
-                else:
-                    out("%s: %s" % (word if word == "/help" else "unknown " + word, _CHAT_HELP))
-            elif text:
-                chat(ai, use, text[1:] if text[:2] == "//" else text, model)
-        except KeyboardInterrupt:
-            pass                # (a prompt or a reply showed its ^C)
-        except Error as e:
-            shell.err(e)
-        collect()
-
-
-def _model_line(use, model):
-    """"provider model" that a question of use-type use goes to now."""
-    from ai.config import resolve, ConfigError
-    try:
-        cfg = resolve({"use": use, "model": model})
-    except ConfigError as e:
-        return "(%s)" % e
-    return "%s %s" % (cfg["provider"], cfg["model"])
-
-
-def _switch(use, model, token):
-    """/model TOKEN: the model for the rest of this chat, if it resolves."""
-    if not token:
-        out("model: " + _model_line(use, model))
-        return model
-    from ai.config import resolve, ConfigError
-    try:
-        resolve({"use": use, "model": token})
-    except ConfigError as e:
-        shell.err("/model %s: %s" % (token, e))
-        return model
-    out("model: %s for this chat" % _model_line(use, token))
-    return token
-
-
-def status():
-    """ai status: what each use-type resolves to (provider, model, tools
-    level, the key masked and the setting it comes from, the base URL),
-    then the last request's token usage where the service reported it."""
-    from ai.config import resolve, ConfigError
-    from ai.styles import LAST
-    uses = ["general", "chat", "helper", "edit"]     # ai's, ?'s, ai edit's
-    for k in store.keys("ai."):
-        p = k.split(".")
-        if len(p) == 3 and p[1] not in uses and p[1] not in ("history", "tools"):
-            uses.append(p[1])
-    general = None
-    for use in uses:
-        try:
-            cfg = resolve({"use": use})
-        except ConfigError as e:
-            shell.err("%-8s %s" % (use, e))
-            continue
-        key = cfg["key"]
-        if key:
-            key = "key %s from %s" % (store.mask(key), cfg["sources"].get("key") or "?")
-        elif "copilot" in cfg["quirks"]:
-            key = "key from copilot.token" if store.get("copilot.token") else "not logged in"
-        else:
-            key = "no key needed"
-        line = "%s %s, tools %s, %s" % (cfg["provider"], cfg["model"], cfg["tools_level"], key)
-        where = cfg["base_url"]
-        label = store.get("ai.%s.label" % use)
-        if use == "general":
-            general = (line, where)
-        elif general == (line, where) and not label:
-            out("%-8s the same as general" % use)
-            continue
-        out(shell.fold("%-8s %s" % (use, line), 9))
-        out(shell.fold("         %s (provider from %s)%s" % (
-            where, cfg["sources"].get("provider"), ("; " + label) if label else ""), 9),
-            shell.DIM)
-    if LAST[1] is None:
-        return out("last request: none since the console started")
-    if LAST[3] is None and LAST[4] is None:
-        return out("last request: %s, %s %s: the service reported no token usage" % tuple(LAST[:3]))
-    out("last request: %s, %s %s: %s tokens in, %s out" % tuple(
-        [v if v is not None else "?" for v in LAST]))
 
 
 def _int_setting(key, default):

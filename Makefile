@@ -5,7 +5,7 @@
 #               (JOBS pytest workers, default 3: most tests wait on sockets)
 #   make sim    run the serial console on the MicroPython unix port
 #   make demo   the console with a demo AI provider and MCP server on this
-#               computer: no key, no network (tools/demo.py)
+#               computer: no key, no network (tools/demo.py; also make sim DEMO=1)
 #   make bench  speed and heap benchmarks on the MicroPython unix port
 #   make lint   ruff (pinned) over lib/, host_tests/ and tools/ (rules: ruff.toml)
 #   make mpy    compile lib/ for the ESP32 (ARCH=xtensawin) into build/ARCH,
@@ -42,7 +42,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check lib host_tests tools
 
 sim: $(STAMP)
-	$(PY) tools/sim.py
+	$(PY) tools/$(if $(DEMO),demo.py $(DEMO_ARGS),sim.py)
 
 demo: $(STAMP)
 	$(PY) tools/demo.py $(DEMO_ARGS)

@@ -256,3 +256,11 @@ def test_the_documents_demo_sessions_are_real_runs(demo):
             missing = in_order(want, got, urls)
             assert missing is None, "%s: /> %s\nmissing: %r\nscreen:\n%s" % (
                 doc, command, missing, got)
+
+
+def test_make_sim_demo_1_is_make_demo():
+    from toolrun import make
+    for args in (("demo",), ("sim", "DEMO=1")):
+        r = make(*args)
+        assert r.returncode == 0 and r.stdout.split()[1:] == ["tools/demo.py"], r.stdout
+    assert make("sim").stdout.split()[1:] == ["tools/sim.py"]

@@ -70,6 +70,24 @@ def test_ai_config_code_enter_keeps_the_fallback_to_general(console):
         assert "cancelled; the settings are unchanged" in c.text()
 
 
+def test_the_wizard_marks_a_labelled_setup_and_a_new_one_drops_the_label(console):
+    from fakes import Calls
+    with FakeOpenAI(flavor="ollama") as srv:
+        c = console(ollama_settings(srv, **{"ai.general.label": "DEMO: canned"}))
+        c.type("ai config\r")
+        c.expect_exact("q to quit: ")
+        assert re.search(r"ollama +Ollama \(local\)  \(current: DEMO: canned\)", c.text())
+        c.type("\r")
+        c.expect_exact("Base URL [%s]: " % srv.base_url)
+        c.type("\r")
+        c.expect_exact("or type a name, q to quit: ")
+        srv.queue(Text("Ready"), Calls([("ping", {})]))
+        c.type("\r")
+        c.expect_prompt()
+        assert "saved ai.general: provider ollama" in c.text()
+        assert "ai.general.label" not in read_settings(c.flash)
+
+
 # ---------------------------------------------------------------- Tab
 
 def _complete(c, typed, want):
@@ -318,3 +336,27 @@ def test_ai_chat_is_a_mode_with_its_own_commands(console):
             "in code", "echo: in code"]
         c.line("ps")
         assert "ai" not in c.text().split("/> ps")[-1]
+
+
+# ---------------------------------------------------------------- the documents say what runs
+
+def test_the_documents_give_the_defaults_the_code_has():
+    """The two max_reply defaults (the console's, ai.ask's) in the settings
+    table, the simulator's heap in README.md, and no console line shown
+    with a prefix the console does not print."""
+    import os
+    from ai import config
+    from shell import aicmd, keys
+    from test_shell_ai import ROOT
+    what = dict((k, w) for k, _, w in keys.rows())["ai.USE.max_reply"]
+    assert "%d at the console" % aicmd._MAX_REPLY in what
+    assert "%d for ai.ask" % config._DEFAULT_MAX_REPLY in what
+    readme = open(os.path.join(ROOT, "README.md")).read()
+    src = open(os.path.join(ROOT, "tools", "sim.py")).read()
+    default = re.search(r'heap = "(\d+)K"', src).group(1)       # tools/sim.py's --heap
+    assert "Its heap is %s KB" % default in readme
+    assert "--heap\n108K" in readme or "--heap 108K" in readme
+    for doc in ("README.md", "lib/shell/README.md"):
+        for block in re.findall(r"^```\n(.*?)^```", open(os.path.join(ROOT, doc)).read(), re.M | re.S):
+            for line in block.split("\n"):
+                assert not line.startswith(("ai: thinking", "ai: no ", "mcp: no ")), (doc, line)

@@ -150,7 +150,8 @@ def ask(history, overrides=None):
         # already when the history records it)
         out = Out(cfg["max_reply"], sink, keep or (fallback is not None and rec is None))
         try:
-            LAST[:] = [cfg["use"], cfg["provider"], cfg["model"], None, None]
+            LAST[0], LAST[1], LAST[2] = cfg["use"], cfg["provider"], cfg["model"]
+            LAST[3] = LAST[4] = None        # (in place: no list per request)
             reply = _exchange(cfg, load(cfg["style"]), msgs, tools, out, stream is not None)
         finally:
             collect()

@@ -26,7 +26,7 @@ def parse(token, head):
         if k == "thinking" and (v in THINKING or v == "off"):
             think = v       # (off: none, as ai.<use>.thinking off says)
         elif k == "thinking":
-            raise ConfigError("thinking must be one of %s|off, not %r (in model '%s')" % (
+            raise ConfigError("thinking must be one of %s, not %r (in model '%s')" % (
                 "|".join(THINKING), v, token))
         elif k == "model" and v:
             model = v

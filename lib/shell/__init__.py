@@ -120,14 +120,14 @@ _TABLE = (
     "py~leave to the Python REPL (shell.run() comes back)~~~system python",
     "reboot~restart the board (the simulator ends)~~~system",
     "exit~leave the console (the simulator ends)~~~system",
-    "ai~chat with the AI model (ai chat: a chat mode); status, config, models, presets,"
-    " login, edit, history, tools"
+    "ai~chat with the AI model; chat mode, status, config, models, presets, login, edit,"
+    " history, tools"
     "~ai [-u TYPE] [-new] QUESTION | ai [-u TYPE] chat | ai -m MODEL QUESTION | ai status"
     " | ai history | ai config [TYPE] | ai models [PROVIDER] | ai presets | ai login copilot"
     " | ai edit FILE[:S-E] [--before|--after] TEXT | ai undo | ai -tools | ai tools list|clear"
     "~question:text:*~ai network~aicmd"
-    "~chat question:text:?=a chat mode: every line goes to the model (/exit leaves)"
-    ";status=provider, model, key and tools of each use-type, the last request's tokens"
+    "~chat question:text:?=a chat mode (/exit leaves)"
+    ";status=what each use-type resolves to"
     ";history use:str:?=show the conversation"
     ";config use:str:?=pick provider, key and model"
     ";models provider:str:?=list the models of a provider"

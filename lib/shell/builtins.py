@@ -47,8 +47,8 @@ def help(args):
         # only (a whole spec per row is heap the list does not need)
         builtin = len(shell._TABLE)
         for t in shell._TABLE:
-            f = t.split("~", 2)
-            out(shell.fold("  %-7s %s" % (f[0], f[1]), 10))
+            i = t.find("~")         # (not split: no copy of the row's rest)
+            out(shell.fold("  %-7s %s" % (t[:i], t[i + 1:t.find("~", i + 1)]), 10))
         for n in shell.names()[builtin:]:
             s = shell.find(n)
             if s is not None:

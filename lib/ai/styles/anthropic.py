@@ -74,7 +74,7 @@ length count (see _input).
 """
 import jsonstream
 from jsonstream import Array, Raw, Stream
-from ai.styles import (HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str, rare_half, usage,
+from ai.styles import (HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str, rare_half, tokens,
                        wire as _str, json_ok)
 from compat import const
 
@@ -440,7 +440,8 @@ def read_stream(cfg, events, out):
         B + "text": s, B + "thinking": s, B + "signature": s, B + "data": s,
         D + "text": s, D + "thinking": s, D + "signature": s,
         D + "partial_json": s, "error.message": s,
-        "message.usage": val, "usage": val})
+        # tokens in (message_start), out (message_delta: the count so far)
+        "message.usage.input_tokens": tokens, "usage.output_tokens": tokens})
     buf = bytearray(256)    # one parse buffer for every event
     done = False
     while True:
@@ -453,8 +454,6 @@ def read_stream(cfg, events, out):
         got.clear()
         jsonstream.select(e, rules, max_value=MAX_OPAQUE, buf=buf)
         t = ev.get("type") or e.event
-        if "usage" in ev:       # message_start: tokens in; message_delta: out
-            usage(ev["usage"])
         if t == "error":
             msg = ev.get("message") or "stream error"
             if ev.get("etype"):

@@ -33,7 +33,7 @@ Wire format (what this module writes and reads):
   truncated. The token usage (`usage` of a whole reply or of a stream's
   last chunk, `choices: []`, which quirk stream_usage asks for with
   stream_options.include_usage; Kimi `choices[0].usage`, Groq
-  `x_groq.usage`) goes to ai.styles.usage(); Ollama/Groq `reasoning`
+  `x_groq.usage`): its two counts go to ai.styles.tokens(); Ollama/Groq `reasoning`
   text is skipped unread.
 
   Errors: {"error": {"message", "type", "param", "code"}} (Kimi: no code;
@@ -60,7 +60,7 @@ OpenAI-shaped services may refuse the unknown field).
 Tool results with is_error get an "Error: " prefix (the wire has no flag).
 """
 import jsonstream
-from ai.styles import HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str, usage
+from ai.styles import HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str, tokens
 from ai.styles.oai import bearer_headers, effort, tool_output, __getattr__  # noqa: F401
 from compat import const
 
@@ -256,10 +256,6 @@ class _Reader:
         return _reply(self.out, calls or None, finish, echo)
 
 
-def _usage(path, value):
-    usage(value)
-
-
 def _rules(r, where):
     """select() rules for a whole message ("message") or a chunk ("delta").
     Text streams in pieces; a tool call (fragment) is small and read whole
@@ -275,7 +271,9 @@ def _rules(r, where):
         "error": r.on_error,
         # the token usage: a whole reply's, a stream's last chunk's (asked
         # for with stream_options.include_usage), Groq's, Kimi's
-        "usage": _usage, "x_groq.usage": _usage, "choices[0].usage": _usage,
+        "usage.prompt_tokens": tokens, "usage.completion_tokens": tokens,
+        "x_groq.usage.prompt_tokens": tokens, "x_groq.usage.completion_tokens": tokens,
+        "choices[0].usage.prompt_tokens": tokens, "choices[0].usage.completion_tokens": tokens,
     })
 
 

@@ -76,7 +76,7 @@ HELD.
 """
 import jsonstream
 from jsonstream import Array, Stream
-from ai.styles import HELD, Out, StyleError, output, reply as _reply, as_str, usage
+from ai.styles import HELD, Out, StyleError, output, reply as _reply, as_str, tokens
 from ai.styles.oai import bearer_headers, effort, tool_output, __getattr__  # noqa: F401
 from compat import const
 
@@ -385,7 +385,8 @@ def read_stream(cfg, events, out):
         "delta": s, "item.arguments": s, "output_index": val, "item.type": val,
         "item.id": val, "item.call_id": val, "item.name": val,
         "response.status": val, "response.incomplete_details.reason": val,
-        "response.error": val, "response.usage": val})
+        "response.error": val, "response.usage.input_tokens": tokens,
+        "response.usage.output_tokens": tokens})
     whole = None
     buf = bytearray(256)        # one parse buffer for every event
     cur = None                  # the entry of the item being written
@@ -437,7 +438,6 @@ def read_stream(cfg, events, out):
                 for p in pend:      # a call whose arguments came whole
                     r.args(cur, p)
         elif kind == "end":
-            usage(got.get("usage"))
             r.status = got.get("status") or name[9:]
             r.reason = got.get("reason")
             r.error = got.get("error")

@@ -4,18 +4,22 @@
 #   make test   create .venv (first time), install pinned tools, run the suite
 #               (JOBS pytest workers, default 3: most tests wait on sockets)
 #   make sim    run the serial console on the MicroPython unix port
+#   make demo   the console with a demo AI provider and MCP server on this
+#               computer: no key, no network (tools/demo.py; also make sim DEMO=1)
 #   make bench  speed and heap benchmarks on the MicroPython unix port
 #   make measure  bisect the smallest heaps, run make bench, and write
 #               tools/bench/MEASUREMENTS.md (generated; never edited by hand)
 #   make lint   ruff (pinned) over lib/, host_tests/ and tools/ (rules: ruff.toml)
 #   make mpy    compile lib/ for the ESP32 (ARCH=xtensawin) into build/ARCH,
 #               with a size table against the frozen-size budget
+#   make dist   a release in build/dist: the .mpy bundle, the mip index,
+#               SHA256SUMS (tools/dist.py)
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NODE_STAMP := tools/node/node_modules/.installed
 
-.PHONY: test check sim bench measure mpy clean lint
+.PHONY: test check sim demo bench measure mpy dist clean lint
 
 $(STAMP): tools/requirements.txt tools/requirements-peers.txt tools/constraints.txt
 	python3 -m venv $(VENV)
@@ -40,7 +44,10 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check lib host_tests tools
 
 sim: $(STAMP)
-	$(PY) tools/sim.py
+	$(PY) tools/$(if $(DEMO),demo.py $(DEMO_ARGS),sim.py)
+
+demo: $(STAMP)
+	$(PY) tools/demo.py $(DEMO_ARGS)
 
 bench: $(STAMP)
 	$(PY) tools/bench/run.py
@@ -51,6 +58,13 @@ measure: $(STAMP) $(NODE_STAMP)
 ARCH = xtensawin
 mpy: $(STAMP)
 	$(PY) tools/mpybuild.py --march $(ARCH) --out build/$(ARCH)
+
+# A release: lib/ as .mpy for ARCH (a zip), the mip index of the parts
+# (.mpy for ARCH and .py), the firmware image when MICROPY_DIR's is built,
+# and SHA256SUMS of them all, in DIST_OUT (tools/README.md: "Releases").
+DIST_OUT = build/dist
+dist: $(STAMP)
+	$(PY) tools/dist.py --arch $(ARCH) --out $(DIST_OUT) $(if $(FIRMWARE),--firmware $(FIRMWARE))
 
 clean:
 	rm -rf build .pytest_cache

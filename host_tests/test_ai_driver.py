@@ -87,3 +87,41 @@ def test_page_tokens_are_percent_encoded():
     from ai.styles import quote
     assert quote("abc-XYZ_0.9~") == "abc-XYZ_0.9~"
     assert quote("a b/c+d=\u00e9") == "a%20b%2Fc%2Bd%3D%C3%A9"
+
+
+@pytest.mark.parametrize("kind", ["ollama", "groq", "kimi", "openai-whole", "anthropic", "gemini"])
+def test_the_last_requests_token_usage_where_the_service_reports_it(tmp_path, kind):
+    """ai.styles.LAST: the use-type, provider and model of the last request
+    and the tokens its reply reported (OpenAI's usage chunk, asked for by
+    Ollama's stream_usage quirk; Groq's x_groq.usage; Kimi's
+    choices[0].usage; a whole reply's usage; Anthropic's message_start and
+    message_delta; Gemini's usageMetadata)."""
+    from ai.styles import LAST
+    from fakes import FakeAnthropic, FakeGemini
+    store.set_root(str(tmp_path))
+    provider = kind.split("-")[0]
+    fake = {"anthropic": lambda: FakeAnthropic(key="sk-ant-0123456789"),
+            "gemini": lambda: FakeGemini(key="AIza-0123456789")}.get(
+        provider, lambda: FakeOpenAI(flavor=provider, key="sk-test-0123456789"))
+    try:
+        with fake() as s:
+            s.queue(Text("one two three four five six"))
+            store.update({"ai.code.provider": provider, "ai.code.key": "sk-test-0123456789"
+                          if provider not in ("anthropic", "gemini") else
+                          ("sk-ant-0123456789" if provider == "anthropic" else "AIza-0123456789"),
+                          "ai.code.base_url": s.base_url,
+                          "ai.code.model": s.model_ids[0],
+                          "ai.code.style": "openai" if provider == "openai" else None})
+            LAST[:] = [None] * 5
+            o = {"use": "code"}
+            if kind != "openai-whole":
+                o["stream"] = lambda piece: None
+            reply, err = ai.ask_simple("count to six", o)
+            assert err is None, err
+            assert LAST[:3] == ["code", provider, s.model_ids[0]]
+            assert isinstance(LAST[3], int) and LAST[3] > 0, LAST
+            assert isinstance(LAST[4], int) and LAST[4] > 0, LAST
+            if provider == "ollama":
+                assert s.last.json["stream_options"] == {"include_usage": True}
+    finally:
+        store.set_root(None)

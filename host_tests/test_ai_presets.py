@@ -48,6 +48,11 @@ def test_parse_model_tokens():
     assert model == "gpt-5-mini"
     assert parse_model("gpt-mini,thinking=high")[1:] == ("gpt-5-mini", "high")
     assert parse_model("gpt-mini, model=gpt-5 , thinking=low")[1:] == ("gpt-5", "low")
+    # off, as ai.<use>.thinking takes it: no thinking for this token
+    assert parse_model("gpt-mini,thinking=off")[1:] == ("gpt-5-mini", "off")
+    store.update({"ai.chat.thinking": "high", "ai.chat.key": "sk-0123456789abcdef"})
+    assert resolve({"model": "gpt-mini,thinking=off"})["thinking"] is None
+    assert resolve({"model": "gpt-mini"})["thinking"] == "high"
 
 
 @pytest.mark.parametrize("token,words", [

@@ -9,6 +9,7 @@ import time
 import pytest
 import trustme
 
+import compat
 import httpc
 from httpserver import Server
 
@@ -195,7 +196,7 @@ def test_post_bodies():
             assert r.read() == want
         req = srv.requests[-1]
         assert req.headers["content-length"] == str(len(want)) and req.chunks is None
-        assert req.headers["user-agent"] == "antos-ai/0.1"
+        assert req.headers["user-agent"] == "antos-ai/" + compat.VERSION
         assert req.headers["connection"] == "keep-alive"
         assert req.headers["host"] == "127.0.0.1:%d" % srv.port
         # wrong declared length -> HTTPError, connection not reused

@@ -25,6 +25,7 @@ import time
 
 import pytest
 
+import compat
 import peers
 from boardserve import HEAP, TOKEN, Board, init, make_flash, raw, rpc
 
@@ -442,6 +443,8 @@ def test_token_made_on_first_serve_shown_once_and_rotated(board):
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t"}}},
         token=shown)
     assert st == 200
+    # the firmware's one version number
+    assert json.loads(body)["result"]["serverInfo"]["version"] == compat.VERSION
     out = b.line("mcp serve token", "makes another")
     assert shown not in out and shown[:3] + "..." + shown[-2:] in out
     out = b.line("mcp serve token new", "antos_")

@@ -106,6 +106,12 @@ class Console:
             out.append("" if len(line.rstrip()) == self.cols else "\n")
         return "".join(out).rstrip()
 
+    def flat(self):
+        """The screen's text with the console's own line breaks between
+        words (an error or usage line folded to the width: shell.fold)
+        taken out: what a check of a long line's words reads."""
+        return re.sub(r"\n +", " ", self.text())
+
     def row_of(self, needle):
         """Screen row (index) of the LAST line containing needle."""
         for y in range(self.rows - 1, -1, -1):
@@ -397,7 +403,7 @@ def test_ai_unconfigured_and_ollama_not_running(console):
     c.line("set ai.general.provider ollama")
     c.line("set ai.general.base_url http://127.0.0.1:%d/v1" % port)
     c.line("ai hello")
-    screen = c.text()
+    screen = c.flat()
     assert "is Ollama (local) running? or run: ai config)" in screen, screen
     assert not os.path.exists(os.path.join(c.flash, "history", "chat.jsonl"))
 
@@ -459,7 +465,7 @@ def test_mcp_add_list_test_tools_call_del(console, sdk_server):
     # wrong arguments
     c.clear()
     c.line("mcp add onlyname")
-    assert "mcp: missing url" in c.text() and "usage: mcp | mcp add NAME URL [TOKEN]" in c.text()
+    assert "mcp: missing url" in c.text() and "usage: mcp add NAME URL [TOKEN]\n" in c.text()
     c.line("mcp add bad.name http://x/")
     assert "mcp add: server name may only use letters" in c.text()
     c.line("mcp frob")
@@ -644,7 +650,8 @@ def test_ai_config_wizard_end_to_end(console):
         assert "cancelled; the settings are unchanged" in c.text()
         assert read_settings(c.flash) == before
 
-        # a key the provider refuses: the test fails, the person says n
+        # a key the provider refuses: asked again (a typo is fixed here);
+        # Enter keeps it, the test fails, the person says n
         c.clear()
         c.type("ai config\r")
         c.expect_exact("q to quit: ")
@@ -653,13 +660,37 @@ def test_ai_config_wizard_end_to_end(console):
         c.type(srv.base_url + "\r")
         c.expect_exact("API key [gsk...89]: ")
         c.type("gsk-wrong-key-000\r")
+        c.expect_exact("API key (again; Enter keeps it): ")
+        assert "the key was refused: groq: 401 Invalid API Key (check ai.general.key)" in c.flat()
+        assert "Model [" not in c.text()        # no model asked for a key that lists none
+        c.type("gsk-wrong-key-001\r")
+        c.expect_exact("API key (again; Enter keeps it): ")
+        c.type("\r")
         c.expect_exact("Model [openai/gpt-oss-20b]: ")
-        assert "no model list (groq: 401 Invalid API Key (check ai.general.key)); type a model id" in c.text()
+        assert "no model list (groq: 401 Invalid API Key (check ai.general.key)); type a model " \
+            "id" in c.flat()
         c.type("\r")
         c.expect_exact("save anyway? [y/n]: ")
         c.type("n\r")
         c.expect_prompt()
         assert "nothing changed" in c.text()
+        assert read_settings(c.flash) == before
+
+        # the key again, right this time: the model list follows
+        c.clear()
+        c.type("ai config\r")
+        c.expect_exact("q to quit: ")
+        c.type(provider_number(c.text(), "groq") + "\r")
+        c.expect_exact("]: ")
+        c.type("\r")
+        c.expect_exact("API key [gsk...89]: ")
+        c.type("gsk-typo\r")
+        c.expect_exact("API key (again; Enter keeps it): ")
+        c.type(key + "\r")
+        c.expect_exact("or type a name, q to quit: ")
+        assert "Models (3)" in c.text()
+        c.child.send("\x03")
+        c.expect_prompt()
         assert read_settings(c.flash) == before
 
 
@@ -859,9 +890,16 @@ def test_md_close_writes_what_is_held_whatever_the_width():
 
 def test_md_tables_render_simply():
     got = render("| name | value |\n|---|:---:|\n| a | **b** |\ntext | not a table", width=60)
-    assert plain(got) == ("\u2502 name \u2502 value \u2502\n" + "\u2500" * 11 + "\n"
+    # the rule under the header is as wide as the header as shown
+    assert plain(got) == ("\u2502 name \u2502 value \u2502\n" + "\u2500" * 16 + "\n"
                           "\u2502 a \u2502 b \u2502\ntext | not a table\n")
     assert md.DIM + "\u2502" + md.RESET in got
+    wide = "| a much longer header | \u00e9t\u00e9 |\n|---|---|\n| x | y |"
+    for width in (0, 60):
+        rows = plain(render(wide, width=width)).split("\n")
+        assert rows[1] == "\u2500" * len(rows[0]) == "\u2500" * 30, (width, rows)
+    narrow = [r for r in plain(render(wide, width=20)).split("\n") if r.startswith("\u2500")]
+    assert narrow and 0 < len(narrow[0]) <= 19, narrow      # never past the width
     # a long paragraph with a width: the pieces stay about a line, whatever its size
     writes = []
     r = md.Render(writes.append, True, width=80)

@@ -208,7 +208,7 @@ def test_setup_hints_name_the_settings_that_resolved(console):
     for line in ("ai hello", "? tell me a joke about robots", "ai -u code hello"):
         c.clear()
         c.line(line)
-        assert "is Ollama (local) running? or run: ai config)" in c.text(), c.text()
+        assert "is Ollama (local) running? or run: ai config)" in c.flat(), c.text()
     c.line("set ai.code.provider groq")     # the use-type's own provider now
     c.clear()
     c.line("ai -u code hello")
@@ -239,6 +239,8 @@ def test_the_wizard_keeps_with_enter_and_writes_nothing_before_the_end(console):
         with FakeOpenAI(flavor="groq", key="gsk-right-123456") as groq:
             c.clear()
             config_to_key(c, "groq", GROQ_URL, groq.base_url, "gsk-wrong-000000")
+            c.expect_exact("API key (again; Enter keeps it): ")
+            c.type("\r")                             # keeps the refused one
             c.expect_exact("Model [llama-3.3-70b-versatile]: ")
             c.type("\r")
             c.expect_exact("save anyway? [y/n]: ")

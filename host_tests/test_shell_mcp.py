@@ -98,7 +98,7 @@ def test_mcp_tools_resources_read_and_the_tools_cache(console, ts_server):  # no
     screen = c.text()
     assert "annotated()\n    Annotated Tool [destructive]\n    has hints" in screen, screen
     assert "6 tools\n1 task-only tool hidden: it would run only as tasks" in screen, screen
-    assert "ts has resources too: mcp resources ts" in screen
+    assert "ts has 2 resources too: mcp resources ts" in screen
     assert "task_only" not in screen
     c.clear()
     c.line("mcp resources ts")

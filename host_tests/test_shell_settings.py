@@ -26,6 +26,8 @@ def test_only_a_last_part_named_like_a_secret_is_secret():
 
 def test_known_keys_are_checked_with_the_valid_values_in_the_error():
     assert keys.check("ai.chat.max_tokens", 100) == 100
+    assert keys.check("mcp.serve.port", 65535) == 65535
+    assert keys.check("mcp.serve.port", 1) == 1
     assert keys.check("ai.code.temperature", "0.5") == 0.5
     assert keys.check("ai.general.tools", "text-fallback") == "text-fallback"
     assert keys.check("mcp.serve.autostart", True) is True
@@ -33,7 +35,13 @@ def test_known_keys_are_checked_with_the_valid_values_in_the_error():
     assert keys.check("ai.chat.model", "gemini-flash,thinking=low") == "gemini-flash,thinking=low"
     bad = {
         ("ai.general.provider", "foo"): "ai.general.provider must be one of groq, ollama, openai,",
-        ("ai.history.turns", "abc"): "ai.history.turns must be a whole number, 0 or more (not 'abc')",
+        ("ai.history.turns", "abc"): "ai.history.turns must be a whole number from 1 to 1000 (not 'abc')",
+        ("mcp.serve.port", 99999): "mcp.serve.port must be a whole number from 1 to 65535 (not 99999)",
+        ("mcp.serve.port", 0): "from 1 to 65535 (not 0)",
+        ("ai.chat.temperature", "7"): "must be a number from 0 to 2 (not '7')",
+        ("ai.chat.temperature", True): "must be a number from 0 to 2",
+        ("ai.chat.max_tokens", -5): "from 1 to 1000000 (not -5)",
+        ("wifi.wait", 100000): "wifi.wait must be a whole number from 1 to 300",
         ("ai.tools.approve", "maybe"): "must be one of ask, always, never (not 'maybe')",
         ("ai.chat.thinking", "huge"): "must be one of minimal, low, medium, high, max, off",
         ("ai.chat.style", "soap"): "must be one of openai, responses, anthropic, gemini",
@@ -60,14 +68,28 @@ def test_console_reference_lists_exactly_the_known_keys():
     assert table == list(keys.rows())
 
 
+def test_every_numeric_setting_has_a_range():
+    """A number without bounds is saved and then misread (a port of 99999
+    wrapped to another one): every int and number kind names its range."""
+    numeric = [(k, kind) for k, kind, _ in keys.rows() if kind.split(":")[0] in ("int", "number")]
+    assert len(numeric) >= 12, numeric
+    for k, kind in numeric:
+        lo, hi = keys.limits(kind)
+        assert lo < hi, k
+        sample = k.replace("USE", "chat").replace("NAME", "weather")
+        assert keys.check(sample, lo) == lo and keys.check(sample, hi) == hi
+        for bad in (lo - 1, hi + 1):
+            with pytest.raises(ValueError):
+                keys.check(sample, bad)
+
+
 def test_set_checks_asks_hidden_only_for_secrets_and_every_command_has_help(console):
     c = console({})
     for line, usage in (("set --help", "usage: set KEY [VALUE] | set -d KEY"),
                         ("mcp add -h", "usage: mcp | mcp add NAME URL [TOKEN]"),
                         ("ls -h", "usage: ls [PATH]"), ("ai --help", "usage: ai [-u TYPE]")):
-        c.clear()
-        c.line(line)
-        assert usage in c.text(), c.text()
+        out = c.line(line)      # (help set is longer than the screen)
+        assert usage in out, out
     out = c.line("help set")
     assert "ai.USE.provider" in out and "settings (USE:" in out
     c.clear()

@@ -98,3 +98,13 @@ def test_killed_micropython_writer_leaves_readable_store(mpy, tmp_path):
     # argv is interned as names, which the heap cap's calibration never saw
     kill_writer_repeatedly(mpy.cmd("store_writer", "64K"),
                            mpy.env({"ANTOS_ARGV": "\x1f" + str(tmp_path)}), tmp_path, 15)
+
+
+def test_mask_shows_the_ends_of_long_secrets_only():
+    """A 9-character token masked as "sek...23" showed 5 of its 9
+    characters: one shorter than 16 is stars only."""
+    assert store.mask("sekret123") == "*********"
+    assert store.mask("abcdefghijklmno") == "*" * 15
+    assert store.mask("abcdefghijklmnop") == "abc...op"
+    assert store.mask("gsk-secret-0123456789") == "gsk...89"
+    assert store.mask("") == ""

@@ -6,6 +6,11 @@ import errno
 
 MICROPYTHON = sys.implementation.name == "micropython"
 
+# The firmware's one version number: the console's banner, the board's MCP
+# serverInfo, the MCP clientInfo, the HTTP User-Agent, ai.__version__ and
+# the mip package descriptions (tools/dist.py) all say this.
+VERSION = "0.2.0"
+
 # errno names MicroPython's errno module lacks: Linux's numbers (the unix
 # port; the ESP32's newlib has the same EPIPE, and lwIP never reports
 # ENETUNREACH)

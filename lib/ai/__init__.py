@@ -25,9 +25,10 @@ official SDKs retry, and words the errors. Styles only translate.
 """
 import httpc
 import jsonstream
+from compat import VERSION as __version__  # noqa: F401  (ai.__version__)
 from compat import sleep_ms, collect, const, ticks_ms, ticks_diff, tighten, loosen
 from ai.config import ConfigError, resolve, source
-from ai.styles import Out, StyleError, load
+from ai.styles import LAST, Out, StyleError, load
 
 _RETRIES = const(2)
 _MAX_WAIT_S = const(20)       # longest server-requested wait we sit through
@@ -159,6 +160,8 @@ def ask(history, overrides=None):
         # already when the history records it)
         out = Out(cfg["max_reply"], sink, keep or (fallback is not None and rec is None))
         try:
+            LAST[0], LAST[1], LAST[2] = cfg["use"], cfg["provider"], cfg["model"]
+            LAST[3] = LAST[4] = None        # (in place: no list per request)
             reply = _exchange(cfg, load(cfg["style"]), msgs, tools, out, stream is not None)
         finally:
             collect()

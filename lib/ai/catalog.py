@@ -24,6 +24,9 @@ Quirks of the openai (chat completions) style:
                   false (else every delta is padded with random text)
   x_initiator     X-Initiator: agent on a request whose last message is a
                   tool result, else user (Copilot bills what a person asks)
+  stream_usage    streamed requests ask for the token usage
+                  (stream_options.include_usage; others report it unasked
+                  or not at all: ai status shows what came)
 The driver reads one quirk:
   copilot         the key is a GitHub login: each request first gets a
                   Copilot session token (ai/copilot.py), which also gives
@@ -62,7 +65,7 @@ PROVIDERS = (
     ("groq", "Groq", "openai", "https://api.groq.com/openai/v1", True,
      "llama-3.3-70b-versatile", "native", False, "", None),
     ("ollama", "Ollama (local)", "openai", "http://localhost:11434/v1", False,
-     "llama3.2", "native", True, "max_tokens", None),
+     "llama3.2", "native", True, "max_tokens stream_usage", None),
     ("openai", "OpenAI", "responses", "https://api.openai.com/v1", True,
      "gpt-5-mini", "native", False, "no_obfuscation", None),
     ("kimi", "Kimi (Moonshot)", "openai", "https://api.moonshot.ai/v1", True,

@@ -23,8 +23,8 @@ def parse(token, head):
         kv = opt.split("=", 1)
         k = kv[0].strip()
         v = kv[1].strip() if len(kv) > 1 else ""
-        if k == "thinking" and v in THINKING:
-            think = v
+        if k == "thinking" and (v in THINKING or v == "off"):
+            think = v       # (off: none, as ai.<use>.thinking off says)
         elif k == "thinking":
             raise ConfigError("thinking must be one of %s, not %r (in model '%s')" % (
                 "|".join(THINKING), v, token))

@@ -71,10 +71,10 @@ import errno
 import socket
 import select
 
-from compat import MICROPYTHON, is_timeout, const, clock_ok, ticks_ms, ticks_diff
+from compat import MICROPYTHON, VERSION, is_timeout, const, clock_ok, ticks_ms, ticks_diff
 
 CA_FILE = None
-USER_AGENT = "antos-ai/0.1"
+USER_AGENT = "antos-ai/" + VERSION
 TLS_MAX = None          # TLS connections open at once (None: the board's)
 SOCKETS_MAX = None      # sockets open at once, TLS ones too (None: the board's)
 # Called about every 100 ms while a socket waits on MicroPython (a console

@@ -59,7 +59,7 @@
 
 import jsonstream
 import httpc
-from compat import collect, const, ticks_ms, ticks_diff, tighten, loosen
+from compat import VERSION, collect, const, ticks_ms, ticks_diff, tighten, loosen
 from mcp import MAX_RESULT as MAX_TEXT     # flattened tool result kept (bytes)
 
 CLIENT_NAME = "antos-ai"
@@ -801,7 +801,7 @@ def _initialize(conn):
     # the versions we speak, the newest (the one we ask for) first
     protocols = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
     params = {"protocolVersion": protocols[0], "capabilities": caps,
-              "clientInfo": {"name": CLIENT_NAME, "version": "0.1"}}
+              "clientInfo": {"name": CLIENT_NAME, "version": VERSION}}
     conn._id += 1
     rid = conn._id
     resp = post(conn, {"jsonrpc": "2.0", "id": rid, "method": "initialize", "params": params})

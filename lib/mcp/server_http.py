@@ -49,7 +49,7 @@ isError.
 import jsonstream
 import store
 import shell
-from compat import const, ticks_ms, ticks_diff, MICROPYTHON
+from compat import VERSION, const, ticks_ms, ticks_diff, MICROPYTHON
 
 PATH = "/mcp"
 VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
@@ -479,7 +479,7 @@ def _initialize(srv, rid, params, out):
         "protocolVersion": v,
         "capabilities": {"tools": {"listChanged": False},
                          "resources": {"listChanged": False}, "logging": {}},
-        "serverInfo": {"name": "antos", "title": "AntOS board", "version": shell.VERSION},
+        "serverInfo": {"name": "antos", "title": "AntOS board", "version": VERSION},
         "instructions": "The console commands of a small board (MicroPython). Paths "
                         "are on its flash, / is the root. One call at a time."}},
         b"Mcp-Session-Id: " + sid.encode() + b"\r\n")

@@ -16,6 +16,7 @@ the local tool catalogue, and the ai/mcp command modules):
   ARG is a tuple (name, type, count[, description]):
     type:  "str" | "int" | "path" (file or folder under the flash root)
            | "file" | "dir" | "cmd" (a command name) | "key" (a setting)
+           | "server" (the name of a configured MCP server)
            | "text" (the REST of the line, raw, quotes and spaces kept:
              questions, JSON; one pair of quotes around all of it is
              dropped: '{"a": 1}') | a tuple of allowed words ("on", "off")
@@ -61,6 +62,8 @@ the local tool catalogue, and the ai/mcp command modules):
   sys.argv to [FILE, ARGS...] while it runs.
 
 Helpers: shell.count(n, "tool") -> "1 tool" / "2 tools";
+shell.fold(line, hang) -> the line broken between words to the terminal's
+width (help, usage and error lines; err() folds its own);
 shell.commands(tag=None) iterates specs (built-ins, then /bin);
 shell.find(name) -> spec or None (spec["usage"]: the usage line);
 shell.tty() -> True on a raw terminal (escape codes, line editor);
@@ -78,9 +81,8 @@ import sys
 import os
 
 import store
-from compat import collect, const, ticks_ms, tighten, loosen, MICROPYTHON
+from compat import collect, const, ticks_ms, tighten, loosen, MICROPYTHON, VERSION  # noqa: F401  (shell.VERSION)
 
-VERSION = "0.1"
 BOARD = MICROPYTHON and sys.platform not in ("linux", "darwin")    # not the unix port
 
 # One string per command, fields split by "~":
@@ -118,17 +120,20 @@ _TABLE = (
     "py~leave to the Python REPL (shell.run() comes back)~~~system python",
     "reboot~restart the board (the simulator ends)~~~system",
     "exit~leave the console (the simulator ends)~~~system",
-    "ai~chat with the AI model; config, models, presets, login, edit, history, tools"
-    "~ai [-u TYPE] [-new] QUESTION | ai -m MODEL QUESTION | ai history | ai config [TYPE]"
-    " | ai models [PROVIDER] | ai presets | ai login copilot"
+    "ai~chat with the AI model; chat mode, status, config, models, presets, login, edit,"
+    " history, tools"
+    "~ai [-u TYPE] [-new] QUESTION | ai [-u TYPE] chat | ai -m MODEL QUESTION | ai status"
+    " | ai history | ai config [TYPE] | ai models [PROVIDER] | ai presets | ai login copilot"
     " | ai edit FILE[:S-E] [--before|--after] TEXT | ai undo | ai -tools | ai tools list|clear"
     "~question:text:*~ai network~aicmd"
-    "~history use:str:?=show the conversation"
+    "~chat question:text:?=a chat mode (/exit leaves)"
+    ";status=what each use-type resolves to"
+    ";history use:str:?=show the conversation"
     ";config use:str:?=pick provider, key and model"
     ";models provider:str:?=list the models of a provider"
     ";presets=list the model presets (ai -m NAME)"
     ";login provider:str:1=log in to a provider (copilot: GitHub's device flow)"
-    ";edit target:text:1=change a file region with the model"
+    ";edit file:file:1 instruction:text:?=change a file region with the model"
     ";undo=put back the file the last ai edit changed"
     ";tools action:list/clear:?=list (or clear) the MCP tools cache"
     ";-tools=build the tools cache from every MCP server",
@@ -139,13 +144,13 @@ _TABLE = (
     " | mcp serve [PORT|stop|status|token [new]]~~network ai mcp~mcpcmd"
     "~list=list the servers (the same as mcp alone)"
     ";add name:str:1 url:str:1 token:str:?=add a server"
-    ";del name:str:1=remove a server"
-    ";login name:str:1=OAuth login: open a URL anywhere, paste back where it went"
-    ";test name:str:1=connect, list tools, time it"
-    ";tools name:str:1=list a server's tools"
-    ";call name:str:1 tool:str:1 json:text:?=call a tool with JSON arguments"
-    ";resources name:str:1=list a server's resources"
-    ";read name:str:1 uri:str:1=show a resource of a server"
+    ";del name:server:1=remove a server"
+    ";login name:server:1=OAuth login: open a URL anywhere, paste back where it went"
+    ";test name:server:1=connect, list tools, time it"
+    ";tools name:server:1=list a server's tools"
+    ";call name:server:1 tool:str:1 json:text:?=call a tool with JSON arguments"
+    ";resources name:server:1=list a server's resources"
+    ";read name:server:1 uri:str:1=show a resource of a server"
     ";serve what:str:? more:str:?=be an MCP server: the console's commands as tools",
 )
 
@@ -303,11 +308,35 @@ def count(n, word):
 
 def err(s):
     """One error line (red on a terminal), sanitized, newlines folded, any
-    secret scrubbed (error text may quote a server that echoed one)."""
+    secret scrubbed (error text may quote a server that echoed one); on a
+    terminal broken between words to its width (fold)."""
     s = store.scrub(str(s)).replace("\r", " ").replace("\n", " ")
     _failed[0] = True
-    write(s, RED)
+    write(fold(s, 2), RED)
     _put("\n")
+
+
+def fold(s, hang=0):
+    """s broken at spaces so that no line reaches the terminal's last
+    column, the lines after the first indented by hang spaces: help, usage
+    and error lines, which a terminal would break in the middle of a word.
+    Off a terminal (a pipe, a command run as a tool) s is unchanged. A
+    word longer than a line stays whole (the terminal breaks it)."""
+    t = sys.modules.get("shell.term")
+    w = (t.cols if t else 80) - 1
+    if len(s) <= w or not tty():
+        return s
+    lines, cur, first = [], "", True
+    for word in s.split(" "):       # runs of spaces (columns) are kept
+        if first:
+            cur, first = word, False
+        elif word and cur.strip() and len(cur) + 1 + len(word) > w:
+            lines.append(cur.rstrip())
+            cur = " " * hang + word
+        else:
+            cur += " " + word
+    lines.append(cur)
+    return "\n".join(lines)
 
 
 # ---- paths --------------------------------------------------------------
@@ -720,6 +749,18 @@ def run_script(p, args, func=None):
         sys.argv[:] = argv
 
 
+def _usage(spec, rest):
+    """The usage line's forms that name the first word typed after the
+    command (a sub-command or an option: "mcp serve", "-u"), or all."""
+    w = rest.split()
+    forms = spec["usage"].split(" | ")
+    if w and len(forms) > 1:
+        mine = [f for f in forms if w[0] in f.split()[1:] or "[" + w[0] in f]
+        if mine:
+            return " | ".join(mine)
+    return spec["usage"]
+
+
 def dispatch(line):
     """Run one command line. Never raises (except SystemExit from exit)."""
     line = line.strip()
@@ -754,7 +795,7 @@ def dispatch(line):
         _call(spec, w)
     except UsageError as e:
         err("%s: %s" % (name, e))
-        out("usage: " + spec["usage"])
+        out(fold("usage: " + _usage(spec, rest), 7))
     except Error as e:
         err(e)
     except KeyboardInterrupt as e:
@@ -801,6 +842,9 @@ def run(banner=True):
     term.ask_width()
     if banner:
         out("AntOS console %s. Type help, or ? followed by a question." % VERSION)
+        label = store.get("ai.general.label")   # what ai talks to, when it needs saying
+        if label:
+            out("ai: " + str(label), BOLD_CYAN)
     _call({"module": "shell.script", "func": "shadowed"}, None)
     history = term.History()
     t = _task("console")

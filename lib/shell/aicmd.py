@@ -2,6 +2,10 @@
 
     ai QUESTION              continue the conversation of use-type chat
     ai -u TYPE QUESTION      the same for another use-type (code, ...)
+    ai chat [QUESTION]       a chat mode: every line typed at you> goes to
+    ai -u TYPE chat          the model (/new, /model TOKEN, /exit, Ctrl-D)
+    ai status                what each use-type resolves to; the last
+                             request's token usage (both: shell/aichat.py)
     ai -new [QUESTION]       forget the conversation first
     ai history [TYPE]        show the conversation
     ai -m MODEL QUESTION     another model (or preset token) for this question
@@ -58,6 +62,9 @@ def main(args):
         from shell import aiedit
         return getattr(aiedit, sub)(args)
     import ai
+    if sub in ("status", "chat"):
+        from shell import aichat
+        return aichat.status() if sub == "status" else aichat.mode(ai, "chat", None, arg)
     if sub == "tools":
         if arg == "clear":
             ai.tools_cache_clear()
@@ -84,8 +91,13 @@ def main(args):
         History(use).clear()
         if not question:
             return out("new conversation (%s)" % use)
+    if question == "chat" or question.startswith("chat "):
+        from shell import aichat
+        return aichat.mode(ai, use, model, question[5:].strip() or None)
     if not question:
-        raise shell.UsageError("missing question")
+        given = sub.strip()
+        raise shell.UsageError("%s needs a question after it, e.g. ai %s how do I blink an LED?"
+                               " (or ai %s chat)" % (given, given, given))
     chat(ai, use, question, model)
 
 
@@ -101,12 +113,14 @@ def _options(text):
         elif word == "-u":
             use, rest = (rest.strip() + " ").split(" ", 1)
             if not use:
-                raise shell.UsageError("-u needs a use-type, e.g. -u code")
+                raise shell.UsageError("-u needs a use-type and a question, e.g. ai -u code "
+                                       "how do I blink an LED?")
             _check_use(use)
         elif word == "-m":
             model, rest = (rest.strip() + " ").split(" ", 1)
             if not model:
-                raise shell.UsageError("-m needs a model, e.g. -m gpt-mini")
+                raise shell.UsageError("-m needs a model and a question, e.g. ai -m gpt-mini "
+                                       "hello (ai presets lists the short names)")
         else:
             raise shell.UsageError("unknown option " + word)
         s = rest.strip()

@@ -31,9 +31,8 @@ def _target(word):
 
 
 def edit(args):
-    word, rest = shell.split_words(args[1] if len(args) > 1 else "", True)
-    if not word:
-        raise UsageError("which file? " + USAGE)
+    # (the registry gives the file as a word of its own: Tab completes it)
+    word, rest = args[1], args[2] if len(args) > 2 else ""
     path, start, end = _target(word)
     where, ov = "replace", {}
     while True:

@@ -115,6 +115,12 @@ def _as_settings(err, k):
     return err
 
 
+def _refused(err, pid, k):
+    """The error of a request says the service refused the key."""
+    return err.startswith(pid + ": 401 ") or err.startswith(pid + ": 403 ") or (
+        "(check %skey)" % k) in err
+
+
 def wizard(use):
     """Provider, base URL, key, model: each tried through overrides (the
     model list, a test question, a tool probe) and written once, together,
@@ -125,16 +131,30 @@ def wizard(use):
     k = "ai.%s." % use          # the settings' prefix
     provs = ai.providers()
     cur = store.get(k + "provider")
+    label = store.get(k + "label")
     out("ai config %s: Enter keeps [the value shown], Ctrl-C cancels" % use)
+    general = None
+    if not cur and use != "general":
+        # Enter keeps what it has: nothing of its own, ai.general's setup
+        general = store.get("ai.general.provider")
+        out("%s has no provider of its own: it uses ai.general's (%s); Enter at the "
+            "menu keeps that" % (use, general or "none yet"))
     labels = []
-    keep = None
+    keep = -1 if use != "general" and not cur else None
     for i, p in enumerate(provs):
+        now = ""
         if p["id"] == cur:
             keep = i
-        labels.append("%-10s %s%s" % (p["id"], p["name"], "  (current)" if p["id"] == cur else ""))
+            now = "  (current%s)" % (": " + label if label else "")
+        elif p["id"] == general:
+            now = "  (ai.general's)"
+        labels.append("%-10s %s%s" % (p["id"], p["name"], now))
     i = term.menu(labels, "Provider:", keep=keep)
     if i is None:
         raise KeyboardInterrupt
+    if i < 0:
+        return out("%s falls back to ai.general%s; nothing changed" % (
+            use, (" (%s)" % general) if general else ", which has no provider yet: run ai config"))
     p = provs[i]
     pid = p["id"]
     same = pid == cur
@@ -156,9 +176,19 @@ def wizard(use):
     # ("": no key, never the old provider's; the URL when one is stored)
     o = {"use": use, "provider": pid, "key": key or "",
          "base_url": url if base or store.get(k + "base_url") else None}
-    found, err = term.busy("fetching the model list", ai.fetch_models, provider=pid,
-                           key=o["key"], use=use, base_url=o["base_url"])
-    err = _as_settings(err, k)
+    while True:
+        found, err = term.busy("fetching the model list", ai.fetch_models, provider=pid,
+                               key=o["key"], use=use, base_url=o["base_url"])
+        err = _as_settings(err, k)
+        if not (key and err and _refused(err, pid, k)):
+            break
+        # the service says the key is wrong: ask for it again, not for a
+        # model that the key could not list
+        shell.err("the key was refused: " + err)
+        again = _read("API key (again; Enter keeps it): ", True)
+        if not again:
+            break
+        key = o["key"] = again
     if err or not found:
         shell.err("no model list (%s); type a model id" % (err or "the list is empty"))
         model = _read("Model [%s]: " % model0) or model0
@@ -211,7 +241,7 @@ def wizard(use):
         else:
             out("tools: native (the model answered without calling the probe tool)")
     store.update({k + "provider": pid, k + "key": key, k + "model": model,
-                  k + "tools": level, k + "base_url": base})
+                  k + "tools": level, k + "base_url": base, k + "label": None})
     out("saved ai.%s: provider %s, model %s%s%s" % (
         use, pid, model, (", key " + store.mask(key)) if key else "",
         (", tools " + level) if level else ""))

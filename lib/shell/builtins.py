@@ -47,26 +47,26 @@ def help(args):
         # only (a whole spec per row is heap the list does not need)
         builtin = len(shell._TABLE)
         for t in shell._TABLE:
-            f = t.split("~", 2)
-            out("  %-7s %s" % (f[0], f[1]))
+            i = t.find("~")         # (not split: no copy of the row's rest)
+            out(shell.fold("  %-7s %s" % (t[:i], t[i + 1:t.find("~", i + 1)]), 10))
         for n in shell.names()[builtin:]:
             s = shell.find(n)
             if s is not None:
-                out("  %-7s %s (script)" % (n, s["desc"]))
+                out(shell.fold("  %-7s %s (script)" % (n, s["desc"]), 10))
         return
     spec = shell.find(args[0])
     if spec is None:
         raise Error("help: no command %s (type help for the list)" % args[0])
     # usage, description, arguments, sub-commands, tags and where it lives
-    out("usage: " + spec["usage"])
-    out("  " + spec["desc"])
+    out(shell.fold("usage: " + spec["usage"], 7))
+    out(shell.fold("  " + spec["desc"], 2))
     if spec["args"]:
         out("arguments:")
         for a in spec["args"]:
             typ = "|".join(a[1]) if isinstance(a[1], tuple) else a[1]
-            out("  %-10s %-8s %s%s" % (a[0], typ, {
+            out(shell.fold("  %-10s %-8s %s%s" % (a[0], typ, {
                 "1": "required", "?": "optional", "*": "any number",
-                "+": "one or more"}.get(a[2], a[2]), ": " + a[3] if len(a) > 3 else ""))
+                "+": "one or more"}.get(a[2], a[2]), ": " + a[3] if len(a) > 3 else ""), 23))
     subs_tags(spec)
     if spec["name"] == "set":
         from shell import keys
@@ -78,9 +78,14 @@ def help(args):
 
 
 def subs_tags(spec):
-    """A command's sub-command lines and its tags (help CMD, ? what does)."""
-    for s in spec.get("subs") or ():
-        out("  %s %-7s %s" % (spec["name"], s[0], s[2]))
+    """A command's sub-command lines, their descriptions in one column,
+    and its tags (help CMD, ? what does)."""
+    subs = spec.get("subs") or ()
+    w = 0
+    for s in subs:
+        w = max(w, len(s[0]))
+    for s in subs:
+        out(shell.fold("  %s %-*s  %s" % (spec["name"], w, s[0], s[2]), len(spec["name"]) + w + 5))
     if spec["tags"]:
         out("tags: " + ", ".join(spec["tags"]))
 

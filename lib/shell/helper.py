@@ -6,6 +6,7 @@
     ? what is running                             -> runs ps
     ? which folder am I in                        -> runs pwd
     ? what are my settings                        -> runs get (masked)
+    ? what model am I using                       -> runs ai status
     ? where is boot.py            -> files whose name matches, with paths
     ? what does mcp do            -> the command's description and usage
                                      (or a file's first doc line)
@@ -41,7 +42,7 @@ TAGS = ("network internet:network wifi:network online:network "
 # state questions: "topic words=command" (the read-only command that answers)
 STATE = ("date time clock day today=date;memory heap ram=free;"
          "flash disk storage space=df;running tasks task processes=ps;"
-         "settings setting configuration=get")
+         "settings setting configuration=get;model provider=ai status")
 # a question about a command, not about the state it shows
 ABOUT = "does command commands usage describe explain help mean"
 
@@ -164,8 +165,8 @@ def _what_does(words):
     spec = shell.find(name)
     if spec is not None:
         where = shell.show(spec["path"]) if spec["path"] else "built-in command (%s)" % spec["module"]
-        out("%s: %s" % (name, spec["desc"]))
-        out("usage: " + spec["usage"])
+        out(shell.fold("%s: %s" % (name, spec["desc"]), 2))
+        out(shell.fold("usage: " + spec["usage"], 7))
         from shell import builtins
         builtins.subs_tags(spec)
         out("where: " + where)

@@ -12,9 +12,12 @@ and `help set` only.
 TABLE: one line per setting: the key, its kind, what it is. In a key, USE
 stands for a use-type (chat, code, helper, edit, general...: letters,
 digits, - and _) and NAME for an MCP server's name. Kinds: text, secret
-(text shown masked), int (a whole number, 0 or more), number, bool (true
-or false), url (http:// or https://), provider (an id of ai/catalog.py),
-model (a model id or a preset token: ai/config.py), or the choices a|b|c.
+(text shown masked), int:MIN-MAX (a whole number from MIN to MAX),
+number:MIN-MAX (any number from MIN to MAX), bool (true or false), url
+(http:// or https://), provider (an id of ai/catalog.py), model (a model
+id or a preset token: ai/config.py), or the choices a|b|c. Every number
+has a range: a value outside it would be saved and then misread (a port
+above 65535 wraps to another one).
 A key under ai. or mcp. that is not here is refused with the nearest
 known one (a typo would be saved and never read); other keys (your
 scripts' own) are stored as typed.
@@ -25,17 +28,18 @@ ai.USE.provider provider the provider of use-type USE (general: the fallback of 
 ai.USE.model model model id or preset token (ai presets)
 ai.USE.key secret API key
 ai.USE.base_url url the API's base URL
-ai.USE.max_tokens int longest reply, in tokens
-ai.USE.temperature number sampling temperature
+ai.USE.max_tokens int:1-1000000 longest reply, in tokens
+ai.USE.temperature number:0-2 sampling temperature
 ai.USE.system text system prompt
-ai.USE.timeout int seconds of each network wait (60)
-ai.USE.deadline int seconds of a whole exchange (300)
+ai.USE.timeout int:1-3600 seconds of each network wait (60)
+ai.USE.deadline int:1-86400 seconds of a whole exchange (300)
 ai.USE.thinking minimal|low|medium|high|max|off thinking effort
 ai.USE.tools native|text-fallback|none tool calling
 ai.USE.style openai|responses|anthropic|gemini wire format (openai or responses: swaps)
-ai.USE.max_reply int longest reply kept, in characters
-ai.history.bytes int bytes of a conversation kept (16384)
-ai.history.turns int turns of a conversation kept (20)
+ai.USE.max_reply int:64-1048576 longest reply kept, in characters (131072 at the console, 16384 for ai.ask)
+ai.USE.label text a note shown beside the provider (banner, ai config, ai status): make demo sets one
+ai.history.bytes int:1024-1048576 bytes of a conversation kept (16384)
+ai.history.turns int:1-1000 turns of a conversation kept (20)
 ai.tools.approve ask|always|never tool calls of a chat: ask first, run, refuse
 mcp.NAME.url url the server's URL (mcp add)
 mcp.NAME.token secret bearer token (mcp add, mcp login)
@@ -47,27 +51,27 @@ mcp.NAME.idp_url url enterprise IdP token endpoint
 mcp.NAME.idp_client text client ID at the IdP
 mcp.NAME.idp_token secret ID token from the IdP
 mcp.NAME.refresh_token secret OAuth: the refresh token (mcp login)
-mcp.NAME.expires int OAuth: when the token expires (Unix s)
+mcp.NAME.expires int:0-4294967295 OAuth: when the token expires (Unix s)
 mcp.NAME.scope text OAuth: the scope granted
 mcp.NAME.issuer url OAuth: the authorization server
 mcp.NAME.resource url OAuth: the resource the token is for
 mcp.NAME.reg_id text OAuth: the dynamic registration's client ID
 mcp.NAME.reg_secret secret OAuth: its secret
 mcp.NAME.reg_auth text OAuth: its token endpoint authentication
-mcp.deadline int seconds of one MCP operation (300)
-mcp.max_result int bytes of a tool result kept (16384)
+mcp.deadline int:1-86400 seconds of one MCP operation (300)
+mcp.max_result int:256-1048576 bytes of a tool result kept (16384)
 mcp.client_url url OAuth client ID metadata document (https)
-mcp.serve.port int port of mcp serve (8765)
+mcp.serve.port int:1-65535 port of mcp serve (8765)
 mcp.serve.bind text address mcp serve listens on
 mcp.serve.hosts text host names clients may use for the board
-mcp.serve.idle int seconds an unused session is kept (3600)
+mcp.serve.idle int:1-604800 seconds an unused session is kept (3600)
 mcp.serve.autostart bool start mcp serve at boot
 mcp.serve.allow text commands exposed beyond the read-only ones
 mcp.serve.always text commands allowed for always (the approval's a)
 mcp.serve.token secret the token clients send (mcp serve token new)
 wifi.ssid text WiFi network (wifi connect)
 wifi.password secret its password
-wifi.wait int seconds boot.py waits for WiFi (15)
+wifi.wait int:1-300 seconds boot.py waits for WiFi (15)
 copilot.token secret GitHub login for Copilot (ai login copilot)
 copilot.github url GitHub Enterprise Server: its https://HOST
 copilot.api url GitHub Enterprise Server: its Copilot API
@@ -84,9 +88,10 @@ def rows():
 
 
 def show(out):
+    import shell
     out("settings (USE: a use-type such as chat, code or general; NAME: an MCP server):")
     for k, kind, what in rows():
-        out("  %-22s %-13s %s" % (k, kind, what))
+        out(shell.fold("  %-22s %-16s %s" % (k, kind, what), 42))
 
 
 def _word(w, most):
@@ -152,24 +157,38 @@ def nearest(key):
     return best
 
 
+def limits(k):
+    """(low, high) of a kind int:MIN-MAX or number:MIN-MAX, else None."""
+    i = k.find(":")
+    if i < 0 or k[:i] not in ("int", "number"):
+        return None
+    lo, hi = k[i + 1:].split("-")
+    return int(lo), int(hi)
+
+
 def check(key, value):
     """The value to store for key (a number for the int and number
-    kinds), or ValueError with what is valid."""
+    kinds, within their range), or ValueError with what is valid."""
     k = kind(key)
     v = value
     if k is None or k in ("text", "secret"):
         return v
-    if k == "int":
-        if isinstance(v, int) and not isinstance(v, bool) and v >= 0:
+    r = limits(k)
+    if r is not None:
+        if k.startswith("int"):
+            ok = isinstance(v, int) and not isinstance(v, bool)
+            what = "a whole number"
+        else:
+            try:
+                ok = not isinstance(v, bool)
+                v = float(v) if isinstance(v, str) else v
+                ok = ok and isinstance(v, (int, float))
+            except ValueError:
+                ok = False
+            what = "a number"
+        if ok and r[0] <= v <= r[1]:
             return v
-        raise ValueError("%s must be a whole number, 0 or more (not %r)" % (key, v))
-    if k == "number":
-        try:
-            if not isinstance(v, bool):
-                return float(v) if isinstance(v, str) else v
-        except ValueError:
-            pass
-        raise ValueError("%s must be a number (not %r)" % (key, v))
+        raise ValueError("%s must be %s from %d to %d (not %r)" % (key, what, r[0], r[1], value))
     if k == "bool":
         if v is True or v is False:
             return v

@@ -212,6 +212,10 @@ def _serve_(server, what, more):
         port = int(port)
     except ValueError:
         raise shell.UsageError("PORT must be a number, or stop, status, token")
+    if not 0 < port < 65536:    # (a socket would take it modulo 65536)
+        if what:
+            raise shell.UsageError("PORT must be from 1 to 65535, not %d" % port)
+        raise Error("mcp serve: mcp.serve.port is %d; set it to a port from 1 to 65535" % port)
     fresh = not store.get("mcp.serve.token")
     url, err = server.start(port, str(store.get("mcp.serve.bind") or "0.0.0.0"))
     if err:

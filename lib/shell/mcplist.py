@@ -51,7 +51,12 @@ def tools(name):
 
     def listing(conn):
         n, err = mcp.tools(conn, show)
-        return n, err, conn.hidden, "resources" in conn.caps
+        res = 0
+        if not err and "resources" in conn.caps:
+            # counted, not assumed: a server may declare resources and list
+            # none (the SDK's servers do), and mcp resources would say so
+            res = mcp.resources(conn, lambda r: None)[0] or 0
+        return n, err, conn.hidden, res
     try:
         n, err, hidden, res = mcpcmd._with(name, listing)
     finally:
@@ -63,7 +68,7 @@ def tools(name):
         out("%s hidden: %s run only as tasks, which this console does not do" % (
             count(hidden, "task-only tool"), "it would" if hidden == 1 else "they"))
     if res:
-        out("%s has resources too: mcp resources %s" % (name, name), shell.DIM)
+        out("%s has %s too: mcp resources %s" % (name, count(res, "resource"), name), shell.DIM)
 
 
 def resources(name):

@@ -13,8 +13,8 @@ streams: headings (bold; H1 also underlined), **bold**, *italic* / _italic_,
 language as a dim label), bullet lists ("-", "*", "+" -> a bullet), numbered
 lists, block quotes (a dim bar), rules, links [text](url) (underlined
 text, the url dim after it) and tables, simply: a row's "|" become dim
-bars, the "|---|---|" row a rule (cells are not aligned: that would hold
-the whole table). With a width (the terminal's columns) lines are wrapped
+bars, the "|---|---|" row a rule as wide as the row above it (cells are
+not aligned: that would hold the whole table). With a width (the terminal's columns) lines are wrapped
 at word boundaries before that column (list items and quotes go on under
 their text; code blocks are never wrapped). Text goes out as soon as it
 can be classified: only a line's first few characters (until the block
@@ -75,6 +75,7 @@ class Render:
         self.long = False     # it is longer than a line (the terminal wraps it)
         self.margin = 0       # columns a wrapped line starts at (a list item's)
         self.table = False    # the line is a table row
+        self.rule = 0         # columns of the line before, when a table row
         self.out = bytearray()
         self.start = True     # at the start of a line (head being classified)
         self.head = b""       # held line start
@@ -97,7 +98,7 @@ class Render:
         self.prev = s[-1]
         if not self.width or self.fence:
             self.out += s
-            self.col += len(s)
+            self.col += term.columns(s, 0, len(s)) if max(s) >= 0x80 else len(s)
             return
         n = len(s)
         wide = max(s) >= 0x80       # else a byte is a column
@@ -259,6 +260,7 @@ class Render:
             self.styled = False
         self.heading = ""
         self._put(self.nl)
+        self.rule = self.col if self.table else 0
         self.col = self.em = self.margin = 0
         self.table = False
         self.prev = 32
@@ -300,8 +302,8 @@ class Render:
                 self._emit(RULE.encode())
                 return self._newline()
             if ch == 124 and b"-" in line and not line.strip(b"|-: "):
-                self._attr(DIM)             # a table's |---|---| row
-                n = len(line)
+                self._attr(DIM)             # a table's |---|---| row: as
+                n = self.rule or len(line)  # wide as the row above it
                 self._emit(("\u2500" * min(n, self.width - 1 if self.width else n)).encode())
                 return self._newline()
             if len(line) >= 3 and ch in b"`~" and line[1] == ch and line[2] == ch:

@@ -594,8 +594,8 @@ def secret(line):
 
 def complete(before):
     """Completion for the console line: command names in the first word, then
-    by the argument's type (commands, settings, sub-commands, choices),
-    file names otherwise. -> (start, candidates)."""
+    by the argument's type (commands, settings, MCP servers, sub-commands,
+    choices), file names otherwise. -> (start, candidates)."""
     if before.startswith("?"):
         return 0, []
     i = before.rfind(" ")
@@ -624,8 +624,10 @@ def complete(before):
     if typ == "cmd":
         return start, _match(shell.names(), word)
     if typ == "key":
-        import store
         return start, [k + " " for k in store.keys(word)][:100]
+    if typ == "server":         # mcp.<name>.url names a server
+        return start, _match([k[4:-4] for k in store.keys("mcp.")
+                              if k.endswith(".url") and k.count(".") == 2], word)
     if isinstance(typ, tuple):
         return start, _match(typ, word)
     if typ in ("str", "int", "text"):
@@ -694,9 +696,10 @@ def ask(prompt, choices="yn", default=None):
 def menu(labels, title=None, page=10, typed=False, keep=None):
     """A numbered, paged menu. Returns the chosen index (int); with typed=True
     anything that is not a number is returned as the typed str (e.g. a model
-    id not in the list); keep (the index of the current value) for Enter at
-    the last page; None when the person quits (q, Enter at the last page
-    without keep, end of input). Ctrl-C raises KeyboardInterrupt."""
+    id not in the list); keep (the index of the current value, or -1 for
+    "keep none of them") for Enter at the last page; None when the person
+    quits (q, Enter at the last page without keep, end of input). Ctrl-C
+    raises KeyboardInterrupt."""
     n = len(labels)
     first = 0
     if title:

@@ -21,6 +21,7 @@ SETTINGS = "settings.json"
 SECRET_WORDS = ("key", "token", "password", "secret")
 _WINDOW = const(512)    # characters scrub() lowers at a time
 _RUN = const(8)         # a run of this many characters of a secret is scrubbed
+_MASK_SHOWS = const(16)  # a secret this long or longer shows its ends when masked
 
 _root = None
 _settings = None
@@ -302,9 +303,11 @@ def is_secret(key, loose=False):
 
 
 def mask(value):
-    """Show enough of a secret to recognise it, never enough to use it."""
+    """Show enough of a secret to recognise it, never enough to use it:
+    the first 3 and last 2 characters of one of 16 or more (at most a
+    third of it), a shorter one whole as stars."""
     s = str(value)
-    if len(s) <= 8:
+    if len(s) < _MASK_SHOWS:
         return "*" * len(s)
     return s[:3] + "..." + s[-2:]
 

@@ -198,6 +198,25 @@ def as_str(v):
     return history.string(v)
 
 
+# The last request's token usage, where the service reports it: [use,
+# provider, model, tokens in, tokens out] (None: not reported). The driver
+# names the request before it is sent; a style's select() rules hand each
+# count to tokens() (`ai status` shows them).
+LAST = [None, None, None, None, None]
+_OUT = ("completion_tokens", "output_tokens", "candidatesTokenCount")
+
+
+def tokens(path, n):
+    """A select() handler for one count of a reply's usage, any style's
+    name (OpenAI prompt_tokens/completion_tokens, Anthropic and Responses
+    input_tokens/output_tokens, Gemini promptTokenCount/
+    candidatesTokenCount): the ints alone are read, never the usage object
+    (it comes at the end of a reply, when the heap is fullest); a later
+    count of the same reply (a cumulative one) replaces an earlier one."""
+    if isinstance(n, int) and not isinstance(n, bool):
+        LAST[4 if path[-1] in _OUT else 3] = n
+
+
 def rare_half(module):
     """A style module's __getattr__: names it does not define (error_info,
     models_request, read_models) come from its rare half,

@@ -76,7 +76,7 @@ length count (see _input).
 """
 import jsonstream
 from jsonstream import Array, Raw, Stream
-from ai.styles import (HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str, rare_half,
+from ai.styles import (HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str, rare_half, tokens,
                        wire as _str, json_ok)
 
 VERSION = "2023-06-01"
@@ -439,7 +439,9 @@ def read_stream(cfg, events, out):
         B + "type": val, B + "id": val, B + "name": val, B + "input": val,
         B + "text": s, B + "thinking": s, B + "signature": s, B + "data": s,
         D + "text": s, D + "thinking": s, D + "signature": s,
-        D + "partial_json": s, "error.message": s})
+        D + "partial_json": s, "error.message": s,
+        # tokens in (message_start), out (message_delta: the count so far)
+        "message.usage.input_tokens": tokens, "usage.output_tokens": tokens})
     buf = bytearray(256)    # one parse buffer for every event
     done = False
     while True:

@@ -91,7 +91,7 @@ sends it (see _args, _declarations).
 """
 import jsonstream
 from compat import ticks_ms, const
-from ai.styles import (HELD, MAX_ERROR, StyleError, output, reply as _reply, as_str as _text, rare_half,
+from ai.styles import (HELD, MAX_ERROR, StyleError, output, reply as _reply, as_str as _text, rare_half, tokens,
                        wire as _str, json_ok)
 
 MAX_OPAQUE = 262144       # all signatures of one reply (they can pass 128 KB)
@@ -447,7 +447,9 @@ class _Reader:
         return jsonstream.Rules({
             P + "text": s, P + "thoughtSignature": s, "error." + "message": s,
             P + "thought": v, P + "functionCall": v, C + "finishReason": v,
-            "promptFeedback" + "." + "blockReason": v, "error." + "status": v})
+            "promptFeedback" + "." + "blockReason": v, "error." + "status": v,
+            "usageMetadata.promptTokenCount": tokens,       # every chunk's:
+            "usageMetadata.candidatesTokenCount": tokens})  # the counts so far
 
     # -- select handlers
     def _open(self, path):

@@ -30,8 +30,11 @@ Wire format (what this module writes and reads):
   the first fragment of an index carries id and name; `arguments` pieces
   are concatenated; Groq/Ollama send whole calls in one fragment). A chunk
   `{"error": {...}}` mid-stream is a failure; a stream without [DONE] is
-  truncated. Usage chunks (`choices: []`, Kimi `choices[0].usage`, Groq
-  `x_groq`) and Ollama/Groq `reasoning` text are skipped unread.
+  truncated. The token usage (`usage` of a whole reply or of a stream's
+  last chunk, `choices: []`, which quirk stream_usage asks for with
+  stream_options.include_usage; Kimi `choices[0].usage`, Groq
+  `x_groq.usage`): its two counts go to ai.styles.tokens(); Ollama/Groq `reasoning`
+  text is skipped unread.
 
   Errors: {"error": {"message", "type", "param", "code"}} (Kimi: no code;
   some servers: {"error": "text"}); rate-limit messages say "Please try
@@ -58,7 +61,7 @@ OpenAI-shaped services may refuse the unknown field).
 Tool results with is_error get an "Error: " prefix (the wire has no flag).
 """
 import jsonstream
-from ai.styles import HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str
+from ai.styles import HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str, tokens
 from ai.styles.oai import Peek, bearer_headers, effort, tool_output, __getattr__  # noqa: F401
 from compat import const
 
@@ -91,6 +94,8 @@ def request(cfg, history, tools, stream):
         body["reasoning_effort"] = word
     if stream and "no_obfuscation" in quirks:
         body["stream_options"] = {"include_obfuscation": False}
+    if stream and "stream_usage" in quirks:
+        body["stream_options"] = {"include_usage": True}
     return cfg["base_url"] + "/chat/completions", headers, body
 
 
@@ -265,6 +270,11 @@ def _rules(r, where):
         base + ".tool_calls[*]": r.on_call,
         "choices[0].finish_reason": r.on_finish,
         "error": r.on_error,
+        # the token usage: a whole reply's, a stream's last chunk's (asked
+        # for with stream_options.include_usage), Groq's, Kimi's
+        "usage.prompt_tokens": tokens, "usage.completion_tokens": tokens,
+        "x_groq.usage.prompt_tokens": tokens, "x_groq.usage.completion_tokens": tokens,
+        "choices[0].usage.prompt_tokens": tokens, "choices[0].usage.completion_tokens": tokens,
     })
 
 

@@ -80,7 +80,7 @@ bounded by cfg["max_reply"], arguments by HELD.
 """
 import jsonstream
 from jsonstream import Array
-from ai.styles import HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str
+from ai.styles import HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str, tokens
 from ai.styles.oai import Peek, bearer_headers, effort, tool_output, __getattr__  # noqa: F401
 from compat import const
 
@@ -477,6 +477,14 @@ def _event(p, r, name, cur):
                     got[f] = p.read_value()
                 elif f == "incomplete_details" and p.peek() == jsonstream.OBJ:
                     got["reason"] = (p.read_value() or {}).get("reason")
+                elif f == "usage" and p.peek() == jsonstream.OBJ:
+                    p.next()        # (its counts alone, as ints: ai.styles.tokens)
+                    while p.next() == jsonstream.KEY:
+                        u = p.value
+                        if u == "input_tokens" or u == "output_tokens":
+                            tokens((u,), p.read_value())
+                        else:
+                            p.skip_value()
                 else:
                     p.skip_value()          # (the output and request echoed)
         elif k in ("output_index", "code", "message"):

@@ -707,7 +707,7 @@ def test_ai_models(console):
         assert "unknown provider nosuch (known: groq, ollama" in c.text()
         c.line("ai models groq")
         assert ("groq: no API key (the ai.general settings are for ollama; set up groq with: "
-                "ai config)") in c.text(), c.text()
+                "ai config)") in c.flat(), c.text()
 
 
 # ---------------------------------------------------------------- Ctrl-C

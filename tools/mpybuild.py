@@ -16,9 +16,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIB = os.path.join(ROOT, "lib")
 OPT = 3                      # firmware/manifest.py freezes with opt=3
-BUDGET = 224 * 1024          # flash the frozen lib/ may take: the 4 MB partition
-                             # table leaves ~300 KB above a stock build (180 KB
-                             # until the MCP client, server and console grew)
+BUDGET = 256 * 1024          # flash the frozen lib/ may take: the 4 MB partition
+                             # table leaves ~300 KB above a stock build
 
 
 def mpy_cross():

@@ -59,7 +59,7 @@
 
 import jsonstream
 import httpc
-from compat import VERSION, collect, const, ticks_ms, ticks_diff, tighten, loosen
+from compat import collect, const, ticks_ms, ticks_diff, tighten, loosen
 from mcp import MAX_RESULT as MAX_TEXT     # flattened tool result kept (bytes)
 
 CLIENT_NAME = "antos-ai"
@@ -424,7 +424,6 @@ class _Tools(Listing):
 
 
 
-CUT = "\n... (truncated, %d bytes)"     # after a text cut at its limit
 
 
 def cut(e, room):
@@ -437,7 +436,9 @@ def cut(e, room):
 
 class Cut:
     """Text to dest.add() as it comes, cut at limit bytes (the rest only
-    counted in total: CUT says how much there was)."""
+    counted in total: NOTE says how much there was)."""
+
+    NOTE = "\n... (truncated, %d bytes)"     # after a text cut at its limit
 
     def __init__(self, dest, limit):
         self.dest = dest
@@ -463,7 +464,7 @@ class _Call(Cut):
     on flash if it comes first). An item is finished when the next index
     (or the end) arrives; items other than text are worded by
     client_more.item(). The text goes to dest.add() as it comes, cut at
-    limit bytes (the rest only counted: total, and CUT at the end);
+    limit bytes (the rest only counted: total, and Cut.NOTE at the end);
     dest.drop() forgets it when the message turns out not to be our
     response."""
 
@@ -572,7 +573,7 @@ class _Call(Cut):
             else:
                 st.drop()
         if self.total > self.limit:
-            self.dest.add(CUT % self.total)
+            self.dest.add(Cut.NOTE % self.total)
 
 
 # ------------------------------------------------------------------- HTTP
@@ -647,15 +648,15 @@ class _Head:
     def __getattr__(self, name):        # status, headers, close, ...
         return getattr(self.r, name)
 
-
-def _not_mcp(conn, resp, method, e):
-    """e, the McpError for a reply that is no JSON-RPC response; for
-    initialize one that says what came back instead (the URL may well not
-    be an MCP endpoint at all)."""
-    if method != "initialize":
-        return e
-    from mcp import client_more
-    return client_more.not_mcp(conn, resp)
+    @staticmethod
+    def error(conn, resp, method, e):
+        """e, the McpError for a reply that is no JSON-RPC response; for
+        initialize one that says what came back instead (the URL may well
+        not be an MCP endpoint at all). (A class member: a module name less.)"""
+        if method != "initialize":
+            return e
+        from mcp import client_more
+        return client_more.not_mcp(conn, resp)
 
 
 # --------------------------------------------------------------- exchanges
@@ -690,7 +691,7 @@ def _response(conn, resp, rid, acc, method):
             try:
                 parse(conn, m, resp, method)
             except McpError as e:
-                raise _not_mcp(conn, resp, method, e)
+                raise _Head.error(conn, resp, method, e)
         elif ct.startswith("text/event-stream"):
             _read_stream(conn, resp, rid, m, method)
         else:
@@ -699,12 +700,12 @@ def _response(conn, resp, rid, acc, method):
                     resp.readinto(bytearray(64))
                 except Exception:
                     pass
-            raise _not_mcp(conn, resp, method, McpError("%s: unexpected reply type %r to %s" % (
+            raise _Head.error(conn, resp, method, McpError("%s: unexpected reply type %r to %s" % (
                 conn.name, ct or "(none)", method)))
     finally:
         _close(resp)
     if ct.startswith("application/json") and (m.method is not None or m.id != rid):
-        raise _not_mcp(conn, resp, method, McpError(
+        raise _Head.error(conn, resp, method, McpError(
             "%s: the reply to %s was not its response" % (conn.name, method)))
     if "code" in m.f or "emsg" in m.f:
         from mcp import client_more
@@ -763,7 +764,7 @@ def _read_stream(conn, resp, rid, m, method):
                 try:
                     parse(conn, m, ev, method)
                 except McpError as e:
-                    raise _not_mcp(conn, resp, method, e)
+                    raise _Head.error(conn, resp, method, e)
                 if ev.id:  # fields after the data lines are known only now
                     last_id = ev.id
                 if ev.retry is not None:
@@ -781,7 +782,7 @@ def _read_stream(conn, resp, rid, m, method):
             _close(resp)
         # The stream ended before our response: resume it if the server let us.
         if method == "initialize" and last_id is None:
-            raise _not_mcp(conn, resp, method, None)
+            raise _Head.error(conn, resp, method, None)
         from mcp import client_more
         resp = client_more.resume(conn, last_id, retry, resumes, method)
         resumes += 1
@@ -800,6 +801,7 @@ def _initialize(conn):
         caps["sampling"] = {}
     # the versions we speak, the newest (the one we ask for) first
     protocols = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+    from compat import VERSION
     params = {"protocolVersion": protocols[0], "capabilities": caps,
               "clientInfo": {"name": CLIENT_NAME, "version": VERSION}}
     conn._id += 1
@@ -813,7 +815,7 @@ def _initialize(conn):
     m = _response(conn, resp, rid, None, "initialize")
     version = m.f.get("protocolVersion")
     if version is None:         # a JSON-RPC result, but not initialize's
-        raise _not_mcp(conn, resp, "initialize", None)
+        raise _Head.error(conn, resp, "initialize", None)
     if version not in protocols:
         raise McpError("%s: unsupported MCP protocol version %r" % (conn.name, version))
     conn.session = sid or None

@@ -154,7 +154,7 @@ class _Read(client.Cut):
     def finish(self):
         self.flush()
         if self.total > self.limit:
-            self.dest.add(client.CUT % self.total)
+            self.dest.add(client.Cut.NOTE % self.total)
 
 
 def _read(conn, uri, dest, limit):

@@ -203,7 +203,6 @@ def as_str(v):
 # names the request before it is sent; a style's select() rules hand each
 # count to tokens() (`ai status` shows them).
 LAST = [None, None, None, None, None]
-_OUT = ("completion_tokens", "output_tokens", "candidatesTokenCount")
 
 
 def tokens(path, n):
@@ -214,7 +213,8 @@ def tokens(path, n):
     (it comes at the end of a reply, when the heap is fullest); a later
     count of the same reply (a cumulative one) replaces an earlier one."""
     if isinstance(n, int) and not isinstance(n, bool):
-        LAST[4 if path[-1] in _OUT else 3] = n
+        LAST[4 if path[-1] in ("completion_tokens", "output_tokens",
+                               "candidatesTokenCount") else 3] = n
 
 
 def rare_half(module):

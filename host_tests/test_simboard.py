@@ -25,6 +25,7 @@ SIMBOARD = os.path.join(ROOT, "tools", "simboard.py")
 BUILD = os.path.join(ROOT, "build")
 MPREMOTE = os.path.join(os.path.dirname(PY), "mpremote")
 deploy = load("deploy")
+hil = load("hil")
 WAIT = 60       # seconds for any one thing the board does: generous on a busy machine
 
 
@@ -413,21 +414,35 @@ def hil_rows(out):
     return rows
 
 
-def test_make_hil_runs_the_scenarios_on_the_board_and_prints_the_heap_table(frozen):
-    resets = frozen.log().count("simboard: hard reset")
-    r = make("hil", "PORT=" + frozen.tty, "HOST=127.0.0.1",
-             "ONLY=js_core,rounds-openai,console", dry=False, timeout=600)
-    assert r.returncode == 0, r.stdout + r.stderr
-    rows = hil_rows(r.stdout)
-    assert sorted(rows) == ["console", "js_core", "rounds-openai"], r.stdout
+def check_hil_table(rows, text):
+    """Every scenario, each ok, with figures that agree (tools/README.md,
+    "Testing on a board")."""
+    assert list(rows) == [c[0] for c in hil.cases()], text
     for name, (result, base, working, free, heap) in rows.items():
-        assert result == "ok", r.stdout
+        assert result == "ok", text
         base, working, free, heap = (float(x) for x in (base, working, free, heap))
-        assert 0 < working < 64 and 0 < base < heap, r.stdout
-        assert abs(free - (heap - base - working)) < 0.2, r.stdout
-    # the console round works the most, a bare jsonstream run the least
-    assert float(rows["console"][2]) > float(rows["js_core"][2]), r.stdout
+        assert 0 < working < 64 and 0 < base < heap, text
+        # the run with the firmware's GC peaks at least at the live data
+        # (the live run's GC leaves up to 1 KB of garbage)
+        assert free <= heap - base - working + 1.0, text
+    # the console round works more than a bare jsonstream run
+    assert float(rows["console"][2]) > float(rows["js_core"][2]), text
+
+
+def test_make_hil_runs_every_scenario_on_the_board_and_prints_the_heap_table(frozen):
+    resets = frozen.log().count("simboard: hard reset")
+    r = make("hil", "PORT=" + frozen.tty, "HOST=127.0.0.1", dry=False, timeout=1200)
+    assert r.returncode == 0, r.stdout + r.stderr
+    check_hil_table(hil_rows(r.stdout), r.stdout)
     frozen.wait_log("simboard: hard reset", resets + 1)     # left in its console
+
+
+def test_readme_hil_table_is_a_whole_run_whose_figures_agree():
+    with open(os.path.join(ROOT, "tools", "README.md")) as f:
+        text = f.read()
+    part = text.split("## Testing on a board", 1)[1].split("\n## ", 1)[0]
+    table = part.split("```\n", 2)[1]
+    check_hil_table(hil_rows(table), table)
 
 
 def test_make_hil_without_host_skips_the_scenarios_with_servers(frozen):

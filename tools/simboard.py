@@ -189,7 +189,7 @@ class SimBoard:
         # unread is still there when it ends (ended() takes it); its end is
         # then seen on pidfd (the UART no longer hangs up)
         self.bfd, self.sfd, self.pidfd = m, s, os.pidfd_open(self.proc.pid)
-        self.ready_fd, self.ready = ready, False
+        self.ready_fd, self.ready, self.interrupted = ready, False, 0.0
         self.started = time.monotonic()
         self.to_board = bytearray(b"\x01" if raw else b"") + typed
         self.raw = raw

@@ -1,8 +1,10 @@
 """Every device module must compile for the ESP32 (xtensawin)."""
 import os
 import tempfile
+import threading
 
 import mpyrun
+from toolrun import load
 
 
 def test_every_lib_module_compiles_for_xtensawin():
@@ -47,3 +49,38 @@ def test_the_heap_cap_holds_when_lib_gains_names(mpy, tmp_path):
     assert small.rc == 0, small
     big = grown.run("heapcheck", heap="32K", args=[40000])
     assert big.rc != 0 and "MemoryError" in big.err + big.out, big
+
+
+def test_a_build_into_a_used_folder_never_takes_a_file_away(tmp_path, monkeypatch):
+    """make deploy to two boards at once: one copies from the build folder
+    while the other compiles into it again. Every file stays there, whole,
+    all along; a file whose source is gone goes."""
+    mpybuild = load("mpybuild")
+    src, out = tmp_path / "lib", tmp_path / "out"
+    for i in range(9):
+        (src / ("pkg%d" % (i % 3))).mkdir(parents=True, exist_ok=True)
+        (src / ("pkg%d" % (i % 3)) / ("m%d.py" % i)).write_text("X = %r\n" % ("x" * 500 * i))
+    monkeypatch.setattr(mpybuild, "LIB", str(src))
+    assert mpybuild.main(["--quiet", "--out", str(out)]) == 0
+    built = {p: p.read_bytes() for p in out.rglob("*.mpy")}
+    assert len(built) == 9
+    (out / "pkg0" / "gone.mpy").write_bytes(b"stale")
+    seen, done = [], threading.Event()
+
+    def read_all():
+        while not done.is_set():
+            try:
+                seen.append({p: p.read_bytes() for p in built} == built)
+            except OSError as e:
+                seen.append(e)
+    reader = threading.Thread(target=read_all)
+    reader.start()
+    try:
+        assert mpybuild.main(["--quiet", "--out", str(out)]) == 0
+    finally:
+        done.set()
+        reader.join()
+    assert len(seen) > 2 and all(x is True for x in seen), [x for x in seen if x is not True][:3]
+    assert not (out / "pkg0" / "gone.mpy").exists()
+    assert sorted(out.rglob("*")) == sorted(set(built) | {out / d for d in ("pkg0", "pkg1",
+                                                                          "pkg2")})

@@ -5,24 +5,29 @@
 
 The board runs our firmware (lib/ frozen) or stock MicroPython with lib/
 deployed (make deploy): lib/ is not copied here. What is: the scenarios of
-host_tests/scenarios that read no file of this computer, with their helpers
-(heapmon, aisteps), compiled with mpy-cross -march=xtensawin (bytecode that
+host_tests/scenarios that read no file of this computer, with the modules
+of that folder they import (heapmon, aisteps, js_chunks: found in their
+import lines), compiled with mpy-cross -march=xtensawin (bytecode that
 any MicroPython 1.23+ loads), into /hil on the board in one mpremote call
 (files whose hash matches are skipped; the folders in /hil, the scenarios'
-settings, are emptied first). Each scenario then runs
-in its own mpremote call, so on a freshly soft-reset heap, as
+settings, are emptied first). Each scenario then runs twice, each time in
+its own mpremote call, so on a freshly soft-reset heap, as
 
     import sys; sys.path.insert(0, "/hil"); sys.argv[:] = [NAME, ARGS...]; import NAME
 
-and its HEAPMON line (host_tests/scenarios/heapmon.py) fills a table:
+once with the GC as the firmware sets it (boot.py) and once with
+heapmon.LIVE (the GC collects every 1 KB while heapmon samples), and
+their HEAPMON lines (host_tests/scenarios/heapmon.py) fill a table:
   baseline   heap in use once the scenario's imports are done
-  working    the sampled peak above the baseline: what the "working set"
-             column of tools/bench/MEASUREMENTS.md bounds on the unix port
-             (64-bit objects, so the board's figure should be well under it)
-  least free the heap's size minus the peak: the free heap at the worst moment
+  working    the live run's sampled peak above its baseline: the live
+             data, what the "working set" column of
+             tools/bench/MEASUREMENTS.md gives on the unix port
+  least free the heap's size minus the firmware-GC run's peak (live data
+             and garbage not yet collected): the free heap at the worst
+             moment
 A board without _thread samples only at the start and the end: its row
-says "lower bound". A scenario passes when mpremote succeeds and its
-output has the line the tests check for.
+says "lower bound". A scenario passes when both mpremote calls succeed
+and print the line the tests check for.
 
 Scenarios that talk to servers (the fake LLM providers of host_tests/fakes,
 the MCP Python SDK server, the reference "everything" server) run them on
@@ -33,6 +38,7 @@ server that cannot start (Node or the SDK missing) skips its scenarios too.
 Exit status 0 when every scenario that ran passed, 1 otherwise.
 """
 import argparse
+import ast
 import contextlib
 import json
 import os
@@ -50,7 +56,6 @@ sys.path.insert(0, os.path.join(ROOT, "host_tests"))
 import deploy  # noqa: E402
 from mpybuild import compile_tree  # noqa: E402
 
-HELPERS = ("heapmon", "aisteps")
 STORE = "/hil/store-dir"        # settings folder of the scenarios that take one,
 CONSOLE = "/hil/console-dir"    # and the console scenario's (not module names:
                                 # /hil is on sys.path)
@@ -75,7 +80,12 @@ for e in os.ilistdir("/hil"):
 for p in (%r, %r):
     os.mkdir(p)
 """ % (STORE, CONSOLE)
-LAUNCH = 'import sys;sys.path.insert(0,"/hil");sys.argv[:]=%r;import %s'
+LAUNCH = 'import sys;sys.path.insert(0,"/hil");sys.argv[:]=%r;import %s;' \
+    'print("MODULES",*sorted(sys.modules))'
+# the live run imports what the first one loaded before the scenario starts:
+# its code is then in the baseline, as frozen code (no heap) is on our firmware
+LAUNCH_LIVE = 'import sys;sys.path.insert(0,"/hil");import heapmon;heapmon.LIVE=True;' \
+    '%ssys.argv[:]=%r;import %s'
 
 
 class ServerError(Exception):
@@ -186,15 +196,17 @@ class Row:
     def __init__(self, name):
         self.name = name
         self.result = "ok"
-        self.heapmon = {}
+        self.firmware = {}      # HEAPMON fields of the run with the firmware's GC
+        self.live = {}          # and of the run with heapmon.LIVE
         self.detail = ""
 
     def cells(self):
-        h = self.heapmon
-        if not h:
+        h, v = self.firmware, self.live
+        if not (h and v):
             return [self.name, self.result, "", "", "", ""]
         base, peak, heap = int(h["baseline"]), int(h["peak"]), int(h["heap"])
-        working = kb(peak - base) + (" (lower bound)" if h.get("sampler") == "none" else "")
+        working = kb(int(v["peak"]) - int(v["baseline"])) + \
+            (" (lower bound)" if v.get("sampler") == "none" else "")
         return [self.name, self.result, kb(base), working, kb(heap - peak), kb(heap)]
 
 
@@ -208,33 +220,57 @@ def heapmon_fields(out):
 
 
 def run_case(case, port, tool, srv, tmp, timeout):
+    """The scenario's row: a run with the firmware's GC, then a live one."""
+    row = Row(case[0])
+    loaded = ()
+    for live in (False, True):
+        result, fields, out = run_once(case, port, tool, srv, tmp, timeout, live, loaded)
+        row.result = result
+        if result != "ok":
+            if result == "FAIL":
+                row.detail = "\n".join(out.strip().splitlines()[-6:])
+            break
+        if live:
+            row.live = fields
+        else:
+            row.firmware = fields
+            m = re.search(r"^MODULES (.*)$", out, re.M)
+            loaded = [n for n in (m.group(1).split() if m else ()) if n != case[1]]
+    return row
+
+
+def run_once(case, port, tool, srv, tmp, timeout, live, loaded=()):
+    """-> (result, HEAPMON fields, output) of one run of the scenario;
+    live: with heapmon.LIVE and the modules `loaded` imported first."""
     name, scenario, marker, setup = case
-    row = Row(name)
     argv, files = [], ()
     with contextlib.ExitStack() as stack:
         if setup:
             if srv is None:
-                row.result = "skipped: no HOST"
-                return row
+                return "skipped: no HOST", {}, ""
             try:
                 argv, files = stack.enter_context(setup(srv, tmp))
             except ServerError as e:
-                row.result = "skipped: %s" % str(e)[:100]
-                return row
+                return "skipped: %s" % str(e)[:100], {}, ""
         cmd = [tool, "connect", port]
         for local, dev in files:
             cmd += ["cp", local, ":" + dev, "+"]
-        cmd += ["exec", LAUNCH % ([scenario] + [str(a) for a in argv], scenario)]
+        args = [scenario] + [str(a) for a in argv]
+        if live:
+            first = "import %s;" % ",".join(loaded) if loaded else ""
+            launch = LAUNCH_LIVE % (first, args, scenario)
+        else:
+            launch = LAUNCH % (args, scenario)
+        cmd += ["exec", launch]
         try:
             r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
             out, ok = r.stdout + r.stderr, r.returncode == 0
         except subprocess.TimeoutExpired:
             out, ok = "no end within %d s (--timeout)" % timeout, False
-    row.heapmon = heapmon_fields(out)
-    if not ok or not row.heapmon or (marker and marker not in out):
-        row.result = "FAIL"
-        row.detail = "\n".join(out.strip().splitlines()[-6:])
-    return row
+    fields = heapmon_fields(out)
+    if not ok or not fields or (marker and marker not in out):
+        return "FAIL", fields, out
+    return "ok", fields, out
 
 
 def table(rows):
@@ -245,12 +281,34 @@ def table(rows):
                      for c in cells)
 
 
+def with_helpers(names):
+    """The scenarios and every module of their folder they import, directly
+    or through one another."""
+    todo, found = list(names), set()
+    while todo:
+        n = todo.pop()
+        if n in found:
+            continue
+        found.add(n)
+        with open(os.path.join(SCEN, n + ".py")) as f:
+            tree = ast.parse(f.read())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                mods = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                mods = [node.module]
+            else:
+                continue
+            todo += [m for m in mods if os.path.exists(os.path.join(SCEN, m + ".py"))]
+    return found
+
+
 def copy_scenarios(port, tool, names, build):
-    """Compile the scenarios and helpers for the board and copy them to
-    /hil in one mpremote call; None or the failure's output."""
+    """Compile the scenarios and their helpers for the board and copy them
+    to /hil in one mpremote call; None or the failure's output."""
     src, out = os.path.join(build, "src"), os.path.join(build, "mpy")
     os.makedirs(src)
-    for n in set(names) | set(HELPERS):
+    for n in with_helpers(names):
         shutil.copy(os.path.join(SCEN, n + ".py"), src)
     errors = compile_tree(src, out, march="xtensawin", opt=0)
     if errors:
@@ -328,8 +386,9 @@ def main(argv=None):
     subprocess.run([tool, "connect", a.port, "reset"], capture_output=True)
     print()
     print(table(rows))
-    print("\nbaseline: heap in use after the imports; working: sampled peak above it "
-          "(MEASUREMENTS.md's unix-port working set bounds it); least free: heap size - peak")
+    print("\nbaseline: heap in use after the imports; working: sampled peak above it with "
+          "the GC collecting every 1 KB (live data: MEASUREMENTS.md's working set); least "
+          "free: heap size - peak with the firmware's GC")
     for r in rows:
         if r.result == "FAIL":
             print("\n%s failed:\n%s" % (r.name, r.detail))

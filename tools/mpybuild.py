@@ -7,7 +7,11 @@ Options match firmware/manifest.py: -O3 (no line-number tables). Without
 for the machine mpy-cross runs on (-march=host), which is what the
 MicroPython unix port runs; bytecode is the same for every -march. Prints
 one line per module with its size, then the total against
-the frozen-size budget. Exit status 1 names every file that fails."""
+the frozen-size budget. Exit status 1 names every file that fails.
+
+Runs at once into the same --out (make deploy to two boards) do not break
+each other: each .mpy appears whole (written aside, then renamed), and
+only files whose source is gone are removed."""
 import os
 import shutil
 import subprocess
@@ -26,7 +30,8 @@ def mpy_cross():
 
 
 def compile_tree(src, dst, march="host", opt=OPT):
-    """Compile every .py under src to .mpy under dst; return [(file, error)]."""
+    """Compile every .py under src to .mpy under dst, each file replaced
+    whole (a reader never sees it half written); return [(file, error)]."""
     tool = mpy_cross()
     errors = []
     for dirpath, _, files in os.walk(src):
@@ -38,14 +43,29 @@ def compile_tree(src, dst, march="host", opt=OPT):
             os.makedirs(out_dir, exist_ok=True)
             cmd = [tool, "-O%d" % opt, "-march=" + march]
             # -s: short, machine-independent source names in tracebacks
+            out = os.path.join(out_dir, f[:-3] + ".mpy")
+            aside = "%s.%d.tmp" % (out, os.getpid())
             cmd += ["-s", f if rel == "." else os.path.join(rel, f),
-                    "-o", os.path.join(out_dir, f[:-3] + ".mpy"),
-                    os.path.join(dirpath, f)]
+                    "-o", aside, os.path.join(dirpath, f)]
             r = subprocess.run(cmd, capture_output=True, text=True)
             if r.returncode:
                 errors.append((os.path.relpath(os.path.join(dirpath, f), ROOT),
                                (r.stderr or r.stdout).strip()))
+                if os.path.exists(aside):
+                    os.remove(aside)
+            else:
+                os.replace(aside, out)
     return errors
+
+
+def remove_stale(src, dst):
+    """Remove the .mpy files under dst whose .py under src is gone."""
+    for dirpath, _, files in os.walk(dst):
+        rel = os.path.relpath(dirpath, dst)
+        for f in files:
+            if f.endswith(".mpy") and not os.path.exists(
+                    os.path.join(src, rel, f[:-4] + ".py")):
+                os.remove(os.path.join(dirpath, f))
 
 
 def sizes(out):
@@ -74,8 +94,8 @@ def main(argv):
         else:
             print("usage: mpybuild.py [--march ARCH] [--out DIR] [--quiet]", file=sys.stderr)
             return 2
-    shutil.rmtree(out, ignore_errors=True)
     errors = compile_tree(LIB, out, march)
+    remove_stale(LIB, out)
     for f, e in errors:
         print("%s: %s" % (f, e), file=sys.stderr)
     if errors:

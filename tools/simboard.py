@@ -16,19 +16,30 @@ The board, as the tests rely on it (start-up in tools/simboot.py):
     kept between runs; --frozen plays our firmware: lib/ compiled for the
     host into <dir>/frozen-lib and importable without /lib (removed at
     stop), otherwise stock MicroPython (lib/ must be deployed to /lib);
-  - at start and after a hard reset boot.py then main.py run, then the REPL
-    (friendly and raw REPL, raw-paste: the unix port's own pyexec);
-  - Ctrl-C interrupts running code (the board's pseudo-terminal raises
-    SIGINT while code runs; the REPLs read it as a byte);
+  - at start and after a reset boot.py runs, then main.py only if boot.py
+    ended without an error (as the ESP32 port's main.c: an exception or a
+    Ctrl-C in boot.py leaves the REPL), then the REPL (friendly and raw
+    REPL, raw-paste: the unix port's own pyexec);
+  - Ctrl-C as the board's UART takes it: KeyboardInterrupt in the code
+    running (a line at the REPL, boot.py, main.py, a console command),
+    else a byte for whoever reads next (the REPLs, the console's line
+    editor), at any moment of a reset too. simboard sends the SIGINT
+    itself, only while the board process has its handler installed (the
+    unix port's sign that Ctrl-C is to interrupt) and never before
+    simboot is done: the process is never ended by one;
   - "\\n" written by the board leaves as "\\r\\n" (a board's cooked output;
     the unix port leaves that to a terminal);
   - Ctrl-D at the REPL, sys.exit() or machine.soft_reset() end the process:
-    "MPY: soft reboot" is sent and it starts again; a board in the raw REPL
-    stays there (boot.py only, then the REPL is sent Ctrl-A, so the
-    friendly banner shows before "raw REPL; CTRL-B to exit");
-  - machine.reset() (what `mpremote reset` runs) exits with status 75: a
-    hard reset, boot.py and main.py again; a process killed by a signal is
-    restarted the same way (three quick crashes in a row stop simboard);
+    "MPY: soft reboot" is sent and it starts again, with what was typed
+    and not yet read (a UART's buffer outlives a soft reset); a board in
+    the raw REPL stays there (boot.py only, then the REPL is sent Ctrl-A,
+    so the friendly banner shows before "raw REPL; CTRL-B to exit");
+  - machine.reset() (what `mpremote reset` and the console's reboot run)
+    exits with status 75: a hard reset, boot.py and main.py again, input
+    not yet read is lost; a process killed by a signal is restarted the
+    same way (three quick crashes in a row stop simboard);
+  - os.ilistdir() gives each file's size, as a board's filesystems do
+    (mpremote fs ls shows it);
   - output while no program has the port open is dropped, input to a board
     that is not reading waits (up to 64 KB), output to a slow reader waits.
 Not simulated: WiFi (no network module: boot.py says no WiFi is
@@ -69,6 +80,7 @@ SOFT_REBOOT = b"MPY: soft reboot\r\n"
 INPUT_MAX = 64 * 1024           # bytes waiting for a board that is not reading
 OUTPUT_HOLD = 16 * 1024         # stop reading the board while this much waits
 QUICK = 2.0                     # seconds: a crash sooner than this is "quick"
+ONE_CTRL_C = 0.1                # seconds: Ctrl-Cs this close after a SIGINT are the same
 
 
 def _nonblocking(fd):
@@ -77,22 +89,21 @@ def _nonblocking(fd):
 
 def _board_tty(fd):
     """The board's end of its UART: raw (it reads every byte and writes its
-    own line ends) except that Ctrl-C raises SIGINT while the terminal is
-    in the mode the unix port restores for running code. Ctrl-Z and Ctrl-\\
-    stay plain bytes."""
+    own line ends). It is not the board process's controlling terminal, so
+    no byte raises a signal even when the console turns ISIG on
+    (shell/hostterm.py): simboard itself turns Ctrl-C into SIGINT when the
+    board listens for it (SimBoard.take)."""
     tty.setraw(fd)
-    a = termios.tcgetattr(fd)
-    a[3] |= termios.ISIG | termios.NOFLSH
-    a[6][termios.VINTR] = b"\x03"
-    a[6][termios.VQUIT] = b"\x00"
-    a[6][termios.VSUSP] = b"\x00"
-    termios.tcsetattr(fd, termios.TCSANOW, a)
 
 
-def _take_terminal():
-    # runs in the board process before exec: its UART becomes the
-    # controlling terminal, so Ctrl-C there reaches it as SIGINT
-    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+def _catches_sigint(pid):
+    """The process has a SIGINT handler: the unix port installs one exactly
+    while Ctrl-C is to raise KeyboardInterrupt (code running, kbd_intr(3))."""
+    with open("/proc/%d/status" % pid) as f:
+        for ln in f:
+            if ln.startswith("SigCgt:"):
+                return bool(int(ln.split()[1], 16) & (1 << (signal.SIGINT - 1)))
+    return False
 
 
 def cook(data, last):
@@ -110,16 +121,17 @@ class SimBoard:
         self.flash = flash
         self.link = os.path.join(folder, "tty")
         self.log = log
-        self.cmd = [tool("micropython"), "-X", "heapsize=" + heap, "-i", "-c",
-                    "import simboot"]
+        self.cmd = [tool("micropython"), "-X", "heapsize=" + heap, "-c", "import simboot"]
         env = dict(os.environ)
-        for k in ("ANTOS_FLASH", "ANTOS_ROM", "ANTOS_QSTRS"):
+        for k in ("ANTOS_FLASH", "ANTOS_ROM", "ANTOS_QSTRS", "MICROPYINSPECT"):
             env.pop(k, None)
         env.update(MICROPYPATH=TOOLS, SIMBOARD_FLASH=flash, SIMBOARD_FROZEN=frozen_lib or "",
                    SIMBOARD_RESET=str(HARD_RESET), ANTOS_TTY="1")
         self.env = env
         self.proc = None
         self.bfd = None                 # our end of the board's UART
+        self.sfd = None                 # and the board's end, kept open
+        self.pidfd = None               # readable once the board process ends
         self.to_board = bytearray()
         self.to_host = bytearray()
         self.raw = False                # the board was last seen in the raw REPL
@@ -129,6 +141,9 @@ class SimBoard:
         self.crashes = 0
         self.stopping = False
         self.port = None                # our end of the USB serial line
+        self.ready_fd = None            # the board process says on this pipe when
+        self.ready = False              # simboot is done and Ctrl-C may interrupt
+        self.interrupted = 0.0          # when the last SIGINT went
 
     # ---- the serial port
     def open_port(self):
@@ -150,27 +165,60 @@ class SimBoard:
         return not any(ev & select.POLLHUP for _, ev in p.poll(0))
 
     # ---- the board process
-    def spawn(self, raw):
+    def spawn(self, raw, typed=b""):
+        """Start the board process; raw: back into the raw REPL (Ctrl-A goes
+        first); typed: input the last one did not take (a soft reset keeps
+        the UART's buffer)."""
         m, s = os.openpty()
         _board_tty(s)
-        env = dict(self.env, SIMBOARD_RAW="1" if raw else "")
+        ready, ready_w = os.pipe()
+        env = dict(self.env, SIMBOARD_RAW="1" if raw else "", SIMBOARD_READY=str(ready_w))
         try:
             self.proc = subprocess.Popen(self.cmd, stdin=s, stdout=s, stderr=s,
                                          cwd=self.flash, env=env, start_new_session=True,
-                                         preexec_fn=_take_terminal)
-        finally:
+                                         pass_fds=(ready_w,))
+        except BaseException:
+            os.close(m)
             os.close(s)
+            raise
+        finally:
+            os.close(ready_w)
         _nonblocking(m)
-        self.bfd = m
+        _nonblocking(ready)
+        # we keep the UART's other end open too: what the process leaves
+        # unread is still there when it ends (ended() takes it); its end is
+        # then seen on pidfd (the UART no longer hangs up)
+        self.bfd, self.sfd, self.pidfd = m, s, os.pidfd_open(self.proc.pid)
+        self.ready_fd, self.ready, self.interrupted = ready, False, 0.0
         self.started = time.monotonic()
-        self.to_board = bytearray(b"\x01" if raw else b"")  # back into the raw REPL
+        self.to_board = bytearray(b"\x01" if raw else b"") + typed
         self.raw = raw
 
+    def close_board(self):
+        for fd in (self.bfd, self.sfd, self.pidfd, self.ready_fd):
+            if fd is not None:
+                os.close(fd)
+        self.proc = self.bfd = self.sfd = self.pidfd = self.ready_fd = None
+
     def ended(self):
-        """The board process is gone: report it and start the next one."""
+        """The board process is gone: pass on what it wrote last, report it
+        and start the next one with the input it did not read."""
         rc = self.proc.wait()
-        os.close(self.bfd)
-        self.proc = self.bfd = None
+        while True:
+            data = _read(self.bfd)
+            if not data:
+                break
+            self.send(data)
+        tty.setraw(self.sfd, termios.TCSANOW)   # every byte, whatever mode it was left in
+        _nonblocking(self.sfd)          # (no process shares it now)
+        unread = b""
+        while True:
+            data = _read(self.sfd)
+            if not data:
+                break
+            unread += data
+        self.close_board()
+        typed = b""
         quick = time.monotonic() - self.started < QUICK
         if rc == HARD_RESET:
             self.log("simboard: hard reset")
@@ -189,16 +237,58 @@ class SimBoard:
             self.log("simboard: soft reboot%s" % (" (raw REPL)" if self.raw else ""))
             self.crashes = 0
             self.send(SOFT_REBOOT)
-            raw = self.raw
-        self.spawn(raw)
+            raw, typed = self.raw, unread + self.to_board
+        self.spawn(raw, typed)
 
     def kill(self):
         if self.proc is None:
             return
         self.proc.kill()        # the unix port runs in this one process
         self.proc.wait()
-        os.close(self.bfd)
-        self.proc = self.bfd = None
+        self.close_board()
+
+    # ---- Ctrl-C
+    def take(self, data):
+        """Bytes typed on the serial line, as the board's UART takes them: a
+        Ctrl-C while the board listens for it raises KeyboardInterrupt in
+        the code it runs and is not read; any other byte waits to be read."""
+        while True:
+            i = data.find(b"\x03")
+            if i < 0:
+                break
+            self.to_board += data[:i]
+            if not self.interrupt():
+                self.to_board += b"\x03"
+            data = data[i + 1:]
+        self.to_board += data
+
+    def interrupt(self):
+        """Raise KeyboardInterrupt in the board process if it listens for
+        Ctrl-C (the unix port has its SIGINT handler installed exactly then:
+        code running, kbd_intr(3)); True if it did. The process is stopped
+        while we look, so it cannot drop the handler between the look and
+        the signal: SIGINT without a handler would end it. Not before
+        simboot is done (a KeyboardInterrupt there would leave a board
+        without its flash), and not twice in ONE_CTRL_C: a second SIGINT
+        before the first is raised ends the unix port."""
+        if not self.ready or self.proc.returncode is not None:
+            return False
+        if time.monotonic() - self.interrupted < ONE_CTRL_C:
+            return True
+        pid = self.proc.pid
+        os.kill(pid, signal.SIGSTOP)
+        _, status = os.waitpid(pid, os.WUNTRACED)
+        if not os.WIFSTOPPED(status):           # it ended meanwhile
+            self.proc.returncode = os.waitstatus_to_exitcode(status)
+            return False
+        try:
+            if not _catches_sigint(pid):
+                return False
+            os.kill(pid, signal.SIGINT)
+            self.interrupted = time.monotonic()
+            return True
+        finally:
+            os.kill(pid, signal.SIGCONT)
 
     # ---- the pump
     def send(self, data):
@@ -221,6 +311,9 @@ class SimBoard:
         bev = (select.POLLIN if len(self.to_host) < OUTPUT_HOLD else 0) | \
             (select.POLLOUT if self.to_board else 0)
         p.register(self.bfd, bev)
+        p.register(self.pidfd, select.POLLIN)
+        if self.ready_fd is not None:
+            p.register(self.ready_fd, select.POLLIN)
         if host:
             p.register(self.port, select.POLLIN | (select.POLLOUT if self.to_host else 0))
         for fd, ev in p.poll(timeout_ms):
@@ -228,17 +321,25 @@ class SimBoard:
                 if ev & select.POLLOUT:
                     n = _write(self.bfd, self.to_board)
                     del self.to_board[:n]
-                if ev & (select.POLLIN | select.POLLHUP | select.POLLERR):
+                if ev & select.POLLIN:
                     data = _read(self.bfd)
-                    if data is None:
-                        self.ended()
-                        return
-                    self.send(data)
+                    if data:
+                        self.send(data)
+            elif fd == self.pidfd:
+                self.ended()
+                return
+            elif fd == self.ready_fd:
+                data = _read(fd)
+                if data is None:                # simboot closed its end
+                    os.close(fd)
+                    self.ready_fd = None
+                elif data:
+                    self.ready = True
             else:
                 if ev & select.POLLIN:
                     data = _read(self.port)
                     if data and len(self.to_board) + len(data) <= INPUT_MAX:
-                        self.to_board += data
+                        self.take(data)
                 if ev & select.POLLOUT and self.to_host:
                     n = _write(self.port, self.to_host)
                     del self.to_host[:n]

@@ -1,5 +1,5 @@
 # Start-up of the simulated board (tools/simboard.py), run by the unix port
-# as `micropython -i -c "import simboot"` in place of the firmware's own:
+# as `micropython -c "import simboot"` in place of the firmware's own:
 #   - the board folder ($SIMBOARD_FLASH) becomes "/" and the working
 #     directory, so mpremote's file commands and the console see only it;
 #   - sys.path is the ESP32's ['', '.frozen', '/lib']; with $SIMBOARD_FROZEN
@@ -9,9 +9,20 @@
 #     simboard takes for a hard reset (the unix port has no machine.reset);
 #   - os.rename() of absolute paths works (the unix port's VfsPosix with a
 #     root builds both paths in one buffer and loses the first: ENOENT);
-#   - boot.py runs, then main.py unless $SIMBOARD_RAW is set (a soft reset
-#     in the raw REPL: an ESP32 stays there and skips main.py). An error in
-#     either prints its traceback and the REPL follows (-i), as on a board.
+#   - os.ilistdir() gives (name, type, inode, size) as the board's
+#     filesystems do (the unix port's leaves out the size: mpremote ls
+#     would show 0 for every file);
+#   - once that is in place one byte on the pipe $SIMBOARD_READY tells
+#     simboard that Ctrl-C may now raise KeyboardInterrupt (before it, a
+#     Ctrl-C is a byte for whoever reads the console next, as on a board
+#     between a reset and boot.py);
+#   - boot.py runs, then main.py only when boot.py ended without an error
+#     and $SIMBOARD_RAW is not set (a soft reset in the raw REPL), as the
+#     ESP32 port's main.c does. An error prints its traceback; then the
+#     REPL follows (MICROPYINSPECT, which the unix port reads once -c is
+#     done). SystemExit in either file ends the process instead: status
+#     $SIMBOARD_RESET from machine.reset(), else 0 (a soft reset: sys.exit()
+#     on a board soft-resets whatever its argument).
 import os
 import sys
 import vfs
@@ -29,7 +40,8 @@ class _Machine:
 
 
 class _Os:
-    """The unix port's os module with rename() done relative to "/"."""
+    """The unix port's os module with rename() done relative to "/" and
+    ilistdir() with sizes."""
 
     def __getattr__(self, name):
         return getattr(os, name)
@@ -41,6 +53,17 @@ class _Os:
             os.rename(_from_root(old, here), _from_root(new, here))
         finally:
             os.chdir(here)
+
+    def ilistdir(self, path="."):
+        folder = "" if path in ("", ".") else path.rstrip("/") + "/"
+        for e in os.ilistdir(path):
+            size = 0
+            if e[1] == 0x8000:
+                try:
+                    size = os.stat(folder + e[0])[6]
+                except OSError:
+                    pass
+            yield (e[0], e[1], e[2], size)
 
 
 def _from_root(p, here):
@@ -60,19 +83,34 @@ def _start():
         sys.path.insert(2, "/.frozen-lib")
     sys.modules["machine"] = _Machine()
     sys.modules["os"] = _Os()
+
+
+def _run(names):
+    os.putenv("MICROPYINSPECT", "1")
     scope = {"__name__": "__main__"}
-    for name in ("boot.py",) if os.getenv("SIMBOARD_RAW") else ("boot.py", "main.py"):
-        try:
-            os.stat(name)
-        except OSError:
-            continue
-        try:
-            execfile(name, scope)
-        except SystemExit:
-            raise
-        except BaseException as e:      # KeyboardInterrupt too: the REPL follows
-            sys.print_exception(e)
+    try:
+        ready = os.getenv("SIMBOARD_READY")
+        if ready:       # from here on a Ctrl-C may raise, and is caught below
+            with open(int(ready), "wb") as f:
+                f.write(b"r")
+        for name in names:
+            try:
+                os.stat(name)
+            except OSError:
+                continue        # no file runs as an empty one: without error
+            try:
+                execfile(name, scope)
+            except SystemExit as e:
+                os.unsetenv("MICROPYINSPECT")
+                reset = int(os.getenv("SIMBOARD_RESET"))
+                sys.exit(reset if e.args and e.args[0] == reset else 0)
+            except BaseException as e:  # KeyboardInterrupt too
+                sys.print_exception(e)
+                return
+    except KeyboardInterrupt as e:     # a Ctrl-C around the files: as in boot.py
+        sys.print_exception(e)
 
 
 _start()
-del _start
+_run(("boot.py",) if os.getenv("SIMBOARD_RAW") else ("boot.py", "main.py"))
+del _start, _run

@@ -5,7 +5,8 @@
 # fragmentation the board sees), so the peak is the heap in use, live data
 # and garbage not yet collected: "gc=firmware" in its report line. Only to
 # measure the working set (live data: does it grow with content?) does
-# ANTOS_HEAPMON=live (mpyrun's live=True) have the GC collect every 1 KB
+# ANTOS_HEAPMON=live (mpyrun's live=True; on a board tools/hil.py sets
+# heapmon.LIVE before the scenario starts) have the GC collect every 1 KB
 # while it samples ("gc=live"); a heap cap is never judged that way. A thread samples gc.mem_alloc() every
 # 100 us on the unix port; on a board every 10 ms, since an ESP32's sleep_us and a sleep_ms
 # shorter than its 10 ms tick wait holding the GIL, which would stop the

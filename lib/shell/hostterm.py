@@ -11,7 +11,10 @@ not, set here on stdin's terminal:
     KeyboardInterrupt: a script in time.sleep, a long cat), off in the line
     editor, which reads Ctrl-C as a byte (mpremote's raw-REPL request is
     Enter, Ctrl-C). VQUIT and VSUSP are disabled: Ctrl-\\ and Ctrl-Z stay
-    bytes, never a core dump or a stopped console.
+    bytes, never a core dump or a stopped console. (Behind simboard the
+    terminal is not the process's controlling one, so ISIG does nothing
+    there: simboard sends SIGINT itself while the handler that
+    micropython.kbd_intr(3) installs is there.)
   - "\\n" starts a line: OPOST and ONLCR on, so print() from a script
     writes "\\r\\n" as the board's stdout does; the console's own output
     then leaves "\\n" to the terminal (shell.cooked).

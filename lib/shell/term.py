@@ -22,10 +22,11 @@ report; run() asks at start, Ctrl-L again), 80 columns until it answers.
 
 Ctrl-C while a command runs: on the board the UART raises
 KeyboardInterrupt while micropython.kbd_intr(3) is set (the line editor
-sets -1 to read Ctrl-C as a byte). A host terminal in raw mode (make sim,
-the unix port behind simboard's pseudo-terminal) sends no SIGINT, so
-there the terminal's ISIG is switched with it (shell/hostterm.py): on
-while a command runs, off in the line editor.
+sets -1 to read Ctrl-C as a byte). A host terminal in raw mode (make sim)
+sends no SIGINT, so there the terminal's ISIG is switched with it
+(shell/hostterm.py): on while a command runs, off in the line editor.
+Behind tools/simboard.py the board's UART is played: simboard sends
+SIGINT while kbd_intr(3) is set, a byte otherwise.
 
 When the console is not a terminal (a pipe) lines are read plainly, each
 echoed after its prompt (a line that carries a secret shows "***"), and no

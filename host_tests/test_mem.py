@@ -8,7 +8,7 @@ live data). `make measure` bisects the smallest heaps
 (tools/bench/MEASUREMENTS.md).
 
 - ai.ask / ai.run, every style (openai, anthropic, gemini, the text
-  fallback), streamed and not, 1 KB and 16 KB replies at 64K: the reply is
+  fallback), streamed and not, 2 KB and 16 KB replies at 64K: the reply is
   recorded into a conversation on flash as it arrives (keep=False,
   ai.history turn), which is what the console does. A str returned to an
   API caller is one block of RAM: 1 KB and 16 KB at 64K too.
@@ -84,11 +84,14 @@ def _long(mpy, tmp_path, style, how, size, keep, heap=CAP, tag="", live=False):
 @pytest.mark.parametrize("how", ["ask", "ask-stream", "run", "run-stream"])
 @pytest.mark.parametrize("style", list(STYLES))
 def test_long_replies_on_flash_at_64k(mpy, tmp_path, style, how):
-    """1 KB and 16 KB through ai.ask / ai.run into a conversation on flash:
+    """2 KB and 16 KB through ai.ask / ai.run into a conversation on flash:
     both pass at 64K, the text read back from the file is the reply, and
-    the 16 KB working set is within 2 KB of the 1 KB one."""
+    the 16 KB working set is within 2 KB of the 2 KB one. Both are past
+    the part of a store.Spool kept in RAM (SPOOL_RAM), so both pay for
+    the spool's open file: the comparison is of growth with size, not of
+    that one file."""
     peaks = []
-    for size in (1024, 16384):
+    for size in (2048, 16384):
         r, line = _long(mpy, tmp_path, style, how, size, "flash")
         assert r.rc == 0, r
         pieces = 0 if not how.endswith("stream") else size // 40
@@ -97,7 +100,7 @@ def test_long_replies_on_flash_at_64k(mpy, tmp_path, style, how):
             assert line.endswith(" %d" % size) and int(line.split()[4]) >= pieces, line
         peaks.append(max(_long(mpy, tmp_path, style, how, size, "flash", tag=t, live=True)[0]
                          .working for t in ("live1", "live2")))
-    print("%s %s: working %d B (1 KB) %d B (16 KB) at %s" % (style, how, peaks[0], peaks[1], CAP))
+    print("%s %s: working %d B (2 KB) %d B (16 KB) at %s" % (style, how, peaks[0], peaks[1], CAP))
     assert peaks[1] - peaks[0] < 2048, peaks
 
 

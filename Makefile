@@ -3,7 +3,8 @@
 #               CPython tests with the loopback fakes + MicroPython smoke tests
 #   make test   create .venv (first time), install pinned tools, run the suite
 #               (JOBS pytest workers, default 3: most tests wait on sockets)
-#   make sim    run the serial console on the MicroPython unix port
+#   make sim    run the serial console on the MicroPython unix port, as the
+#               board runs it (BOARD=ANTOS_ESP32, the default, or ANTOS_ESP32S3)
 #   make demo   the console with a demo AI provider and MCP server on this
 #               computer: no key, no network (tools/demo.py; also make sim DEMO=1)
 #   make bench  speed and heap benchmarks on the MicroPython unix port
@@ -44,7 +45,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check lib host_tests tools
 
 sim: $(STAMP)
-	$(PY) tools/$(if $(DEMO),demo.py $(DEMO_ARGS),sim.py)
+	$(PY) tools/$(if $(DEMO),demo.py $(DEMO_ARGS),sim.py --board $(BOARD) $(SIM_ARGS))
 
 demo: $(STAMP)
 	$(PY) tools/demo.py $(DEMO_ARGS)

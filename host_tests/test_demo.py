@@ -263,4 +263,6 @@ def test_make_sim_demo_1_is_make_demo():
     for args in (("demo",), ("sim", "DEMO=1")):
         r = make(*args)
         assert r.returncode == 0 and r.stdout.split()[1:] == ["tools/demo.py"], r.stdout
-    assert make("sim").stdout.split()[1:] == ["tools/sim.py"]
+    assert make("sim").stdout.split()[1:] == ["tools/sim.py", "--board", "ANTOS_ESP32"]
+    assert make("sim", "BOARD=ANTOS_ESP32S3").stdout.split()[1:] == [
+        "tools/sim.py", "--board", "ANTOS_ESP32S3"]

@@ -342,7 +342,7 @@ def test_ai_chat_is_a_mode_with_its_own_commands(console):
 
 def test_the_documents_give_the_defaults_the_code_has():
     """The two max_reply defaults (the console's, ai.ask's) in the settings
-    table, the simulator's heap in README.md, and no console line shown
+    table, the simulator's heap (the board's) in README.md, and no console line shown
     with a prefix the console does not print."""
     import os
     from ai import config
@@ -352,10 +352,9 @@ def test_the_documents_give_the_defaults_the_code_has():
     assert "%d at the console" % aicmd._MAX_REPLY in what
     assert "%d for ai.ask" % config._DEFAULT_MAX_REPLY in what
     readme = open(os.path.join(ROOT, "README.md")).read()
-    src = open(os.path.join(ROOT, "tools", "sim.py")).read()
-    default = re.search(r'heap = "(\d+)K"', src).group(1)       # tools/sim.py's --heap
-    assert "Its heap is %s KB" % default in readme
-    assert "--heap\n108K" in readme or "--heap 108K" in readme
+    import boardprofile     # make sim's heap: the default board's GC heap
+    gc_heap = boardprofile.load()["figures"]["gc_heap"] // 1024
+    assert "%d KB of GC heap" % gc_heap in " ".join(readme.split())
     for doc in ("README.md", "lib/shell/README.md"):
         for block in re.findall(r"^```\n(.*?)^```", open(os.path.join(ROOT, doc)).read(), re.M | re.S):
             for line in block.split("\n"):

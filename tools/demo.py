@@ -1,6 +1,6 @@
 """make demo: the console with no key and no network beyond this computer.
 
-    python tools/demo.py [--lib COMPILED_LIB] [--heap 256K] [--keep]
+    python tools/demo.py [--lib COMPILED_LIB] [--heap SIZE] [--keep]
 
 Starts, on 127.0.0.1 only:
   - the demo provider (a thread of this program): canned replies spoken
@@ -257,7 +257,7 @@ def settings(provider_url):
 
 
 def main(argv):
-    lib, heap, keep = None, "256K", False
+    lib, heap, keep = None, None, False
     args = list(argv)
     while args:
         a = args.pop(0)
@@ -268,7 +268,7 @@ def main(argv):
         elif a == "--keep":
             keep = True
         else:
-            print("usage: demo.py [--lib COMPILED_LIB_DIR] [--heap 256K] [--keep]")
+            print("usage: demo.py [--lib COMPILED_LIB_DIR] [--heap SIZE] [--keep]")
             return 2
     server = ThreadingHTTPServer(("127.0.0.1", _port(PROVIDER_PORT)), Provider)
     server.daemon_threads = True
@@ -296,7 +296,8 @@ def main(argv):
               "(deleted at the end)" % (provider_url, mcp_url, flash))
         print("demo: try  ai hello  |  mcp add weather %s  |  ai -tools  |  "
               "ai what is the weather in Rochdale?  |  ai history  |  exit" % mcp_url, flush=True)
-        return sim.main(["--flash", flash, "--heap", heap] + (["--lib", lib] if lib else []))
+        return sim.main(["--flash", flash] + (["--heap", heap] if heap else [])
+                        + (["--lib", lib] if lib else []))
     finally:
         if weather is not None:
             weather.terminate()

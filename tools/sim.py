@@ -1,9 +1,20 @@
 """Run the serial console on the MicroPython unix port (make sim).
 
-    python tools/sim.py [--flash DIR] [--heap 256K] [--lib DIR]
+    python tools/sim.py [--board ANTOS_ESP32] [--flash DIR] [--heap SIZE]
+    python tools/sim.py --lib COMPILED_LIB_DIR [--heap 256K] [--flash DIR]
 
-lib/ is compiled to .mpy (build/sim/lib) and put on MICROPYPATH; the
-git-ignored folder flash/ plays the board's flash (settings, history, /bin)
+As the board (the default; make sim BOARD=ANTOS_ESP32S3 for the other):
+lib/ runs as the firmware's frozen code does, from an image in place with
+its names interned up front (the test harness's emulation, host_tests/
+mpyrun.py and scenarios/romboot.py), with the board profile's GC heap free
+(boards/<BOARD>/profile.json, gc_heap; on this 64-bit port objects take
+about twice the board's bytes, so it is tighter than the board), the
+firmware's GC setting and the profile's network budget (one TLS connection
+too many ends the session, as it would fail on the board). `free` shows
+the heap without the image, as the board's. --lib runs .mpy files from a
+folder instead (bytecode in the heap, 256K by default: the console tests).
+
+The git-ignored folder flash/ plays the board's flash (settings, history, /bin)
 and is the working directory. First run seeds it: settings that point
 ai.general at Ollama on localhost, a boot.py, and an example /bin script.
 The host terminal goes into raw mode (restored on exit), as a UART is on the
@@ -23,7 +34,6 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from mpybuild import compile_tree  # noqa: E402
 
 LAUNCH = ("import sys, shell\n"
           "shell.run()\n"
@@ -67,10 +77,15 @@ def seed(flash):
                 f.write(text)
 
 
+USAGE = ("usage: sim.py [--board ANTOS_ESP32] [--flash DIR] [--heap SIZE]\n"
+         "       sim.py --lib COMPILED_LIB_DIR [--heap 256K] [--flash DIR]")
+
+
 def main(argv):
     flash = os.path.join(ROOT, "flash")
-    heap = "256K"
+    heap = None
     lib = None
+    board = os.environ.get("BOARD") or "ANTOS_ESP32"
     args = list(argv)
     while args:
         a = args.pop(0)
@@ -80,27 +95,31 @@ def main(argv):
             heap = args.pop(0)
         elif a == "--lib" and args:
             lib = os.path.abspath(args.pop(0))
+        elif a == "--board" and args:
+            board = args.pop(0)
         else:
-            print("usage: sim.py [--flash DIR] [--heap 256K] [--lib COMPILED_LIB_DIR]")
+            print(USAGE)
             return 2
     mp = tool("micropython")
     if not mp:
         print("sim: micropython not found (run make sim, which installs it in .venv)")
         return 1
-    if lib is None:
-        lib = os.path.join(ROOT, "build", "sim", "lib")
-        errors = compile_tree(os.path.join(ROOT, "lib"), lib)
-        if errors:
-            for f, e in errors:
-                print("sim: %s: %s" % (f, e))
-            return 1
     seed(flash)
     is_tty = sys.stdin.isatty()
-    env = dict(os.environ)
-    env["MICROPYPATH"] = lib + ":" + os.path.join(flash, "lib")
-    env["ANTOS_FLASH"] = flash
-    env["ANTOS_TTY"] = "1" if is_tty else "0"
-    cmd = [mp, "-X", "heapsize=" + heap]
+    env = {"ANTOS_FLASH": flash, "ANTOS_TTY": "1" if is_tty else "0"}
+    if lib is None:
+        made = as_board(board, heap, flash, env)
+        if isinstance(made, str):
+            print("sim: " + made)
+            return 1
+        cmd, repl_cmd, env = made
+        repl_env = dict(env, MICROPYINSPECT="1")
+    else:
+        env = dict(os.environ, **env)
+        env["MICROPYPATH"] = lib + ":" + os.path.join(flash, "lib")
+        cmd = [mp, "-X", "heapsize=" + (heap or "256K"), "-c", LAUNCH]
+        repl_cmd = cmd[:3] + ["-i", "-c", REPL]
+        repl_env = env
     saved = None
     if is_tty:
         import termios
@@ -108,14 +127,32 @@ def main(argv):
         saved = termios.tcgetattr(0)
         tty.setraw(0)
     try:
-        rc = run(cmd + ["-c", LAUNCH], env, flash)
+        rc = run(cmd, env, flash)
     finally:
         if saved is not None:
             termios.tcsetattr(0, termios.TCSADRAIN, saved)
     if rc == 10:
         # leave to the Python REPL; the unix port manages the terminal there
-        rc = run(cmd + ["-i", "-c", REPL], env, flash)
+        rc = run(repl_cmd, repl_env, flash)
     return rc
+
+
+def as_board(board, heap, flash, env):
+    """(console command, REPL command, environment) that run the console
+    as `board` runs it (see the module docstring), or an error line."""
+    sys.path.insert(0, os.path.join(ROOT, "host_tests"))
+    import boardprofile
+    from mpyrun import Runner
+    if board not in boardprofile.names():
+        return "no board %s (boards/: %s)" % (board, ", ".join(boardprofile.names()))
+    gc_heap = boardprofile.load(board)["figures"]["gc_heap"]
+    heap = heap or "%dK" % (gc_heap // 1024)
+    print("sim: building %s's frozen-code image (a few seconds)..." % board)
+    rom = Runner()
+    env = rom.env(dict(env, ANTOS_NETPEAK="0"), board=board)
+    env["MICROPYPATH"] += ":" + os.path.join(flash, "lib")
+    print("sim: %s, %s of GC heap free" % (board, heap))
+    return rom.cmd("simconsole", heap), rom.cmd("simrepl", heap), env
 
 
 def run(cmd, env, cwd):

@@ -76,6 +76,7 @@ del _path
 import compat
 if hasattr(compat, "gc_policy"):
     compat.gc_policy()
+compat.HEAP_HELD = gc.mem_alloc()     # (the emulated flash: `free` leaves it out)
 del compat
 if sys.argv[0] == "--calibrate":
     print("CALIBRATE alloc=%d free=%d" % (gc.mem_alloc(), gc.mem_free()))

@@ -691,12 +691,22 @@ def _oneline(e):
     return "%s: %s" % (name, msg) if msg else name
 
 
+# Kept when a command imported them: the console's terminal, and what holds
+# state worth a command's life: httpc's kept-alive connections and parsed CA
+# roots, Copilot's session token.
+_KEEP = ("shell.term", "shell.hostterm", "httpc", "httpc.ca", "ai.copilot")
+
+
 def _loaded():
-    return [k for k in sys.modules if k.startswith("shell.")]
+    """The modules a command may leave behind: the console's own, and on
+    MicroPython the library's (on CPython other code holds them too)."""
+    return [k for k in sys.modules if k.startswith("shell.") or (MICROPYTHON and (
+        k.startswith("store.") or k.split(".")[0] in ("ai", "mcp", "httpc", "jsonstream")))]
 
 
 def _call(spec, args):
     before = _loaded()
+    running = len(_tasks)
     m = None
     try:
         if spec.get("path"):
@@ -705,20 +715,29 @@ def _call(spec, args):
         m = getattr(__import__(mod), mod[6:])      # mod is "shell.<leaf>"
         return getattr(m, spec["func"])(args)
     finally:
-        # Forget the shell.* modules the command imported: their globals are
-        # heap on the board (the code is frozen in flash, reloads cheaply).
+        # Forget the modules the command imported: their globals, functions
+        # and classes are heap on the board (the code is frozen in flash and
+        # reloads in milliseconds), and a session that kept every module
+        # any command used would keep them all. Not when the command left a
+        # task running (mcp serve uses them), nor what was imported before
+        # (boot.py's, with the tools it registered).
         m = None
-        pkg = sys.modules.get("shell")
-        for k in _loaded():
-            if k in before or k in ("shell.term", "shell.hostterm"):
-                continue
-            del sys.modules[k]
-            leaf = k[6:]
-            if pkg is not None and "." not in leaf:
-                try:
-                    delattr(pkg, leaf)
-                except (AttributeError, TypeError):
-                    pass
+        if len(_tasks) <= running:
+            _forget(before)
+
+
+def _forget(before):
+    for k in _loaded():
+        if k in before or k in _KEEP:
+            continue
+        del sys.modules[k]
+        i = k.rfind(".")
+        pkg = sys.modules.get(k[:i]) if i > 0 else None
+        if pkg is not None:
+            try:
+                delattr(pkg, k[i + 1:])
+            except (AttributeError, TypeError):
+                pass
 
 
 def run_script(p, args, func=None):

@@ -240,7 +240,8 @@ def heap():
     import gc
     if hasattr(gc, "mem_free"):
         gc.collect()
-        return gc.mem_alloc(), gc.mem_free()
+        from compat import HEAP_HELD
+        return gc.mem_alloc() - HEAP_HELD, gc.mem_free()
     return None
 
 

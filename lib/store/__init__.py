@@ -25,6 +25,10 @@ _MASK_SHOWS = const(16)  # a secret this long or longer shows its ends when mask
 
 _root = None
 _settings = None
+# What a session remembers between console commands, which forget the
+# modules they imported (shell._call): the last AI request, [use, provider,
+# model, tokens in, tokens out] (ai.styles.LAST).
+LAST_REQUEST = [None, None, None, None, None]
 
 
 def root():

@@ -201,8 +201,9 @@ def as_str(v):
 # The last request's token usage, where the service reports it: [use,
 # provider, model, tokens in, tokens out] (None: not reported). The driver
 # names the request before it is sent; a style's select() rules hand each
-# count to tokens() (`ai status` shows them).
-LAST = [None, None, None, None, None]
+# count to tokens() (`ai status` shows them). The list lives in store, which
+# stays loaded: the console forgets ai.* between commands.
+from store import LAST_REQUEST as LAST  # noqa: E402
 
 
 def tokens(path, n):

@@ -112,3 +112,28 @@ def test_set_checks_asks_hidden_only_for_secrets_and_every_command_has_help(cons
     c.expect_prompt()
     assert read_settings(c.flash) == {"ai.chat.max_tokens": 100, "ai.code.max_tokens": 250,
                                       "wifi.password": "pass-word-1"}
+
+
+def test_net_budget_settings_reach_httpc(flash):
+    """set net.tls_max / net.sockets_max: httpc's budget at once (and at
+    the console's start); set -d: the board profile's again."""
+    import httpc
+    import shell
+    from shell import builtins
+    saved = httpc.TLS_MAX, httpc.SOCKETS_MAX
+    try:
+        builtins.set(["net.tls_max", "1"])
+        assert httpc.TLS_MAX == 1
+        builtins.set(["net.sockets_max", "3"])
+        assert httpc.SOCKETS_MAX == 3
+        httpc.TLS_MAX = httpc.SOCKETS_MAX = None
+        shell.net_budget()          # what shell.run() does at start
+        assert (httpc.TLS_MAX, httpc.SOCKETS_MAX) == (1, 3)
+        builtins.set(["-d", "net.tls_max"])
+        assert httpc.TLS_MAX is None and httpc.SOCKETS_MAX == 3
+        with pytest.raises(shell.Error, match="unknown setting net.tls"):
+            builtins.set(["net.tls", "1"])
+        with pytest.raises(shell.Error):
+            builtins.set(["net.tls_max", "99"])
+    finally:
+        httpc.TLS_MAX, httpc.SOCKETS_MAX = saved

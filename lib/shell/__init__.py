@@ -836,6 +836,18 @@ def dispatch(line):
 left = None     # why run() returned: "repl" (py, Ctrl-D) or "exit"
 
 
+def net_budget():
+    """The settings net.tls_max / net.sockets_max over the board profile's
+    budget (httpc.TLS_MAX, SOCKETS_MAX). httpc is imported (and kept: a
+    console command does not forget it) only when one is set."""
+    t, n = store.get("net.tls_max"), store.get("net.sockets_max")
+    h = sys.modules.get("httpc")
+    if h is None and t is None and n is None:
+        return
+    import httpc
+    httpc.TLS_MAX, httpc.SOCKETS_MAX = t, n
+
+
 def run(banner=True):
     """The console loop. Returns None (nothing echoed by the REPL); why it
     ended is in shell.left: "repl" (py, Ctrl-D) or "exit" (exit, reboot
@@ -865,6 +877,7 @@ def run(banner=True):
         if label:
             out("ai: " + str(label), BOLD_CYAN)
     _call({"module": "shell.script", "func": "shadowed"}, None)
+    net_budget()
     history = term.History()
     t = _task("console")
     try:

@@ -334,6 +334,8 @@ def set(args):
             raise Error("set: no setting %s" % k)
         store.delete(k)
         out("deleted " + k)
+        if k.startswith("net."):
+            shell.net_budget()
         return
     from shell import keys      # what is known is checked: a typo is no setting
     try:
@@ -352,6 +354,8 @@ def set(args):
     except ValueError as e:
         raise Error("set: %s" % e)
     out("%s = %s" % (key, store.display(key, store.get(key))))
+    if key.startswith("net."):
+        shell.net_budget()
 
 
 # ---- wifi -------------------------------------------------------------------------

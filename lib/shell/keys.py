@@ -18,7 +18,7 @@ number:MIN-MAX (any number from MIN to MAX), bool (true or false), url
 id or a preset token: ai/config.py), or the choices a|b|c. Every number
 has a range: a value outside it would be saved and then misread (a port
 above 65535 wraps to another one).
-A key under ai. or mcp. that is not here is refused with the nearest
+A key under ai., mcp. or net. that is not here is refused with the nearest
 known one (a typo would be saved and never read); other keys (your
 scripts' own) are stored as typed.
 """
@@ -69,6 +69,8 @@ mcp.serve.autostart bool start mcp serve at boot
 mcp.serve.allow text commands exposed beyond the read-only ones
 mcp.serve.always text commands allowed for always (the approval's a)
 mcp.serve.token secret the token clients send (mcp serve token new)
+net.tls_max int:0-16 TLS connections open at once (unset: the board profile's; 0: no limit)
+net.sockets_max int:0-64 sockets open at once, TLS ones too (unset: the board profile's; 0: no limit)
 wifi.ssid text WiFi network (wifi connect)
 wifi.password secret its password
 wifi.wait int:1-300 seconds boot.py waits for WiFi (15)
@@ -106,8 +108,8 @@ def _word(w, most):
 
 def kind(key):
     """The kind of a known key; None for a key of another prefix (a
-    script's own); ValueError for a bad name or an unknown key under ai.
-    or mcp."""
+    script's own); ValueError for a bad name or an unknown key under ai.,
+    mcp. or net."""
     if key.startswith("-") or " " in key or not 0 < len(key) <= 64:
         raise ValueError("bad setting name %r" % key)
     parts = key.split(".")
@@ -125,7 +127,7 @@ def kind(key):
                 ok = ok and want == got
         if ok:
             return kind
-    if key.startswith("ai.") or key.startswith("mcp."):
+    if key.startswith("ai.") or key.startswith("mcp.") or key.startswith("net."):
         raise ValueError("unknown setting %s (did you mean %s? help set lists them)"
                          % (key, nearest(key)))
     return None

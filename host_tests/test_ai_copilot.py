@@ -137,7 +137,7 @@ def test_chat_uses_one_session_until_60_s_before_expiry(gh):
     assert req.headers["x-initiator"] == "user"
     assert req.headers["authorization"].startswith("Bearer tid=")
     assert "reasoning_effort" not in req.json                   # Copilot: no knob
-    exp = copilot._session[2]
+    exp = copilot._session[copilot._EXPIRES]
     gh.tick.t = exp - 61
     assert ai.ask_simple("hi", chat_cfg(gh, thinking="high")) == ("two", None)
     assert gh.exchanges == 1                        # still fresh
@@ -193,7 +193,7 @@ def test_a_revoked_login_says_to_log_in_again(gh):
     gh.queue(Text("ok"))
     assert ai.ask_simple("hi", chat_cfg(gh))[1] is None
     gh.revoke()
-    gh.tick.t = copilot._session[2]           # the session ran out: a new exchange
+    gh.tick.t = copilot._session[copilot._EXPIRES]           # the session ran out: a new exchange
     reply, err = ai.ask_simple("hi", chat_cfg(gh))
     assert reply is None
     assert err == ("copilot: the GitHub login was refused (401 Bad credentials); "
@@ -212,7 +212,7 @@ def test_a_refused_session_token_is_renewed_once_before_asking_to_log_in(gh, mon
     assert gh.exchanges == 2
     # a board whose clock was never set (2000) cannot tell the token ran out
     monkeypatch.setattr(copilot, "now", lambda: 946684800 + 60)
-    gh.tick.t = copilot._session[2] + 1
+    gh.tick.t = copilot._session[copilot._EXPIRES] + 1
     assert ai.ask_simple("hi", chat_cfg(gh)) == ("three", None)
     assert gh.exchanges == 3
     # a fresh token refused too: now, and only now, log in again

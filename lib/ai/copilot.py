@@ -44,7 +44,11 @@ _REFRESH_S = const(60)
 # the board's clock counts from 2000, a PC's from 1970; expires_at from 1970
 _EPOCH = 946684800 if time.gmtime(0)[0] == 2000 else 0
 
-_session = [None, None, 0, None]    # oauth token, session token, expires_at, api
+_session = [None, None, 0, None]    # the fields below
+_LOGIN = const(0)       # the GitHub OAuth token the session was made from
+_TOKEN = const(1)       # the Copilot session token
+_EXPIRES = const(2)     # when it ends, seconds since 1970
+_API = const(3)         # the API base the token endpoint named, or None
 _tools = {}                         # model id -> tool calling supported
 
 
@@ -55,7 +59,7 @@ def now():
 
 def forget():
     """Drop the session token (a new login)."""
-    _session[0] = _session[1] = None
+    _session[_LOGIN] = _session[_TOKEN] = None
     _tools.clear()
 
 
@@ -75,8 +79,8 @@ def session(cfg, oauth):
     if not oauth:
         raise ValueError("not logged in to GitHub (run: %s)" % LOGIN)
     s = _session
-    if s[0] == oauth and s[1] and now() < s[2] - _REFRESH_S:
-        return s[1], s[3]
+    if s[_LOGIN] == oauth and s[_TOKEN] and now() < s[_EXPIRES] - _REFRESH_S:
+        return s[_TOKEN], s[_API]
     forget()
     h = {"Authorization": "token " + oauth, "Accept": "application/json"}
     h.update(HEADERS)
@@ -93,10 +97,10 @@ def session(cfg, oauth):
     exp = doc.get("expires_at")
     ends = doc.get("endpoints")
     api = ends.get("api") if isinstance(ends, dict) else None
-    s[0], s[1] = oauth, doc["token"]
-    s[2] = exp if isinstance(exp, int) and not isinstance(exp, bool) else now() + 600
-    s[3] = api if isinstance(api, str) and api.startswith("http") else None
-    return s[1], s[3]
+    s[_LOGIN], s[_TOKEN] = oauth, doc["token"]
+    s[_EXPIRES] = exp if isinstance(exp, int) and not isinstance(exp, bool) else now() + 600
+    s[_API] = api if isinstance(api, str) and api.startswith("http") else None
+    return s[_TOKEN], s[_API]
 
 
 def _text(v):
@@ -133,7 +137,7 @@ def _renew(cfg):
     the driver tries once (None), or the error line. The login is kept:
     the token may have ended early, or a board whose clock was never set
     cannot tell that it expired."""
-    _session[1] = None
+    _session[_TOKEN] = None
     return prepare(cfg, None)
 
 

@@ -279,6 +279,14 @@ _DOWN = const(0x101)
 _RIGHT = const(0x102)
 _LEFT = const(0x103)
 _DEL = const(0x104)
+_CTRL_A = const(0x01)   # Home
+_CTRL_E = const(0x05)   # End
+# "ESC [ N ~": N = 1 or 7 Home, 4 or 8 End, 3 Delete (VT220, xterm, rxvt)
+_TILDE_N = "17483"
+_TILDE_KEY = (_CTRL_A, _CTRL_A, _CTRL_E, _CTRL_E, _DEL)
+# "ESC [ X": the arrows, H Home, F End
+_CSI_X = "ABCDHF"
+_CSI_KEY = (_UP, _DOWN, _RIGHT, _LEFT, _CTRL_A, _CTRL_E)
 
 
 def _escape():
@@ -326,10 +334,10 @@ def _escape():
         return _REDRAW
     if c == 0x7E:                  # "~": 1/7 Home, 4/8 End, 3 Delete
         k = num.split(";")[0]
-        i = "17483".find(k) if len(k) == 1 else -1
-        return None if i < 0 else (1, 1, 5, 5, _DEL)[i]
-    i = "ABCDHF".find(chr(c))
-    return None if i < 0 else (_UP, _DOWN, _RIGHT, _LEFT, 1, 5)[i]
+        i = _TILDE_N.find(k) if len(k) == 1 else -1
+        return None if i < 0 else _TILDE_KEY[i]
+    i = _CSI_X.find(chr(c))
+    return None if i < 0 else _CSI_KEY[i]
 
 
 def readline(prompt, history=None, complete=None, mask=None, style=None, serve=False):
@@ -500,10 +508,10 @@ def _edit(prompt, plen, history, complete, mask, serve):
                     raw("\x1b[C")
                 else:
                     redraw()
-        elif c == 0x01:                     # Ctrl-A, Home
+        elif c == _CTRL_A:                  # and Home
             pos = 0
             redraw()
-        elif c == 0x05:                     # Ctrl-E, End
+        elif c == _CTRL_E:                  # and End
             pos = len(buf)
             redraw()
         elif c == _UP or c == _DOWN:

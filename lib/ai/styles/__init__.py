@@ -236,7 +236,7 @@ def load(style):
         return m
     # its code lives on: garbage is collected first so that it goes low in
     # the heap, not into the free top that the str of a long reply needs in
-    # one block (a 16 KB reply as a str: from 64K, was 72K)
+    # one block (tools/bench/MEASUREMENTS.md: the str replies)
     collect()
     if style == "openai":
         from ai.styles import openai as m

@@ -215,6 +215,25 @@ def test_bin_scripts_that_are_no_commands_say_why(console):
     assert c.text().count("/bin/ls.py is not a command") == 1      # said once
 
 
+def test_a_spec_is_read_as_a_literal_never_run(console, tmp_path):
+    """SPEC is read without running the script: a call in it makes the script
+    no command (eval would have run it); comments, implicit concatenation,
+    escapes and trailing commas read as Python reads them."""
+    c = console(files={
+        "bin/sneaky.py": 'SPEC = {"desc": open("/pwned", "w").write("x") and "d"}\n',
+        "bin/fancy.py": ('SPEC = {"desc": "two " \'parts\\tend\',  # a comment\n'
+                         '        "usage": "fancy [N]", "readonly": True,\n'
+                         '        "args": (("n", "int", "?", "how many"),),}\n'
+                         'def main(args):\n    print("fancy", args)\n')})
+    c.line("sneaky")
+    assert "/bin/sneaky.py is not a command: its SPEC is not a {...} dict literal" in c.text()
+    assert not list(tmp_path.rglob("pwned")) and not os.path.exists("/pwned")
+    c.line("help fancy")
+    assert "two parts     end" in c.text() and "optional: how many" in c.text(), c.text()
+    c.line("fancy 3")
+    assert "fancy ['3']" in c.text(), c.text()
+
+
 # ---- 12. replies wrapped to the terminal's width -----------------------------------
 
 def test_a_reply_wraps_at_word_boundaries_to_the_width_and_tables_render(console):

@@ -460,8 +460,10 @@ def read_spec(p, why=False):
                     elif c in "})]":
                         depth -= 1
                         if depth == 0:
-                            d = buf[:i + 1]
-                            d = eval(d, {"__builtins__": {}}) if not MICROPYTHON else eval(d, {})
+                            d = _literal(buf, 0, i + 1)
+                            if d[1] != i + 1 or not isinstance(d[0], dict):
+                                raise ValueError(1)
+                            d = d[0]
                             if not isinstance(d, dict):
                                 raise ValueError(1)
                             for a in d.get("args") or ():
@@ -480,6 +482,93 @@ def read_spec(p, why=False):
         if why:
             return e
     return None
+
+
+_WORDS = {"True": True, "False": False, "None": None}
+_ESC = {"n": "\n", "t": "\t", "r": "\r", "0": "\0"}
+
+
+def _literal(s, i, end):
+    """The Python literal at s[i:end] (dict, tuple, list, str, int, float,
+    True/False/None), never evaluated: a SPEC is read without running the
+    script (eval would run any call in it). -> (value, index after it and
+    the blanks and comments that follow); ValueError(1) if it is not one."""
+    def skip(i):
+        while i < end:
+            c = s[i]
+            if c == "#":
+                j = s.find("\n", i)
+                i = end if j < 0 or j > end else j
+            elif c not in " \t\r\n\\":
+                break
+            else:
+                i += 1
+        return i
+
+    i = skip(i)
+    if i >= end:
+        raise ValueError(1)
+    c = s[i]
+    if c in "{([":
+        close = "})]"["{([".index(c)]
+        items = []
+        one = False     # a parenthesized value without a comma: not a tuple
+        i = skip(i + 1)
+        while s[i:i + 1] != close:
+            k, i = _literal(s, i, end)
+            if c == "{":
+                if s[i:i + 1] != ":":
+                    raise ValueError(1)
+                v, i = _literal(s, i + 1, end)
+                items.append((k, v))
+            else:
+                items.append(k)
+            one = s[i:i + 1] != ","
+            if one:
+                if s[i:i + 1] != close:
+                    raise ValueError(1)
+            else:
+                i = skip(i + 1)
+        i = skip(i + 1)
+        if c == "{":
+            return dict(items), i
+        if c == "[":
+            return items, i
+        return (items[0] if one and len(items) == 1 else tuple(items)), i
+    if c in "'\"":
+        out = []
+        while i < end and s[i] in "'\"":      # "a" "b": one str
+            q = s[i]
+            j = i + 1
+            while True:
+                k = j
+                while k < end and s[k] not in q + "\\\n":
+                    k += 1
+                if k >= end or s[k] == "\n":
+                    raise ValueError(1)
+                out.append(s[j:k])
+                if s[k] == q:
+                    break
+                e = s[k + 1:k + 2]
+                if e in "xu" and e:
+                    n = 2 if e == "x" else 4
+                    out.append(chr(int(s[k + 2:k + 2 + n], 16)))
+                    j = k + 2 + n
+                else:
+                    out.append(_ESC.get(e, e))
+                    j = k + 2
+            i = skip(k + 1)
+        return "".join(out), i
+    j = i
+    while j < end and (s[j].isalpha() or s[j].isdigit() or s[j] in "_-+."):
+        j += 1
+    w = s[i:j]
+    if w in _WORDS:
+        return _WORDS[w], skip(j)
+    try:
+        return (float(w) if "." in w else int(w)), skip(j)
+    except ValueError:
+        raise ValueError(1)
 
 
 def commands(tag=None):
@@ -704,9 +793,16 @@ def _loaded():
         k.startswith("store.") or k.split(".")[0] in ("ai", "mcp", "httpc", "jsonstream")))]
 
 
+def _running():
+    """What a command can leave running on the console's modules: tasks, and
+    the board's MCP server, which the prompt wait serves (term.WATCH)."""
+    t = sys.modules.get("shell.term")
+    return len(_tasks), t is not None and t.WATCH is not None
+
+
 def _call(spec, args):
     before = _loaded()
-    running = len(_tasks)
+    running = _running()
     m = None
     try:
         if spec.get("path"):
@@ -719,16 +815,18 @@ def _call(spec, args):
         # and classes are heap on the board (the code is frozen in flash and
         # reloads in milliseconds), and a session that kept every module
         # any command used would keep them all. Not when the command left a
-        # task running (mcp serve uses them), nor what was imported before
-        # (boot.py's, with the tools it registered).
+        # task running or while the MCP server listens (they use the
+        # library's modules; the server forgets its own between requests):
+        # then only the console's. Never what was imported before (boot.py's,
+        # with the tools it registered).
         m = None
-        if len(_tasks) <= running:
-            _forget(before)
+        now = _running()
+        _forget(before, now[0] <= running[0] and not (now[1] or running[1]))
 
 
-def _forget(before):
+def _forget(before, library):
     for k in _loaded():
-        if k in before or k in _KEEP:
+        if k in before or k in _KEEP or not (library or k.startswith("shell.")):
             continue
         del sys.modules[k]
         i = k.rfind(".")

@@ -11,6 +11,7 @@ from compat import const
 
 _DESC_WIDTH = const(64)     # characters of a description shown in a listing
 _MAX_SHOW = const(4000)     # characters of a result printed
+_SECRET_MAX = const(2048)   # characters past the cut scrubbed (a secret across it)
 
 
 def uncache(name, then):
@@ -101,7 +102,14 @@ def read(name, uri):
 
 
 def show(result):
-    result = store.scrub(result) or "(empty)"    # may echo a token
-    if len(result) > _MAX_SHOW:
-        result = result[:_MAX_SHOW] + "\n... (%d more characters)" % (len(result) - _MAX_SHOW)
-    out(result)
+    # cut first: a result may be mcp.max_result long, and scrubbing it whole
+    # would copy it all again. Scrubbed with a margin past the cut, so that
+    # a secret across it is masked whole (a token may echo a setting's).
+    n = len(result)
+    if n > _MAX_SHOW:
+        result = store.scrub(result[:_MAX_SHOW + _SECRET_MAX])[:_MAX_SHOW]
+    else:
+        result = store.scrub(result)
+    out(result or "(empty)")
+    if n > _MAX_SHOW:
+        out("... (%d more characters)" % (n - _MAX_SHOW))

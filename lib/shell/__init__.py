@@ -728,8 +728,8 @@ def _call(spec, args):
 
 def _forget(before):
     for k in _loaded():
-        if k in before or k in _KEEP:
-            continue
+        if k in before or k in _KEEP or k == "mcp.server" and sys.modules[k].SERVER:
+            continue    # (the board's MCP server while it listens: its state)
         del sys.modules[k]
         i = k.rfind(".")
         pkg = sys.modules.get(k[:i]) if i > 0 else None

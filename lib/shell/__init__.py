@@ -108,6 +108,7 @@ _TABLE = (
     "mkdir~make a folder~~dir:path:1~files",
     "rm~remove a file or an empty folder~~path:path:+~files",
     "mv~move or rename a file~~src:path:1 dst:path:1~files",
+    "write~write text to a file (replacing it)~~file:path:1 text:text:1~files~builtins.write_file",
     "free~free and used heap memory~~~system memory",
     "df~free and used flash space~~~system files memory",
     "ps~tasks the console runs~~~system",

@@ -194,6 +194,20 @@ def cat(args):
         write("\n")
 
 
+def write_file(args):
+    """write FILE TEXT: the file holds TEXT and a newline afterwards."""
+    host = resolve(args[0])
+    if shell.private(show(host)):
+        raise Error("write: %s is the board's settings or chat history (set changes a "
+                    "setting)" % show(host))
+    st = _stat(host)
+    if st is not None and _isdir(st):
+        raise Error("write: %s is a folder" % show(host))
+    text = args[1] if args[1].endswith("\n") else args[1] + "\n"
+    store.write_atomic(host, text)
+    out("wrote %s (%s)" % (show(host), _kb(len(text.encode()))))
+
+
 def mkdir(args):
     host = resolve(args[0])
     if _stat(host) is not None:

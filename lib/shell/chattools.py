@@ -51,8 +51,10 @@ class Local:
         self.more = more
 
     def __iter__(self):
-        for s in shell.commands():
-            d = self._def(s)
+        for n in shell.names():
+            # (ai's and mcp's specs are large: never built for a request)
+            s = shell.find(n) if tool_of(PREFIX + n) else None
+            d = s and self._def(s)
             if d is not None:
                 yield d
         for d in self.more or ():

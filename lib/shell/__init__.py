@@ -146,7 +146,7 @@ _TABLE = (
     ";login provider:str:1=log in to a provider (copilot: GitHub's device flow)"
     ";edit file:file:1 instruction:text:?=change a file region with the model"
     ";undo=put back the file the last ai edit changed"
-    ";tools action:list/clear:?=list (or clear) the MCP tools cache"
+    ";tools action:list/clear:?=list the tools a chat offers (clear: the MCP tools cache)"
     ";-tools=build the tools cache from every MCP server",
     "mcp~MCP servers: list, add, delete, log in, test, list tools, call a tool,"
     " read resources; serve this board"

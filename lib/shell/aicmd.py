@@ -13,7 +13,7 @@
                              (shell/aiprov.py, imported for them only)
     ai edit FILE[:S-E] ... | ai undo       (shell/aiedit.py)
     ai -tools                build the tools cache from every MCP server
-    ai tools list|clear      show / remove the tools cache
+    ai tools list|clear      the tools a chat offers (board, MCP) / remove the cache
 
 A question becomes one turn of lib/ai/history.py: the saved conversation is
 streamed from flash into the request, the reply streams to the terminal

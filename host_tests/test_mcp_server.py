@@ -687,7 +687,7 @@ def test_spec_to_schema_and_back_to_a_console_line():
     wifi = shell.find("wifi")
     assert tools.schema(wifi) == {"type": "object", "properties": {"args": {
         "type": "string", "description": "the words after 'wifi', as typed at the console: "
-        "wifi [connect SSID PASS]"}}}
+        "wifi [status|scan|connect SSID PASS]"}}}
     assert tools.line(wifi, {"args": "connect home"}) == "wifi connect home"
     assert tools.read_only(shell.find("cat")) and not tools.read_only(shell.find("rm"))
 

@@ -242,10 +242,12 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
                 return reply, None
             for call in calls:
                 route = _route(t, routes, call["name"])
-                c = route and _asked(call, route)
+                # (only what asks or a board tool needs: a copy of the call)
+                c = route and (approve is not None or route[0] == "local") and _asked(call, route)
                 if route is None:
                     text, bad = "unknown tool '%s'" % call["name"], True
-                elif approve is None and c.get("board") and not c["annotations"]["readOnlyHint"]:
+                elif approve is None and c and c.get("board") and \
+                        not c["annotations"]["readOnlyHint"]:
                     text, bad = ("this call changes the board: it runs only when a person "
                                  "approves it (ai.run(approve=...))"), True
                 elif approve is not None and not approve(c):

@@ -157,8 +157,17 @@ def test_board_folder_is_a_valid_out_of_tree_board(board):
     assert meta["mcu"] == chip and meta["deploy_options"]["flash_offset"] == offset
     prof = json.load(open(os.path.join(d, "profile.json")))
     assert prof["board"] == board and prof["chip"] == chip
-    # every figure says where it comes from, and nothing else is sourced
-    assert set(prof["sources"]) == set(prof["figures"])
+    # every figure and the hardware part say where they come from, and
+    # nothing else is sourced
+    assert set(prof["sources"]) == set(prof["figures"]) | {"hw"}
+    # the pins (shell/hw.py): a pin is read-only or writable, never both;
+    # the analog inputs and the I2C buses' pins are pins of the board
+    hw = prof["hw"]
+    ro, rw = set(hw["pins_read"]), set(hw["pins_write"])
+    assert rw and not ro & rw and set(hw["adc"]) <= ro | rw
+    for bus in hw["i2c"]:
+        assert len(bus) == 3 and {bus[1], bus[2]} <= rw, bus
+    assert {int(k) for k in hw["labels"]} <= ro | rw
     for k, why in prof["sources"].items():
         assert len(why) > 20, k
     fig = prof["figures"]

@@ -68,7 +68,8 @@ def text_of(result):
 
 # ---------------------------------------------------------------- Python SDK
 
-READ_ONLY = ["help", "ls", "pwd", "cat", "free", "df", "ps", "date", "get"]
+READ_ONLY = ["help", "ls", "pwd", "cat", "free", "df", "ps", "date", "get", "wifi", "pin", "adc", "i2c",
+             "temp"]
 
 
 def test_python_sdk_lists_and_calls_every_exposed_command(board):
@@ -194,7 +195,7 @@ def test_typescript_sdk_client(board):
     assert r["logs"] == ["step 1 of 2", "step 2 of 2", "count=2 words=[]"]
     # no progressToken asked for by this call (onprogress adds one): 2 steps
     assert r["progress"] == [[1, 2], [2, 2]]
-    assert r["resources"] == ["file:///boot.py", "file:///bin/probe.py"]
+    assert r["resources"] == ["board://state", "file:///boot.py", "file:///bin/probe.py"]
     assert r["read"] == [{"uri": "file:///boot.py", "mimeType": "text/x-python",
                           "text": "# boot.py of the test flash\nprint('booted')\n"}]
     b.expect("mcp: ts-test ran probe 2 (ok)")
@@ -550,11 +551,12 @@ def test_resources_paged_private_files_hidden_reads_bounded(board, live):
     page2 = [x["uri"] for x in r2["result"]["resources"]]
     assert "nextCursor" not in r2["result"]
     uris = page1 + page2
-    assert len(uris) == len(set(uris)) == 6 + 60
-    assert uris[:6] == ["file:///big.txt", "file:///blob.bin", "file:///boot.py",
+    assert len(uris) == len(set(uris)) == 1 + 6 + 60
+    assert uris[0] == "board://state"
+    assert uris[1:7] == ["file:///big.txt", "file:///blob.bin", "file:///boot.py",
                         "file:///huge.txt", "file:///leak.txt", "file:///small.txt"]
     assert not [u for u in uris if "settings" in u or "history" in u]
-    x = r1["result"]["resources"][0]
+    x = r1["result"]["resources"][1]
     assert x == {"uri": "file:///big.txt", "name": "/big.txt", "mimeType": "text/plain",
                  "size": len(big.encode())}
 
@@ -578,6 +580,14 @@ def test_resources_paged_private_files_hidden_reads_bounded(board, live):
     assert t.startswith(small[:1000]) and t.endswith("more bytes)") and len(t) < 4200
     st, r = rpc(b, sid, "tools/call", {"name": "cat", "arguments": {"file": "leak.txt"}})
     assert "sk-board-secret" not in text_of(r["result"]) and "sk-...89" in text_of(r["result"])
+    # the board's state: one JSON resource
+    c = read("board://state")["result"]["contents"][0]
+    state = json.loads(c["text"])
+    assert c["mimeType"] == "application/json" and state["board"] == "ANTOS_ESP32"
+    assert 0 < state["heap"]["used"] and 0 < state["heap"]["free"] < 80 * 1024
+    assert 0 < state["flash"]["free"] <= state["flash"]["total"]
+    assert state["uptime_s"] >= 0 and state["wifi"] == {"connected": False, "ssid": None,
+                                                         "address": None}
     m = b.close()
     assert m["idle"] < IDLE_BUDGET and m["peak"] < CALL_BUDGET
     if live:
@@ -677,7 +687,7 @@ def test_spec_to_schema_and_back_to_a_console_line():
     wifi = shell.find("wifi")
     assert tools.schema(wifi) == {"type": "object", "properties": {"args": {
         "type": "string", "description": "the words after 'wifi', as typed at the console: "
-        "wifi [connect SSID PASS]"}}}
+        "wifi [status|scan|connect SSID PASS]"}}}
     assert tools.line(wifi, {"args": "connect home"}) == "wifi connect home"
     assert tools.read_only(shell.find("cat")) and not tools.read_only(shell.find("rm"))
 

@@ -7,7 +7,7 @@ careful attacker would:
   (type-ahead and a terminal's answers never approve), with the whole call
   shown first; "always" is kept per server URL and tool;
 - the text fallback runs only blocks in its exact format;
-- secrets never reach a model or the screen (sh_cat, error echoes, URLs);
+- secrets never reach a model or the screen (board_cat, error echoes, URLs);
 - MCP tool names that collide once cleaned stay two working tools.
 The pure functions also run under the unix port (scenarios/security_units)."""
 import json
@@ -448,19 +448,32 @@ def test_urls_are_shown_masked(flash):
     assert store.mask_url("https://u:p@h:8/x?key=1&page=2#f") == "https://***@h:8/x?key=*&page=2#f"
 
 
-def test_sh_cat_never_returns_secrets(flash):
+def test_board_tools_never_return_nor_change_secrets(flash):
     store.update({"ai.chat.key": KEY, "mcp.s.url": "http://h/mcp", "mcp.s.token": TOKEN,
                   "wifi.password": "hunter2-hunter2"})
     (flash / "settings.json.bad").write_text(json.dumps({"ai.chat.key": KEY}))
     (flash / "notes.txt").write_text("my key is %s and my token %s\n" % (KEY, TOKEN.upper()))
-    tools = dict((t["name"], t["run"]) for t in shell.local_tools())
-    for path in ("settings.json", "/settings.json", "./settings.json", "settings.json.bad"):
-        got = tools["sh_cat"]({"file": path})
-        assert "holds keys and tokens" in got, (path, got)
-        assert not leaks(got, KEY) and not leaks(got, TOKEN), got
-    got = tools["sh_cat"]({"file": "notes.txt"})
+    tools = dict((t["name"], t["run"]) for t in shell.local_tools("all"))
+    for path in ("settings.json", "/settings.json", "./settings.json", "settings.json.bad",
+                 "history/chat.jsonl"):
+        with pytest.raises(ValueError) as e:
+            tools["board_cat"]({"file": path})
+        assert "is private to the board" in str(e.value), (path, e.value)
+        assert not leaks(str(e.value), KEY) and not leaks(str(e.value), TOKEN)
+    # nor changed or granted: secrets and the settings that grant tools
+    for args in ({"key": "ai.chat.key", "value": "x"}, {"key": "ai.tools.local", "value": "all"},
+                 {"key": "mcp.serve.allow", "value": "rm"}, {"key": "mcp.s.allow", "value": "x"},
+                 {"key": "-d", "value": "mcp.s.token"}):
+        with pytest.raises(ValueError, match="only at the console"):
+            tools["board_set"](args)
+    with pytest.raises(ValueError, match="is private"):
+        tools["board_rm"]({"path": ["notes.txt", "settings.json"]})
+    with pytest.raises(ValueError, match="password: only at the console"):
+        tools["board_wifi"]({"args": "connect home secret"})
+    assert store.get("ai.chat.key") == KEY and os.path.exists(flash / "notes.txt")
+    got = tools["board_cat"]({"file": "notes.txt"})
     assert got == "my key is *** and my token ***", got
-    got = tools["sh_get"]({})
+    got = tools["board_get"]({})
     for s in (KEY, TOKEN, "hunter2-hunter2"):
         assert not leaks(got, s), got
     assert "mcp.s.url = http://h/mcp" in got

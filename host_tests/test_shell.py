@@ -627,19 +627,27 @@ def test_local_tool_catalogue_reads_the_registry(tmp_path):
     store.set_root(str(tmp_path))
     try:
         tools = {t["name"]: t for t in shell.local_tools()}
-        assert set(tools) == {"sh_help", "sh_ls", "sh_cat", "sh_pwd", "sh_free", "sh_df",
-                              "sh_ps", "sh_date", "sh_get", "sh_greet"}
-        assert "usage: ls [PATH]" in tools["sh_ls"]["description"]
+        assert set(tools) == {"board_help", "board_ls", "board_cat", "board_pwd", "board_free",
+                              "board_df", "board_ps", "board_date", "board_get", "board_greet",
+                              "board_wifi", "board_pin", "board_adc", "board_i2c", "board_temp"}
+        assert "usage: ls [PATH]" in tools["board_ls"]["description"]
         # the same typed schema the MCP server offers (shell/tools.py)
-        assert tools["sh_greet"]["parameters"] == {
+        assert tools["board_greet"]["parameters"] == {
             "type": "object", "additionalProperties": False, "required": ["name"],
             "properties": {"name": {"type": "string"}, "times": {"type": "integer"}}}
-        assert "boot.py" in tools["sh_ls"]["run"]({})
-        assert tools["sh_greet"]["run"]({"name": "Ann"}) == "hi Ann}"
-        assert tools["sh_greet"]["run"]({"name": "Ann Lee", "times": 2}) == "hi Ann Lee}\nhi Ann Lee}"
-        assert tools["sh_greet"]["run"]({"times": 2}).startswith("Error: missing argument name")
+        # read-only: pin without the argument that sets it
+        assert tools["board_pin"]["parameters"]["properties"] == {"pin": {"type": "integer"}}
+        assert "boot.py" in tools["board_ls"]["run"]({})
+        assert tools["board_greet"]["run"]({"name": "Ann"}) == "hi Ann}"
+        assert tools["board_greet"]["run"]({"name": "Ann Lee", "times": 2}) == "hi Ann Lee}\nhi Ann Lee}"
+        with pytest.raises(ValueError, match="^missing argument name"):
+            tools["board_greet"]["run"]({"times": 2})
         assert "mv: missing dst" in shell.capture("mv a")
         store.set("ai.general.key", "sk-verysecretvalue")
-        assert "sk-verysecretvalue" not in tools["sh_get"]["run"]({})
+        assert "sk-verysecretvalue" not in tools["board_get"]["run"]({})
+        # all: the commands that change something too, never py, exit, reboot, ai, mcp
+        every = {t["name"] for t in shell.local_tools("all")}
+        assert {"board_rm", "board_mv", "board_mkdir", "board_set", "board_boom"} <= every
+        assert not every & {"board_py", "board_exit", "board_reboot", "board_ai", "board_mcp"}
     finally:
         store.set_root(None)

@@ -484,7 +484,7 @@ def test_ai_tools_cache_and_approval(console, sdk_server):
     with FakeOpenAI(flavor="ollama") as srv:
         c = console(ollama_settings(srv, **{"mcp.sdk.url": url}))
         c.line("ai tools list")
-        assert "no tools cache; build it with: ai -tools" in c.text()
+        assert "no tools cache (ai -tools builds it from the MCP servers)" in c.text()
         c.clear()
         c.line("ai -tools")
         screen = c.text()
@@ -498,7 +498,7 @@ def test_ai_tools_cache_and_approval(console, sdk_server):
         c.line("ai tools list")
         screen = c.text()
         assert re.search(r"^sdk__get_weather +\(sdk\)\n    Current weather for a city", screen, re.M), screen
-        assert "6 tools" in screen
+        assert "(ai.tools.local = read), 6 from MCP servers" in screen
 
         # the model calls a tool: the console asks; n refuses it
         srv.queue(Calls([("sdk__get_weather", {"city": "Rochdale"})]))
@@ -510,7 +510,8 @@ def test_ai_tools_cache_and_approval(console, sdk_server):
         assert re.search(r'  arguments: \{"city": ?"Rochdale"\}\n  run it\? \[y\]es \[n\]o \[a\]lways:',
                          screen), screen
         offered = sorted(t["function"]["name"] for t in srv.requests[-1].json["tools"])
-        assert offered == sorted(d["name"] for d in cache)
+        assert [n for n in offered if not n.startswith("board_")] == sorted(d["name"] for d in cache)
+        assert "board_ls" in offered        # the board's own, beside them
         c.type("n\r")
         c.expect_prompt()
         screen = c.text()
@@ -554,11 +555,12 @@ def test_ai_tools_cache_and_approval(console, sdk_server):
         c.clear()
         c.line("ai echo hi")
         assert "tool sdk__echo" in c.text() and "refused (ai.tools.approve = never)" in c.text()
-        # clear: chats offer no tools any more
+        # clear: chats offer no MCP tools any more (the board's own only)
         c.line("ai tools clear")
         assert not os.path.exists(os.path.join(c.flash, "tools.jsonl"))
         c.line("ai plain now")
-        assert "tools" not in srv.requests[-1].json
+        assert all(t["function"]["name"].startswith("board_")
+                   for t in srv.requests[-1].json["tools"])
 
 
 # ---------------------------------------------------------------- ai config

@@ -262,7 +262,7 @@ def test_history_tools_listing_and_ctrl_c_at_the_approval(console):
             f.write('{"server": "notes", "name": "notes__find", "remote": "find", '
                     '"description": "find a note", "parameters": {"type": "object"}}\n')
         c.line("ai tools")                  # alone: the list
-        assert "notes__find" in c.text() and "1 tool" in c.text() and "missing" not in c.text()
+        assert "notes__find" in c.text() and "1 from MCP servers" in c.text() and "missing" not in c.text()
         # a call whose arguments the model wrote with \u escapes
         srv.queue(Calls([("notes__find", '{"city": "M\\u00fcnchen"}')]))
         c.type("ai -u code where is it\r")

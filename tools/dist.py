@@ -72,8 +72,9 @@ PARTS = (
 # committed descriptions: lib/<part>.json for these, package.json for all
 DESCRIBED = ("jsonstream", "store", "httpc", "mcp", "ai")
 # imports a part's module makes only when the console runs (the test of
-# the parts' closure allows them): mcp/answer.py asks the person
-OPTIONAL = (("mcp/answer.py", "shell"),)
+# the parts' closure allows them): mcp/answer.py asks the person;
+# ai/loop.py offers the board's commands as tools (ai.run(local=...))
+OPTIONAL = (("mcp/answer.py", "shell"), ("ai/loop.py", "shell"))
 AUTHOR = "AntOS AI firmware"
 LICENSE = "MIT"
 

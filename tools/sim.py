@@ -35,7 +35,14 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-LAUNCH = ("import sys, shell\n"
+LAUNCH = ("import sys\n"
+          "try:\n"       # --lib from the test harness: its hardware stand-in
+          "    import boardhw\n"
+          "    boardhw.install(True)\n"
+          "    del boardhw\n"
+          "except ImportError:\n"
+          "    pass\n"
+          "import shell\n"
           "shell.run()\n"
           "sys.exit(10 if shell.left == 'repl' else 0)\n")
 REPL = "import shell, store\nprint('Python REPL: shell.run() goes back to the console')\n"
@@ -117,6 +124,13 @@ def main(argv):
     else:
         env = dict(os.environ, **env)
         env["MICROPYPATH"] = lib + ":" + os.path.join(flash, "lib")
+        # the test harness's build (host_tests/mpyrun.py) beside it: the
+        # hardware stand-in with the board profile's pins (its network
+        # budget is make sim's business, not the console tests')
+        scen = os.path.join(os.path.dirname(lib), "scen")
+        if os.path.isdir(scen):
+            env["MICROPYPATH"] += ":" + scen
+            env["ANTOS_HW"] = os.path.join(ROOT, "boards", board, "profile.json")
         cmd = [mp, "-X", "heapsize=" + (heap or "256K"), "-c", LAUNCH]
         repl_cmd = cmd[:3] + ["-i", "-c", REPL]
         repl_env = env

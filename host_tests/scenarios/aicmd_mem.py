@@ -8,7 +8,7 @@ import sys
 import store
 store.set_root(sys.argv[1])
 import shell
-from shell import term, md, aicmd, mcpcmd  # noqa: F401
+from shell import term, md, aicmd, mcpcmd, tools, chattools  # noqa: F401
 import ai
 from ai import loop, history, config, catalog  # noqa: F401
 from ai.styles import openai  # noqa: F401
@@ -25,7 +25,8 @@ httpc.close_all()
 heapmon.start()
 if sys.argv[2:] == ["bare"]:
     h = [{"role": "user", "content": "What is the weather in Rochdale?"}]
-    print("BARE", ai.run(h, {"use": "chat", "stream": shell.write}))
+    # the board's read-only tools too, as the console offers them by default
+    print("BARE", ai.run(h, {"use": "chat", "stream": shell.write}, local="read"))
 else:
     aicmd.main(["What is the weather in Rochdale?"])
 heapmon.report()

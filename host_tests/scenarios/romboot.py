@@ -56,14 +56,17 @@ if _path:
     del _f
 del _path
 # The board profile (ANTOS_BOARD): its boardprofile module on the path, as
-# the firmware freezes it, and the board's network budget enforced
+# the firmware freezes it, the board's network budget enforced, and a
+# stand-in for its hardware (machine.Pin, ADC, I2C: boardhw.py)
 _path = os.getenv("ANTOS_BOARD")
 if _path:
     sys.path.insert(1, "/rom/boards/" + _path)
     import boardprofile
     import netcount
+    import boardhw
     netcount.install(boardprofile.PROFILE)
-    del boardprofile, netcount
+    boardhw.install()
+    del boardprofile, netcount, boardhw
 del _path
 gc.collect()
 sys.argv[:] = sys.argv[1:]

@@ -230,12 +230,14 @@ def ask_simple(prompt, overrides=None):
 
 
 def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
-        approve=None, show=None):
-    """The tool-use loop (see ai/loop.py): (reply, err)."""
+        approve=None, show=None, local=None):
+    """The tool-use loop (see ai/loop.py): (reply, err). local=True (or
+    "read"): the board's read-only console commands are tools too; "all":
+    those that change something too, each call only after approve()."""
     gc_was = tighten()
     try:
         from ai import loop
-        return loop.run(history, overrides, tools, mcps, max_rounds, approve, show)
+        return loop.run(history, overrides, tools, mcps, max_rounds, approve, show, local)
     except MemoryError:
         collect()
         return None, ("out of memory running the tools (fewer tools: ai tools clear; "

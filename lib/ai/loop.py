@@ -1,12 +1,16 @@
 """The tool-use loop (ai.run). The tools cache (ai.tools_cache_build...)
 lives in ai/toolcache.py, imported only when a run offers cached tools.
 
-Tools come from three places and go through one dispatch:
+Tools come from four places and go through one dispatch:
 - the registry of reusable local tools (ai.register_tool), named by string;
 - inline dicts {"name", "description", "parameters", "run"};
 - every tool of the named MCP servers, as "<server>__<tool>" (characters a
   provider refuses are replaced, 64 characters at most; a name that had to
-  change or that collides gets a short stable hash: tool_name()).
+  change or that collides gets a short stable hash: tool_name());
+- with local ("read" or True, "all"), the board's console commands as
+  "board_<cmd>" (shell/chattools.py; guardrails: shell/tools.py). A
+  call of one that changes something runs only when approve() says yes:
+  without an approve function it is refused.
 A local name used twice is an error before any request is made.
 
 Each round asks the model; tool calls run one after another in the order
@@ -62,7 +66,21 @@ def _listing():
     return store.path("tmp", "tools.jsonl")
 
 
-def _gather(tools, mcps):
+def _gather(tools, mcps, local=None):
+    """(tools to offer, {name: route of a local tool}); with local, the
+    board's commands ahead of what follows (shell.chattools.Local)."""
+    t, routes = _gathered(tools, mcps)
+    if not local or local == "off":
+        return t, routes
+    from shell import chattools as board
+    for name in routes:
+        if board.tool_of(name):
+            raise ValueError("tool name '%s' is the board's own (board_ names: ai.run(local=...))"
+                             % name)
+    return board.Local(board.level("all" if local == "all" else "read"), t), routes
+
+
+def _gathered(tools, mcps):
     """(tools to offer, {name: route of a local tool}): a list of the local
     and inline definitions, or a tool file (toolcache.Tools: the run's MCP
     listing, the locals written into it too, or the tools cache), or None."""
@@ -116,6 +134,8 @@ def _route(t, routes, name):
         d = t.find(name)
         if d is not None and d.get("server"):
             r = ("mcp", d["server"], d["remote"], d.get("annotations"), d.get("title"))
+        elif d is not None and d.get("board"):
+            r = ("local", d)
     return r
 
 
@@ -129,7 +149,9 @@ def _asked(call, route):
         c["title"] = route[4]
     else:
         c["server"], c["tool"] = None, call["name"]
-        c["annotations"] = route[1].get("annotations")
+        f = route[1].get("check")      # a board tool: this call's own
+        c["annotations"] = f(call.get("args")) if f else route[1].get("annotations")
+        c["board"] = route[1].get("board")
     return c
 
 
@@ -194,18 +216,19 @@ def _result(pair):
 
 
 def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
-        approve=None, show=None):
+        approve=None, show=None, local=None):
     """Ask, run the tools the model calls, ask again: (reply, err).
 
-    approve(call) -> True to run the call (default: all run); it gets a
-    copy of the call with "server", "tool" and "annotations" (_asked);
+    approve(call) -> True to run the call (default: all run, but a board
+    tool's call that changes something); it gets a copy of the call with
+    "server", "tool", "annotations" and for a board tool "board" (_asked);
     show(call, text, is_error) is told each result (the console prints a
     short line; a result kept on flash is shown by its first characters)."""
     from ai import ask
     conns = {}
     try:
         try:
-            t, routes = _gather(tools, mcps)
+            t, routes = _gather(tools, mcps, local)
         except ValueError as e:
             return None, store.scrub(str(e))
         o = dict(overrides or {})
@@ -219,9 +242,15 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
                 return reply, None
             for call in calls:
                 route = _route(t, routes, call["name"])
+                # (only what asks or a board tool needs: a copy of the call)
+                c = route and (approve is not None or route[0] == "local") and _asked(call, route)
                 if route is None:
                     text, bad = "unknown tool '%s'" % call["name"], True
-                elif approve is not None and not approve(_asked(call, route)):
+                elif approve is None and c and c.get("board") and \
+                        not c["annotations"]["readOnlyHint"]:
+                    text, bad = ("this call changes the board: it runs only when a person "
+                                 "approves it (ai.run(approve=...))"), True
+                elif approve is not None and not approve(c):
                     text, bad = "the user refused this call", True
                 else:
                     text, bad = _dispatch(route, call, conns, history)
@@ -242,7 +271,7 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
                 if bad:
                     msg["is_error"] = True
                 history.append(msg)
-                text = msg = None
+                text = msg = c = None
             collect()
         return None, "tool rounds exhausted (%d model requests)" % max_rounds
     finally:

@@ -38,10 +38,13 @@ resources/list, resources/read, resources/templates/list,
 logging/setLevel; others -32601, bad params -32602.
 
 Tools: every command of the registry (shell.commands(): built-ins and /bin
-scripts), its schema from shell/tools.py. Read-only commands are exposed;
-others only when named in mcp.serve.allow, and each call of one is asked
-at the console (y / n / a; "a" adds it to mcp.serve.always). Paths in the
-arguments are relative to /, and settings and history files are refused.
+scripts), its schema and guardrails from shell/tools.py (the same as a
+chat's). Read-only commands are exposed, and a command that reads unless
+given a write argument (pin) with that argument only when allowed;
+others only when named in mcp.serve.allow, and each call that changes
+something is asked at the console (y / n / a; "a" adds it to
+mcp.serve.always). Paths in the arguments are relative to /; settings and
+history files, secrets and the settings that grant tools are refused.
 A call's output (sanitized as for the console, secrets of the settings
 masked) is its text result, at most server.OUTPUT bytes; an error line makes it
 isError.
@@ -64,8 +67,7 @@ _ASK_MS = const(120000)     # the client's answer to a sampling/elicitation requ
 _MAX_ITEMS = const(8)       # content items a script adds to a result
 _MAX_LATE = const(4)        # wrong-token callers waiting out their delay
 _DRAIN = const(1572864)     # bytes of an oversized body read and dropped
-_NEVER = ("py", "exit", "?")    # console-only: never tools
-_DESTRUCTIVE = ("rm", "mv", "set", "run", "reboot")     # destructiveHint (and /bin scripts)
+_DESTRUCTIVE = ("rm", "mv", "set", "run")     # destructiveHint (and /bin scripts)
 # a refused token: names the scheme to use
 _CHALLENGE = b'WWW-Authenticate: Bearer realm="antos", error="invalid_token"\r\n'
 
@@ -489,12 +491,17 @@ def _initialize(srv, rid, params, out):
 # -- tools ----------------------------------------------------------------------
 
 def exposed(spec):
-    """Is this command a tool? (read-only, or named in mcp.serve.allow)"""
+    """Is this command a tool? (read-only, reads unless given a write
+    argument, or named in mcp.serve.allow)"""
     from shell import tools
-    n = spec["name"]
-    if n in _NEVER or not _name_ok(n):
+    if not tools.name_ok(spec["name"]):
         return False
-    return tools.read_only(spec) or n in words("mcp.serve.allow")
+    return tools.read_only(spec) or allowed(spec) or tools.writes(spec, ()) is False
+
+
+def allowed(spec):
+    """May this command change something? (named in mcp.serve.allow)"""
+    return spec["name"] in words("mcp.serve.allow")
 
 
 def _tools(srv):
@@ -506,7 +513,7 @@ def _tools(srv):
         d = spec["desc"]
         yield {"name": spec["name"], "title": d[:1].upper() + d[1:],
                "description": "%s (usage: %s)" % (d, spec["usage"]),
-               "inputSchema": tools.schema(spec),
+               "inputSchema": tools.schema(spec, not allowed(spec)),
                "annotations": {"readOnlyHint": ro, "destructiveHint": not ro and (
                    spec["path"] is not None or spec["name"] in _DESTRUCTIVE)}}
 
@@ -516,20 +523,24 @@ def _call(srv, s, rid, params, out):
     name = params.get("name")
     spec = shell.find(name) if isinstance(name, str) else None
     if spec is None or not exposed(spec):
-        hint = "" if spec is None or name in _NEVER else \
+        hint = "" if spec is None or not tools.name_ok(name) else \
             " (the board's owner can allow it: set mcp.serve.allow %s)" % name
         return out.message(_error(rid, -32602, "Unknown tool: %s%s" % (name, hint)))
     args = params.get("arguments")
     try:
         line = tools.line(spec, {} if args is None else args)
-        no = _private_paths(spec, line)
+        no = tools.refused(spec, line)
+        change = tools.writes(spec, shell.parse(spec, line[len(name):]))
     except (ValueError, shell.UsageError) as e:
         return out.message(_error(rid, -32602, "%s: %s (usage: %s)" % (name, e, spec["usage"])))
+    if no is None and change and not allowed(spec):
+        no = "%s: this call changes the board; its owner can allow it: set mcp.serve.allow %s" % (
+            name, name)
     if no:
         return out.message(_result(rid, [_text(no)], True))
     meta = params.get("_meta")
     srv.calls += 1
-    if not tools.read_only(spec) and not _approve(s[3], name, line):
+    if change and not _approve(s[3], name, line):
         _note(s[3], line, "refused")
         return out.message(_result(rid, [_text(
             "refused: the person at the board did not allow this call")], True))
@@ -587,13 +598,6 @@ def _ask(ctx, method, params):
     return r, None
 
 
-def _name_ok(n):
-    for c in n.encode():
-        if not (97 <= c <= 122 or 65 <= c <= 90 or 48 <= c <= 57 or c in (45, 46, 95)):
-            return False
-    return 0 < len(n) <= 64
-
-
 def words(key):
     """A setting holding names separated by commas or spaces."""
     return str(store.get(key) or "").replace(",", " ").split()
@@ -605,24 +609,6 @@ def _text(t):
 
 def _result(rid, content, is_error):
     return {"jsonrpc": "2.0", "id": rid, "result": {"content": content, "isError": is_error}}
-
-
-def private(p):
-    """True for the files a client never sees: settings (with the copies
-    made while writing them) and chat history. p: the shown path ("/x")."""
-    return p.startswith("/" + store.SETTINGS) or p == "/history" or p.startswith("/history/")
-
-
-def _private_paths(spec, line):
-    """Why the call is refused when a path argument names a private file,
-    else None (paths are taken from /)."""
-    ws = shell.parse(spec, line[len(spec["name"]):])
-    for i, a in enumerate(spec["args"] if not spec.get("subs") else ()):
-        if a[1] in ("path", "file", "dir") and i < len(ws):
-            for w in (ws[i:] if a[2] in ("*", "+") else ws[i:i + 1]):
-                if private(shell.show(shell.resolve("/" + w))):
-                    return "%s: %s is private to the board" % (spec["name"], w)
-    return None
 
 
 def _drain(req):

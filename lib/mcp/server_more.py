@@ -2,6 +2,10 @@
 token, the allowed host names, the status, and resources.
 
 Resources, in this order:
+- board://state: the board's state as one JSON object (application/json):
+  {"board", "heap": {"used", "free"}, "flash": {"total", "free"},
+  "uptime_s", "wifi": {"connected", "ssid", "address"}} (a part the
+  interpreter cannot tell is null);
 - /bin scripts whose SPEC declares "resource": "<uri>" (and "readonly":
   True; "mime": its type, text/plain by default): reading one runs the
   script and gives its output, like a tool call;
@@ -117,7 +121,7 @@ def _files():
         dirs = []
         for n in names:
             p = d.rstrip("/") + "/" + n
-            if n.endswith(".tmp") or h.private(p):
+            if n.endswith(".tmp") or shell.private(p):
                 continue
             f = host.rstrip("/") + "/" + n
             if store.is_dir(f):
@@ -131,7 +135,31 @@ def _files():
             stack.append(dirs.pop())
 
 
+STATE = "board://state"
+
+
+def state():
+    """The board's state (see the module text)."""
+    from shell import builtins
+    from compat import ticks_ms, board
+    hp, fl = builtins.heap(), builtins.flash()
+    w = {"connected": False, "ssid": None, "address": None}
+    try:
+        import network
+        n = network.WLAN(network.STA_IF)
+        if n.isconnected():
+            w = {"connected": True, "ssid": n.config("essid"), "address": n.ifconfig()[0]}
+    except (ImportError, OSError, AttributeError, ValueError):
+        pass
+    return {"board": board().get("board"),
+            "heap": hp and {"used": hp[0], "free": hp[1]},
+            "flash": fl and {"total": fl[0], "free": fl[1]},
+            "uptime_s": ticks_ms() // 1000, "wifi": w}
+
+
 def _listing():
+    yield {"uri": STATE, "name": "board state", "mimeType": "application/json",
+           "description": "heap, flash, uptime and WiFi of the board, as JSON"}
     for uri, spec, d in _scripts():
         yield {"uri": uri, "name": spec["name"], "description": spec["desc"],
                "mimeType": str(d.get("mime") or "text/plain")}
@@ -172,11 +200,15 @@ def resources(srv, method, rid, params, out):
     if not isinstance(uri, str):
         return out.message(h._error(rid, -32602, "uri needed"))
     missing = h._error(rid, -32002, "Resource not found: " + uri)
+    if uri == STATE:
+        return out.message({"jsonrpc": "2.0", "id": rid, "result": {"contents": [{
+            "uri": uri, "mimeType": "application/json",
+            "text": jsonstream.dumps(state())}]}})
     if uri.startswith("file:///"):
         p = shell._norm(unquote(uri[7:]))
         host = shell.resolve(p)
         n = store.size(host)
-        if n is None or store.is_dir(host) or h.private(p) or p.endswith(".tmp"):
+        if n is None or store.is_dir(host) or shell.private(p) or p.endswith(".tmp"):
             return out.message(missing)
         if n > _MAX_READ:
             return out.message(h._error(rid, -32602, "%s: %d bytes, over the %d a read "

@@ -69,10 +69,13 @@ shell.find(name) -> spec or None (spec["usage"]: the usage line);
 shell.tty() -> True on a raw terminal (escape codes, line editor);
 shell.BOARD: True on the board (MicroPython, not the unix port);
 shell.cwd() / shell.resolve(path) -> host path / shell.show(host) -> "/x";
+shell.private(shown) -> True for the settings and history files (never tools');
 shell.tasks() -> [[id, name, started_ms]] of what the console runs.
-The local tool catalogue: shell.local_tools() -> inline ai tools made from
-the read-only commands (and /bin scripts whose SPEC has "readonly": True;
-the mapping is shell/tools.py, shared with the MCP server);
+The local tool catalogue: shell.local_tools(level) -> inline ai tools made
+from the commands (read-only ones, and /bin scripts whose SPEC has
+"readonly": True; level "all": those that change something too; the
+mapping and its guardrails are shell/tools.py, shared with the MCP server;
+a chat offers them through ai.run(local=...), a line at a time);
 shell.capture(line) -> a command's output as text;
 shell.run_captured(line, sink) -> True when the command failed, its output
 given to sink(piece) instead of the console.
@@ -89,8 +92,9 @@ BOARD = MICROPYTHON and sys.platform not in ("linux", "darwin")    # not the uni
 #   name~desc~usage~args~tags~module~subs
 # usage: empty when it is the name and the args (upper case, [optional],
 # [many...]); args: "name:type:count" words (choices as "a/b"); tags: words; module:
-# the leaf under shell/ whose main() runs it, empty for shell.builtins (the
-# function named like the command); subs: "NAME ARGS...=desc" joined by ";".
+# the leaf under shell/ whose main() runs it ("leaf.func": that function of
+# it), empty for shell.builtins (the function named like the command);
+# subs: "NAME ARGS...=desc" joined by ";".
 # Strings, not nested tuples: a fraction of the flash; _spec() expands one.
 _TABLE = (
     "help~list commands, or show one command's usage~~cmd:cmd:?"
@@ -104,6 +108,7 @@ _TABLE = (
     "mkdir~make a folder~~dir:path:1~files",
     "rm~remove a file or an empty folder~~path:path:+~files",
     "mv~move or rename a file~~src:path:1 dst:path:1~files",
+    "write~write text to a file (replacing it)~~file:path:1 text:text:1~files~builtins.write_file",
     "free~free and used heap memory~~~system memory",
     "df~free and used flash space~~~system files memory",
     "ps~tasks the console runs~~~system",
@@ -111,10 +116,16 @@ _TABLE = (
     "get~show settings (secrets masked)~~key:key:?~system settings",
     "set~change a setting (no VALUE: ask for it; -d: delete)"
     "~set KEY [VALUE] | set -d KEY~key:key:1 value:text:?~system settings",
-    "wifi~WiFi status, or connect to a network (board only)"
-    "~wifi [connect SSID PASS]~~network system~"
+    "wifi~WiFi status, networks in reach, or connect to one (board only)"
+    "~wifi [status|scan|connect SSID PASS]~~network system~"
     "~connect ssid:str:1 password:str:?=join a WiFi network"
-    ";status=show the connection",
+    ";status=show the connection;scan=list the networks in reach",
+    "pin~read a GPIO pin, or set an output pin (no PIN: the board's pins)"
+    "~~pin:int:? value:0/1/on/off:?~hardware~hw.pin",
+    "adc~read an analog input (no PIN: the board's ADC pins)~~pin:int:?~hardware~hw.adc",
+    "i2c~the addresses that answer on an I2C bus, or the board's buses~i2c scan [BUS] | i2c buses~action:scan/buses:1 bus:int:?"
+    "~hardware~hw.i2c",
+    "temp~the chip's temperature~~~hardware system~hw.temp",
     "run~run a Python file~~file:file:1 args:str:*"
     "~system python",
     "py~leave to the Python REPL (shell.run() comes back)~~~system python",
@@ -135,7 +146,7 @@ _TABLE = (
     ";login provider:str:1=log in to a provider (copilot: GitHub's device flow)"
     ";edit file:file:1 instruction:text:?=change a file region with the model"
     ";undo=put back the file the last ai edit changed"
-    ";tools action:list/clear:?=list (or clear) the MCP tools cache"
+    ";tools action:list/clear:?=list the tools a chat offers (clear: the MCP tools cache)"
     ";-tools=build the tools cache from every MCP server",
     "mcp~MCP servers: list, add, delete, log in, test, list tools, call a tool,"
     " read resources; serve this board"
@@ -422,9 +433,10 @@ def _spec(t):
         for n, t, c in args:
             n = n.upper()
             u += " " + ("[" + n + "]" if c == "?" else "[" + n + "...]" if c == "*" else n)
+    m, _, fn = f[5].partition(".")      # "hw.pin": pin() of shell.hw
     return {"name": f[0], "desc": f[1], "usage": u, "args": args,
-            "tags": tuple(f[4].split()), "module": "shell." + (f[5] or "builtins"),
-            "func": "main" if f[5] else f[0], "subs": subs, "path": None}
+            "tags": tuple(f[4].split()), "module": "shell." + (m or "builtins"),
+            "func": fn or ("main" if m else f[0]), "subs": subs, "path": None}
 
 
 def read_spec(p, why=False):
@@ -706,23 +718,26 @@ def parse(spec, rest):
 
 # ---- the local tool catalogue ---------------------------------------------
 
-def local_tools():
-    """Registry commands as inline ai tools (see shell/tools.py)."""
-    from shell import tools
-    return tools.local_tools()
+def local_tools(level="read"):
+    """Registry commands as inline ai tools (see shell/tools.py); a chat
+    gets them from ai.run(local=...) instead, made a line at a time."""
+    from shell import chattools
+    return chattools.local_tools(level)
 
 
-def capture(line):
+def capture(line, status=False):
     """Run a command line with its output captured; -> the text (the first
-    _MAX_CAPTURE characters), with any secret scrubbed (it goes to a model)."""
+    _MAX_CAPTURE characters), with any secret scrubbed (it goes to a model);
+    status=True: (text, True when it failed)."""
     got = [0]
 
     def keep(s):
         if got[0] < _MAX_CAPTURE:
             got.append(s[:_MAX_CAPTURE - got[0]])
             got[0] += len(s)
-    run_captured(line, keep)
-    return store.scrub("".join(got[1:]).strip()) or "(no output)"
+    failed = run_captured(line, keep)
+    text = store.scrub("".join(got[1:]).strip()) or "(no output)"
+    return (text, failed) if status else text
 
 
 def run_captured(line, sink):
@@ -836,6 +851,13 @@ def _forget(before, library):
                 delattr(pkg, k[i + 1:])
             except (AttributeError, TypeError):
                 pass
+
+
+def private(p):
+    """True for the files no tool (a chat's, an MCP client's) touches:
+    settings (with the copies made while writing them) and chat history.
+    p: the shown path ("/x")."""
+    return p.startswith("/" + store.SETTINGS) or p == "/history" or p.startswith("/history/")
 
 
 def run_script(p, args, func=None):

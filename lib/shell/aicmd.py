@@ -13,7 +13,7 @@
                              (shell/aiprov.py, imported for them only)
     ai edit FILE[:S-E] ... | ai undo       (shell/aiedit.py)
     ai -tools                build the tools cache from every MCP server
-    ai tools list|clear      show / remove the tools cache
+    ai tools list|clear      the tools a chat offers (board, MCP) / remove the cache
 
 A question becomes one turn of lib/ai/history.py: the saved conversation is
 streamed from flash into the request, the reply streams to the terminal
@@ -23,10 +23,15 @@ kept in RAM: a reply may be as long as ai.<use>.max_reply, 128 KB unless
 set); only a completed turn is saved (Ctrl-C or an error leave no half
 turn), keeping the newest turns within ai.history.bytes / ai.history.turns.
 `ai history` streams each message from the file through the renderer.
-When the tools cache exists, ai.run offers those tools; before each call
-the setting ai.tools.approve decides: ask (default; the call is shown
-whole and a typed y / n / a decides, a = always for that tool on that
-server: shell/approve.py), always, never.
+Every chat offers the board's own commands as tools (board_ls,
+board_pin...: shell/chattools.py) as the setting ai.tools.local says: read
+(default: the read-only ones, run without a question), all (those that
+change something too), off; and, when the tools cache exists, those
+tools. Before each MCP call the setting ai.tools.approve decides: ask
+(default; the call is shown whole and a typed y / n / a decides, a =
+always for that tool on that server: shell/approve.py), always, never.
+A board tool's call that changes something is always asked (never:
+refused), whatever ai.tools.approve says.
 """
 import shell
 from shell import out, Error, count as _n
@@ -69,18 +74,7 @@ def main(args):
         if arg == "clear":
             ai.tools_cache_clear()
             return out("tools cache removed; chats offer no MCP tools (ai -tools builds it)")
-        from ai import more
-        n = 0
-        for server, d in more.tools_cache_lines():      # a line at a time
-            n += 1
-            shell.write("%-24s " % d["name"])
-            out("(" + server + ")", shell.DIM)
-            desc = _short(d.get("description"), _LINE - 4)
-            if desc:
-                out("    " + desc)
-        if not n:
-            return out("no tools cache; build it with: ai -tools")
-        return out(_n(n, "tool"))
+        return tools_list()
     if sub == "-tools":
         return tools_build(ai)
     use, new, question, model = _options(sub)
@@ -182,7 +176,8 @@ def chat(ai, use, question, model=None):
             out("  tool %s %s refused (ai.tools.approve = never)" % (
                 name, _short(args, 48)), shell.DIM)
             return False
-        if mode == "always":
+        reads = call.get("board") and call["annotations"]["readOnlyHint"]
+        if reads or mode == "always" and not call.get("board"):
             _tool_line(name, args)
         else:
             from shell import approve as person
@@ -204,8 +199,10 @@ def chat(ai, use, question, model=None):
     if model:
         o["model"] = model
     screen.wait()
+    from shell import chattools as tools
+    lv = tools.level()
     try:
-        _, err = ai.run(turn, o, approve=approve, show=show)
+        _, err = ai.run(turn, o, approve=approve, show=show, local=lv != "off" and lv)
     except KeyboardInterrupt as e:
         screen.end()
         turn.drop()
@@ -265,6 +262,33 @@ def history(use):
 
 
 # -- tools cache -------------------------------------------------------------------
+
+def tools_list():
+    """The tools a chat offers, each with where it runs: the board's own
+    (ai.tools.local), then the tools cache's, a line at a time."""
+    from shell import chattools as tools
+    lv = tools.level()
+    b = 0
+    for d in tools.Local(lv) if lv != "off" else ():
+        b += 1
+        _tool_row(d, "board, " + ("read-only" if d["annotations"]["readOnlyHint"] else "asks"))
+    from ai import more
+    n = 0
+    for server, d in more.tools_cache_lines():      # a line at a time
+        n += 1
+        _tool_row(d, server)
+    out("%s of the board (ai.tools.local = %s), %s" % (
+        _n(b, "tool"), lv, "%s from MCP servers" % n if n else
+        "no tools cache (ai -tools builds it from the MCP servers)"))
+
+
+def _tool_row(d, origin):
+    shell.write("%-24s " % d["name"])
+    out("(" + origin + ")", shell.DIM)
+    desc = _short(d.get("description"), _LINE - 4)
+    if desc:
+        out("    " + desc)
+
 
 def tools_build(ai):
     import mcp

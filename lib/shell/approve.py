@@ -7,8 +7,9 @@ approval; imported when a call needs it).
 An MCP tool trusted for always (mcp.<server>.allow names it at the
 server's current URL: mcp/registry.py) runs at once, line(name, args)
 shows it. Otherwise the person sees, before deciding:
-- the tool and where it runs: the server's name and URL (masked), or
-  "local";
+- the tool and where it runs: the server's name and URL (masked), "on
+  this board" for a board command that changes something (ai.run's
+  local tools: shell/chattools.py), or "local";
 - the tool's title and annotations when its definition carries them
   (readOnlyHint, destructiveHint: the server's own claims, shown as such);
 - the complete arguments: pretty-printed JSON (2 spaces a level) wrapped
@@ -39,7 +40,8 @@ def ask(call, line):
         return True
     s = registry.get(server) if server else None
     out("  tool call: %s %s" % (call["tool"], "on %s (%s)" % (
-        server, store.mask_url(s["url"]) if s else "not configured") if server else "(local)"),
+        server, store.mask_url(s["url"]) if s else "not configured") if server else
+        "on this board (it changes something)" if call.get("board") else "(local)"),
         shell.BOLD_CYAN)
     a = call.get("annotations")
     if not isinstance(a, dict):
@@ -50,7 +52,7 @@ def ask(call, line):
         v = a.get(k)
         if v is True or v is False:
             words.append(("" if v else "not ") + _HINTS[k])
-    if words:
+    if words and not call.get("board"):
         out("  the server says: " + ", ".join(words))
     if not _show(args):
         return False

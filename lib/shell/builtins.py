@@ -10,7 +10,7 @@ import shell
 from shell import out, write, Error, show, resolve
 import store
 from shell import term
-
+from compat import const
 
 
 def _kb(n):
@@ -163,7 +163,7 @@ def cat(args):
     if _isdir(st):
         raise Error("cat: %s is a folder (try ls %s)" % (show(host), args[0]))
     if show(host).lower().startswith("/" + store.SETTINGS):    # also .bad, .tmp
-        # a model runs cat as sh_cat: keys and tokens never leave this way
+        # a model runs cat as board_cat: keys and tokens never leave this way
         raise Error("cat: %s holds keys and tokens; get shows the settings, "
                     "secrets masked" % show(host))
     buf = bytearray(256)
@@ -192,6 +192,20 @@ def cat(args):
         last = carry[-1:]
     if last != b"\n":
         write("\n")
+
+
+def write_file(args):
+    """write FILE TEXT: the file holds TEXT and a newline afterwards."""
+    host = resolve(args[0])
+    if shell.private(show(host)):
+        raise Error("write: %s is the board's settings or chat history (set changes a "
+                    "setting)" % show(host))
+    st = _stat(host)
+    if st is not None and _isdir(st):
+        raise Error("write: %s is a folder" % show(host))
+    text = args[1] if args[1].endswith("\n") else args[1] + "\n"
+    store.write_atomic(host, text)
+    out("wrote %s (%s)" % (show(host), _kb(len(text.encode()))))
 
 
 def mkdir(args):
@@ -366,6 +380,8 @@ def wifi(args):
     except ImportError:
         raise Error("wifi: only on the board (the simulator uses the host's network)")
     w = network.WLAN(network.STA_IF)
+    if args and args[0] == "scan":
+        return _scan(w)
     if args and args[0] == "connect":
         ssid = args[1]
         pw = args[2] if len(args) > 2 else term.masked("password for %s: " % ssid)
@@ -392,6 +408,26 @@ def wifi(args):
     except Exception:
         name = "?"
     out("wifi: connected to %s, address %s" % (name, ip))
+
+
+_SCAN_MAX = const(20)    # networks listed by wifi scan
+
+
+def _scan(w):
+    """The networks in reach, strongest first (names are outside text:
+    out() shows them sanitized)."""
+    w.active(True)
+    nets = w.scan()         # (ssid, bssid, channel, RSSI, security, hidden)
+    nets.sort(key=lambda n: -n[3])
+    for n in nets[:_SCAN_MAX]:
+        try:
+            name = str(n[0], "utf-8")
+        except UnicodeError:
+            name = repr(n[0])
+        out("  %4d dBm  channel %2d  %-6s  %s" % (n[3], n[2], "open" if not n[4] else "secure",
+                                                 name or "(hidden)"))
+    out("wifi: %s in reach%s" % (shell.count(len(nets), "network"),
+                                 " (the strongest %d shown)" % _SCAN_MAX if len(nets) > _SCAN_MAX else ""))
 
 
 # ---- python -------------------------------------------------------------------------

@@ -7,6 +7,10 @@
     ? which folder am I in                        -> runs pwd
     ? what are my settings                        -> runs get (masked)
     ? what model am I using                       -> runs ai status
+    ? list my files                               -> runs ls
+    ? what is the temperature                     -> runs temp
+    ? which pins can I use                        -> runs pin (the board's pins)
+    ? what is on the i2c bus / which wifi networks are there -> i2c scan, wifi scan
     ? where is boot.py            -> files whose name matches, with paths
     ? what does mcp do            -> the command's description and usage
                                      (or a file's first doc line)
@@ -40,9 +44,11 @@ TAGS = ("network internet:network wifi:network online:network "
         "mcp tool:mcp python script:python system help")
 
 # state questions: "topic words=command" (the read-only command that answers)
-STATE = ("date time clock day today=date;memory heap ram=free;"
+STATE = ("files=ls;date time clock day today=date;memory heap ram=free;"
          "flash disk storage space=df;running tasks task processes=ps;"
-         "settings setting configuration=get;model provider=ai status")
+         "settings setting configuration=get;model provider=ai status;"
+         "temperature temp hot=temp;pins pin gpio gpios=pin;"
+         "analog adc=adc;i2c=i2c scan;networks=wifi scan;wifi=wifi status")
 # a question about a command, not about the state it shows
 ABOUT = "does command commands usage describe explain help mean"
 
@@ -218,6 +224,8 @@ def _state(words):
     if cmd is None:
         return False
     if cmd in ("free", "df") and not _any(words, "free much left used available my"):
+        return False
+    if cmd == "ls" and not _any(words, "list show my which what"):
         return False
     out("(from: %s)" % cmd, shell.DIM)
     shell.dispatch(cmd)

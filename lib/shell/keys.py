@@ -41,6 +41,7 @@ ai.USE.label text a note shown beside the provider (banner, ai config, ai status
 ai.history.bytes int:1024-1048576 bytes of a conversation kept (16384)
 ai.history.turns int:1-1000 turns of a conversation kept (20)
 ai.tools.approve ask|always|never tool calls of a chat: ask first, run, refuse
+ai.tools.local off|read|all the board's commands as a chat's tools: none, read-only (default), all (changes asked)
 mcp.NAME.url url the server's URL (mcp add)
 mcp.NAME.token secret bearer token (mcp add, mcp login)
 mcp.NAME.allow text tools trusted for always (the approval's a)

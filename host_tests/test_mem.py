@@ -44,8 +44,9 @@ STYLES = {
     "fallback": (FakeTextOnly, "openai", "text-model-1", "sk-test"),
 }
 CAP = "64K"
-# the console's rounds (every module of `ai QUESTION` imported, markdown on)
-CONSOLE_CAP = "74K"
+# the console's rounds (every module of `ai QUESTION` imported, markdown on,
+# the board's read-only commands offered as tools: ai.tools.local's default)
+CONSOLE_CAP = "78K"
 CONSOLE_GOAL = "80K"
 # ai.run on a 1 MB tool result, and ai.run(mcps=) offering a 49-tool server
 BIG_RUN_CAP = CAP

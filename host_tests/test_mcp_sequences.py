@@ -11,7 +11,10 @@ import pytest
 
 import peers
 
-CAP = "64K"
+# 16 KB results (mcp.max_result) in a row, each read whole into one str: 64K
+# left no block that large on some layouts (seen at 64K, passing at 65-66K);
+# 68K keeps a margin (see test_mem's RESULT_CAP)
+CAP = "68K"
 KB = 1024
 SIZES = [1 * KB, 6 * KB, 12 * KB, 20 * KB, 37 * KB, 1 << 20]
 COUNT = 20

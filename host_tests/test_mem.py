@@ -49,7 +49,11 @@ CAP = "64K"
 CONSOLE_CAP = "78K"
 CONSOLE_GOAL = "80K"
 # ai.run on a 1 MB tool result, and ai.run(mcps=) offering a 49-tool server
-BIG_RUN_CAP = CAP
+# An MCP result of mcp.max_result (16 KB) read whole into one str, after a
+# 1 MB exchange or others in a row: 64K left no block that large on some
+# heap layouts (seen failing at 64K, passing at 65-66K); 68K keeps a margin
+# until a result stops needing one str that long (issue 29: to flash as bytes)
+BIG_RUN_CAP = RESULT_CAP = "68K"
 MCP_RUN_CAP = CAP
 
 
@@ -308,7 +312,7 @@ def test_mcp_call_cuts_a_1mb_result_while_reading(mpy, measure, tmp_path, big_se
     def run(heap):
         return mpy.run("mcp_big", heap=heap, args=[tmp_path, big_server, BIG, "call"],
                        timeout=300)
-    r = run(CAP)
+    r = run(RESULT_CAP)
     assert r.rc == 0, r
     for tool in ("big", "big_text"):
         assert "CALL %s 16415 None True '\\n... (truncated, %d bytes)'" % (tool, BIG) in r.out, \

@@ -241,6 +241,8 @@ class Server:
                 s, _ = self.ls.accept()
             except OSError:
                 return
+            # as real servers do: a reply's head and body are two writes
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             with self._lock:
                 self.accepts += 1
                 n = self.accepts

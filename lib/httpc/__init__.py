@@ -497,6 +497,24 @@ def _room(key):
         _pool.pop(idle).close()
 
 
+def _nodelay(s):
+    """Nagle off: a request is written in pieces, and with Nagle on each
+    piece after the first waits for the server's delayed ACK (~40 ms).
+    Where the port does not name TCP_NODELAY, only Linux and macOS (the
+    unix port) get the numbers (6, 1): an older ESP32 port would print a
+    warning for an option it lacks."""
+    opt = getattr(socket, "TCP_NODELAY", None)
+    if opt is None:
+        import sys
+        if sys.platform not in ("linux", "darwin"):
+            return
+        opt = 1
+    try:
+        s.setsockopt(getattr(socket, "IPPROTO_TCP", 6), opt, 1)
+    except OSError:
+        pass
+
+
 def _open(key, connect_timeout, ca, deadline):
     """A new connection: TCP connect and the TLS handshake, each within
     connect_timeout and what is left of the deadline, once the board's
@@ -525,6 +543,7 @@ def _open(key, connect_timeout, ca, deadline):
     late = due is not None and due < connect_timeout * 1000
     s = socket.socket(fam, socket.SOCK_STREAM)
     try:            # any failure (out of memory too) closes the socket
+        _nodelay(s)
         try:
             # each step (connect, TLS handshake) within connect_timeout, or
             # what is left of the deadline when that is sooner

@@ -46,7 +46,8 @@ def testdata():
 
 # Test tiers (host_tests/README.md): markers applied from what a test uses,
 # so a new test lands in the right tier without anyone remembering to tag it.
-#   micropython  runs scenarios under the unix port (the `mpy` fixture)
+#   micropython  runs scenarios under the unix port (the `mpy` fixture, or a
+#                module that drives test_simboard's simulated board)
 #   peers        a real MCP server from PyPI or npm
 #   conformance  the official MCP conformance suite
 #   pty          drives a program through a pseudo-terminal (pexpect)
@@ -68,8 +69,9 @@ def pytest_configure(config):
 def pytest_collection_modifyitems(config, items):
     for item in items:
         used = getattr(item, "fixturenames", ())
-        if "mpy" in used:
-            item.add_marker("micropython")
+        mod = getattr(item, "module", None)
+        if "mpy" in used or getattr(getattr(mod, "Board", None), "__module__", "") == "test_simboard":
+            item.add_marker("micropython")     # (a simulated board is the unix port too)
         if any(f in used for f in _PEER_FIXTURES):
             item.add_marker("peers")
         if "conformance" in used:

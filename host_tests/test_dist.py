@@ -97,8 +97,7 @@ def test_each_part_holds_what_its_modules_import():
         have = set(dist.files(p[0]))
         for f in dist.own_files(p[0]):
             for dep in _imports(f):
-                optional = any(f == a and dep.startswith(b + "/") for a, b in dist.OPTIONAL)
-                assert dep in have or optional, "%s (part %s) imports %s (part %s)" % (
+                assert dep in have, "%s (part %s) imports %s (part %s)" % (
                     f, p[0], dep, owners[dep])
     # the check can fail: ai alone, without mcp, would miss a module
     assert "mcp/__init__.py" not in set(dist.own_files("ai"))

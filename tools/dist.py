@@ -59,7 +59,8 @@ from mpybuild import compile_tree, mpy_cross  # noqa: E402
 SERVER = ("mcp/server.py", "mcp/server_http.py", "mcp/server_more.py")
 # part: (what it is, files and folders under lib/, the parts it needs)
 PARTS = (
-    ("compat", "the few MicroPython/CPython differences", ("compat.py",), ()),
+    ("compat", "the few MicroPython/CPython differences, and the console's hooks",
+     ("compat.py", "hooks.py"), ()),
     ("jsonstream", "streaming JSON reader and writer", ("jsonstream.py",), ("compat",)),
     ("store", "settings and files on flash, written atomically", ("store/",), ("jsonstream",)),
     ("httpc", "HTTP/1.1 client: keep-alive, chunked, verified TLS, SSE",
@@ -71,10 +72,6 @@ PARTS = (
 )
 # committed descriptions: lib/<part>.json for these, package.json for all
 DESCRIBED = ("jsonstream", "store", "httpc", "mcp", "ai")
-# imports a part's module makes only when the console runs (the test of
-# the parts' closure allows them): mcp/answer.py asks the person;
-# ai/loop.py offers the board's commands as tools (ai.run(local=...))
-OPTIONAL = (("mcp/answer.py", "shell"), ("ai/loop.py", "shell"))
 AUTHOR = "AntOS AI firmware"
 LICENSE = "MIT"
 

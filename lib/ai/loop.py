@@ -68,16 +68,14 @@ def _listing():
 
 def _gather(tools, mcps, local=None):
     """(tools to offer, {name: route of a local tool}); with local, the
-    board's commands ahead of what follows (shell.chattools.Local)."""
+    board's commands ahead of what follows (hooks.local: the console's)."""
     t, routes = _gathered(tools, mcps)
     if not local or local == "off":
         return t, routes
-    from shell import chattools as board
-    for name in routes:
-        if board.tool_of(name):
-            raise ValueError("tool name '%s' is the board's own (board_ names: ai.run(local=...))"
-                             % name)
-    return board.Local(board.level("all" if local == "all" else "read"), t), routes
+    import hooks
+    if hooks.local is None:
+        raise ValueError("local tools are the console's commands: import shell first")
+    return hooks.local(local, t, routes), routes
 
 
 def _gathered(tools, mcps):

@@ -18,15 +18,14 @@
 # (a dict: accept with it as content; None: decline; False: cancel) and
 # elicit(message, None, url) a URL-mode request (a dict: the person opened
 # the URL; a callback of two arguments declines it). Without a callback, a
-# person at the console (shell running its loop) is asked (shell/elicit.py);
+# person at the console (shell running its loop) is asked (hooks.ask);
 # with nobody there a form is accepted with the schema's defaults when every
 # required field has one, else declined, and URL mode is declined.
 # Progress: {"method":"notifications/progress","params":{"progressToken":..,
 # "progress":40,"total":100}} on the spinner's line.
 # Cancelling: {"jsonrpc":"2.0","method":"notifications/cancelled",
 # "params":{"requestId":<id>,"reason":"..."}} POSTed once, errors ignored.
-import sys
-
+import hooks
 import httpc
 import jsonstream
 from mcp import client
@@ -87,24 +86,13 @@ def defaults(schema):
     return content
 
 
-def _person():
-    """The console's dialogue while the console runs its loop, else None."""
-    sh = sys.modules.get("shell")
-    if sh is not None:
-        for t in sh.tasks():
-            if t[1] == "console":
-                from shell import elicit
-                return elicit.ask
-    return None
-
-
 def _elicit(conn, m):
     f = m.f
     url = f.get("url") if f.get("mode") == "url" else None
     schema = f.get("requestedSchema")
     if not isinstance(schema, dict):
         schema = {}
-    fn = conn.elicit or _person()
+    fn = conn.elicit or hooks.ask
     c = f.get("pmsg")
     message = c.text() if c is not None else ""
     if fn is None:
@@ -144,8 +132,7 @@ def _sample(conn, m):
 def progress(conn, m):
     """A progress notification while the console's spinner turns: its line
     says "<server>__<tool> 40%" (or the count without a total)."""
-    term = sys.modules.get("shell.term")
-    spin = term.spinner() if term is not None else None
+    spin = hooks.spinner() if hooks.spinner is not None else None
     done = m.f.get("progress")
     if spin is None or not isinstance(done, (int, float)) or isinstance(done, bool):
         return

@@ -83,6 +83,7 @@ given to sink(piece) instead of the console.
 import sys
 import os
 
+import hooks
 import store
 from compat import collect, const, ticks_ms, tighten, loosen, MICROPYTHON, VERSION  # noqa: F401  (shell.VERSION)
 
@@ -968,6 +969,25 @@ def net_budget():
     httpc.TLS_MAX, httpc.SOCKETS_MAX = t, n
 
 
+def _ask(*args):
+    """hooks.ask: an MCP server's question to the person at the console."""
+    from shell import elicit
+    return elicit.ask(*args)
+
+
+def _board_tools(local, tools, routes):
+    """hooks.local: ai.run(local=...)'s board commands ahead of tools."""
+    from shell import chattools as board
+    for name in routes:
+        if board.tool_of(name):
+            raise ValueError("tool name '%s' is the board's own (board_ names: ai.run(local=...))"
+                             % name)
+    return board.Local(board.level("all" if local == "all" else "read"), tools)
+
+
+hooks.local = _board_tools
+
+
 def run(banner=True):
     """The console loop. Returns None (nothing echoed by the REPL); why it
     ended is in shell.left: "repl" (py, Ctrl-D) or "exit" (exit, reboot
@@ -1000,6 +1020,8 @@ def run(banner=True):
     net_budget()
     history = term.History()
     t = _task("console")
+    hooks.ask = _ask
+    hooks.spinner = term.spinner
     try:
         while True:
             p = _cwd + "> "
@@ -1029,6 +1051,7 @@ def run(banner=True):
                 return
     finally:
         _tasks.remove(t)
+        hooks.ask = hooks.spinner = None
         if old is not None:
             try:
                 termios.tcsetattr(0, termios.TCSANOW, old)

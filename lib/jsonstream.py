@@ -1013,12 +1013,11 @@ class Parser:
                     return count
                 if c == 92:
                     if n - j < 12 and self._src is not None:
-                        self._i = j
+                        self._i = j         # (the escape whole in the buffer first)
                         self._fill()
                         i = self._i
                         n = self._n
-                        if n - i >= 12 or self._src is None:
-                            continue
+                        continue
                     i = self._esc(j, n)
                     cp = self.value
                     count += 1 if cp < 0x80 else 2 if cp < 0x800 else 3 if cp < 0x10000 else 4

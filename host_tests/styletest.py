@@ -66,6 +66,10 @@ class Trickle:
         self.pos = 0
         self.step = step
 
+    def startswith(self, prefix):
+        """(httpc's Event.startswith: before any of the data is read.)"""
+        return self.pos == 0 and self.data.startswith(prefix)
+
     def readinto(self, buf):
         n = min(len(buf), self.step, len(self.data) - self.pos)
         buf[:n] = self.data[self.pos:self.pos + n]

@@ -390,6 +390,38 @@ def test_select_and_skip_micropython_native_same_as_cpython(mpy, tmp_path):
     assert errors > 200  # broken documents were among them
 
 
+def test_a_sink_that_wants_no_more_gets_the_rest_counted():
+    """stream_string: a sink returning True gets the rest of the string as
+    its length in UTF-8 bytes (escapes, surrogate pairs and characters cut
+    by the buffer's end counted as what they stand for), at every chunking;
+    the rest is still checked."""
+    text = "abc \u00e9\U0001F600 \"q\" \\ tab\t\n" * 40
+    want = len(text.encode())
+    for doc in (json.dumps(text).encode(), json.dumps(text, ensure_ascii=False).encode()):
+        for step in (1, 3, 7, 64, 1000):
+            for cut in (0, 50, 700):
+                got = [0, 0]
+
+                def sink(x):
+                    if type(x) is int:
+                        got[1] += x
+                        return True
+                    got[0] += len(x.encode())
+                    return got[0] >= cut
+                p = js.Parser(Chunks(doc, step), bufsize=32)
+                assert p.stream_string(sink)
+                p.finish()
+                assert got[0] + got[1] == want, (step, cut, got)
+                assert got[1] and got[0] >= cut
+    for bad, what in ((b'"' + b"x" * 100 + b'\x01"', "control character"),
+                      (b'"' + b"x" * 100 + b'\xff"', "invalid UTF-8"),
+                      (b'"' + b"x" * 100 + b'\\q"', "escape"),
+                      (b'"' + b"x" * 100, "end of input")):
+        p = js.Parser(Chunks(bad, 7), bufsize=32)
+        with pytest.raises(js.JSONError, match=what):
+            p.stream_string(lambda x: True)
+
+
 def test_stream_string_and_skip_value_at_every_chunk_size():
     s = "x\u00e9\U0001F600\\\"\n" * 50 + "end"
     doc = json.dumps({"skip": [s, {"a": [1, 2e5, None]}], "s": s, "t": 1}, ensure_ascii=False).encode()

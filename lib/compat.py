@@ -30,6 +30,7 @@ _GC_LEAST = const(1024)    # bytes: tighten() collects no more often
 HEAP_HELD = 0
 
 if MICROPYTHON:
+    import micropython
     import time
     ticks_ms = time.ticks_ms
     ticks_diff = time.ticks_diff
@@ -68,6 +69,16 @@ if MICROPYTHON:
 
     def loosen(t):
         gc.threshold(t)
+
+    @micropython.viper
+    def copy(dst: ptr8, d: int, src: ptr8, s: int, n: int):
+        """dst[d:d + n] = src[s:s + n] without a view of either (a view is
+        a heap object: this runs for every read of a stream). src may be
+        dst, copied towards the front."""
+        i = 0
+        while i < n:
+            dst[d + i] = src[s + i]
+            i += 1
 else:
     import time
 
@@ -91,6 +102,9 @@ else:
 
     def loosen(t):
         pass
+
+    def copy(dst, d, src, s, n):
+        dst[d:d + n] = src[s:s + n]
 
 
 def board():

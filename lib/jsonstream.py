@@ -11,7 +11,8 @@ Reader: a pull parser (Parser.next() -> OBJ, END_OBJ, ARR, END_ARR, KEY,
 STR, NUM, TRUE, FALSE, NULL, EOF; p.value holds the key/str/int/float/bool/
 None), peek(), read_value(), skip_value() (nothing allocated per skipped
 value), stream_string() (long strings to a sink in str pieces; an empty
-string gives no piece), load()/loads(), and select() (path rules ->
+string gives no piece; the sink may stop the pieces and have the rest
+counted), load()/loads(), and select() (path rules ->
 handlers; everything else is skipped; Rules() compiles the rules once for
 many documents), p.pos (the offset of the next unread byte). After a KEY
 event, read_value(), skip_value() and stream_string() act on that member's
@@ -64,7 +65,7 @@ buffer, longer than it, escaped or wildcard keys, anything wrong) goes
 through next(), so verdicts, messages and offsets are the pure-Python
 path's at every chunking. _wesc escapes strings into dump()'s buffer.
 """
-from compat import const, MICROPYTHON
+from compat import const, copy, MICROPYTHON
 
 OBJ = const(1)
 END_OBJ = const(2)
@@ -462,8 +463,66 @@ if MICROPYTHON:
         if wd != wd0:
             p._wd = wd
         return r
+
+    @micropython.viper
+    def _scan(b: ptr8, i: int, n: int) -> int:
+        # Where the run of plain string bytes from b[i] ends (Parser._rest):
+        # at a quote, a backslash, a control character, a byte that is no
+        # strict UTF-8 (see _run) or a sequence cut by n; n if none.
+        while i < n:
+            x = b[i]
+            if x >= 32 and x != 34 and x != 92 and x < 128:
+                i += 1
+                continue
+            if x < 0xC2 or x > 0xF4:
+                return i
+            lo = 0x80
+            hi = 0xBF
+            k = 1
+            if x >= 0xF0:
+                k = 3
+                if x == 0xF0:
+                    lo = 0x90
+                elif x == 0xF4:
+                    hi = 0x8F
+            elif x >= 0xE0:
+                k = 2
+                if x == 0xE0:
+                    lo = 0xA0
+                elif x == 0xED:
+                    hi = 0x9F
+            if i + k >= n:
+                return i
+            x = b[i + 1]
+            if x < lo or x > hi:
+                return i
+            q = 2
+            while q <= k:
+                x = b[i + q]
+                if x < 0x80 or x > 0xBF:
+                    return i
+                q += 1
+            i += k + 1
+        return i
 else:
     _run = None
+
+    def _scan(b, i, n):
+        """(CPython: _scan above, by the decoder.)"""
+        e = n
+        for c in (b'"', b"\\"):
+            k = b.find(c, i, e)
+            if k >= 0:
+                e = k
+        for k in range(i, e):
+            if b[k] < 32:
+                e = k
+                break
+        try:
+            bytes(b[i:e]).decode()
+        except UnicodeDecodeError as x:
+            return i + x.start
+        return e
 
 
 class Parser:
@@ -536,13 +595,14 @@ class Parser:
         mv = self._mv
         if i:
             if i < n:
-                mv[0:n - i] = mv[i:n]
+                copy(self._b, 0, self._b, i, n - i)
             n -= i
             self._base += i
             self._i = 0
         k = 0
         if n < len(self._b):
-            k = self._src.readinto(mv[n:])
+            # (into the whole buffer when it is empty: no view made)
+            k = self._src.readinto(mv[n:] if n else mv)
             if not k:
                 self._src = None
         if i or k:
@@ -898,34 +958,13 @@ class Parser:
                     n = self._n
                     q = -1
                     continue
-                if bs + 1 >= n:
-                    self._err("", -1, self._base + n)
-                c = b[bs + 1]
-                if c == 117:
-                    if bs + 6 > n:
-                        self._err("", -1, self._base + n)
-                    cp = self._hex(bs + 2)
-                    i = bs + 6
-                    if 0xD800 <= cp <= 0xDFFF:
-                        if (cp < 0xDC00 and bs + 12 <= n and b[bs + 6] == 92
-                                and b[bs + 7] == 117):
-                            lo = self._hex(bs + 8)
-                            if 0xDC00 <= lo <= 0xDFFF:
-                                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00)
-                                i = bs + 12
-                            else:
-                                cp = 0xFFFD
-                        else:
-                            cp = 0xFFFD
-                    if acc is not None:
-                        acc += chr(cp).encode()
-                else:
-                    ch = _ESC.get(c)
-                    if ch is None:
-                        self._err("escape character", 0, self._base + bs + 1)
-                    i = bs + 2
-                    if acc is not None:
-                        acc.append(ch)
+                u = bs + 1 < n and b[bs + 1] == 117
+                i = self._esc(bs, n)
+                if acc is not None:
+                    if u:
+                        acc += chr(self.value).encode()
+                    else:
+                        acc.append(self.value)
             elif q < n:
                 i = q + 1
                 self._i = i
@@ -943,7 +982,9 @@ class Parser:
                     if len(acc) > maxv:
                         self._fail("value longer than %d bytes" % maxv, start)
                 elif len(acc) >= flush:
-                    sink(str(acc, "utf-8"))
+                    if sink(str(acc, "utf-8")) is True:
+                        sink(self._rest(i))     # (the rest is not wanted)
+                        return None
                     acc = bytearray()
         if mode == _COLLECT:
             if len(acc) > maxv:
@@ -952,6 +993,72 @@ class Parser:
         if acc:
             sink(str(acc, "utf-8"))
         return None
+
+    def _rest(self, i):
+        """The rest of a streamed string from i, whose pieces are no longer
+        wanted: checked as a skipped string is and counted in UTF-8 bytes
+        (an escape as what it stands for), nothing decoded or built; the
+        cursor ends after the closing quote. Returns the count."""
+        b = self._b
+        n = self._n
+        count = 0
+        while True:
+            j = _scan(b, i, n)      # the plain run from i
+            count += j - i
+            i = j
+            if j < n:
+                c = b[j]
+                if c == 34:
+                    self._i = j + 1
+                    return count
+                if c == 92:
+                    if n - j < 12 and self._src is not None:
+                        self._i = j         # (the escape whole in the buffer first)
+                        self._fill()
+                        i = self._i
+                        n = self._n
+                        continue
+                    i = self._esc(j, n)
+                    cp = self.value
+                    count += 1 if cp < 0x80 else 2 if cp < 0x800 else 3 if cp < 0x10000 else 4
+                    continue
+                if _tail(b, j, n) != n - j:
+                    self._bad_run(j, n)
+            self._i = i             # the buffer's end, or a character cut by it
+            if not self._fill():
+                self._err("", -1, self._base + self._n)
+            i = self._i
+            n = self._n
+
+    def _esc(self, bs, n):
+        """The escape at bs (wholly in the buffer unless the input ends):
+        its code point in self.value; returns where it ends."""
+        b = self._b
+        if bs + 1 >= n:
+            self._err("", -1, self._base + n)
+        c = b[bs + 1]
+        if c != 117:
+            if _ESC.get(c) is None:
+                self._err("escape character", 0, self._base + bs + 1)
+            self.value = _ESC[c]
+            return bs + 2
+        if bs + 6 > n:
+            self._err("", -1, self._base + n)
+        cp = self._hex(bs + 2)
+        i = bs + 6
+        if 0xD800 <= cp <= 0xDFFF:
+            if (cp < 0xDC00 and bs + 12 <= n and b[bs + 6] == 92
+                    and b[bs + 7] == 117):
+                lo = self._hex(bs + 8)
+                if 0xDC00 <= lo <= 0xDFFF:
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00)
+                    i = bs + 12
+                else:
+                    cp = 0xFFFD
+            else:
+                cp = 0xFFFD
+        self.value = cp
+        return i
 
     # -- whole values -----------------------------------------------------
     def _at_value(self):
@@ -1017,7 +1124,7 @@ class Parser:
         if _run is not None:
             self._cur = 0  # no node: the native walker skips the value
             self._wd = self._bd = self._depth
-            _drive(self, None, None, None)
+            _drive(self, None)
         else:
             d = self._depth
             self._skip = True
@@ -1031,7 +1138,10 @@ class Parser:
 
     def stream_string(self, sink):
         """If the next value is a string, pass it to sink(piece) in str
-        pieces (no length limit) and return True; else leave it, False."""
+        pieces (no length limit) and return True; else leave it, False.
+        A sink that returns True wants no more pieces: the rest of the
+        string is checked and counted, not decoded, and sink gets its length
+        in UTF-8 bytes (an int) once."""
         c = self._prep()
         if self._st != _VALUE or c != 34:
             return False
@@ -1195,6 +1305,14 @@ class Rules:
                 prog[1] = at >> 8
                 keys = [None] * nk
         self.c = (prog, keys)
+        # the path a handler gets: a rule naming every step has its own,
+        # made at its first value (nothing allocated per value after it);
+        # wild: the rules with a wildcard, whose path is made per value
+        self.fixed = [None] * len(rl)
+        self.wild = 0
+        for i in range(len(rl)):
+            if None in rl[i][2:] or -1 in rl[i][2:]:
+                self.wild |= 1 << i
 
 
 def _pattern(p, seen=None):
@@ -1246,49 +1364,70 @@ def _edge(c, nd, key):
     return prog[o + 2]
 
 
-def _deliver(p, path, rl, prog, o, v=None):
+def _deliver(p, path, d, rules, prog, o, v=None):
     """Hand the value at the cursor, or v (a string the native walker has
     read), to the rules that end at the node whose record is prog[o:] (its
-    mask: the bits of rules in rl)."""
+    mask: the bits of rules in rules.r). The value's path is path[:d] (a
+    rule's fixed path when it names every step)."""
     m = prog[o + 1] | prog[o + 2] << 8 | prog[o + 3] << 16 | prog[o + 4] << 24
+    rl = rules.r
+    fixed = rules.fixed
+    pw = None     # the path of the rules with a wildcard: made once
+    for i in range(len(rl)):
+        if m >> i & 1 and fixed[i] is None:
+            if rules.wild >> i & 1:
+                if pw is None:
+                    pw = path[:d]
+            else:
+                fixed[i] = list(rl[i][2:])
     if prog[o] & 2 and (v is not None or p.peek() == STR):  # all Stream
-        pl = list(path)
-
-        def sink(piece):
-            for i in range(len(rl)):
-                if m >> i & 1:
-                    rl[i][0](pl, piece)
         if v is None:
-            p.stream_string(sink)
-        elif v:
-            sink(v)  # what stream_string gives for it
-        sink(None)
+            _stream(p, m, rl, fixed, pw)
+            return
+        for i in range(len(rl)):   # (what stream_string gives for it)
+            if m >> i & 1:
+                pl = pw if fixed[i] is None else fixed[i]
+                if v:
+                    rl[i][0](pl, v)
+                rl[i][0](pl, None)
         return
     if v is None:
         v = p.read_value()
     for i in range(len(rl)):
         if m >> i & 1:
-            rl[i][0](list(path), v)
+            pl = pw if fixed[i] is None else fixed[i]
+            rl[i][0](pl, v)
             if rl[i][1] and isinstance(v, str):
-                rl[i][0](list(path), None)
+                rl[i][0](pl, None)
 
 
-def _drive(p, rl, c, w):
+def _stream(p, m, rl, fixed, pw):
+    """_deliver's long string, in pieces (a function of its own: the
+    variables a closure shares are heap cells, made at every call of the
+    function that has it)."""
+    def sink(piece):
+        for i in range(len(rl)):
+            if m >> i & 1:
+                rl[i][0](pw if fixed[i] is None else fixed[i], piece)
+    p.stream_string(sink)
+    sink(None)
+
+
+def _drive(p, rules):
     """MicroPython: run the native walker (_run) until the value at depth
-    p._bd ends, delivering the values its nodes take to their rules (rl, c,
-    w: Rules.r, .c and .w; None for skip_value), reading input as it runs
-    out and taking one at a time the tokens it leaves: next() reads them
-    (longer than the buffer, escaped keys, errors: same messages
-    everywhere)."""
+    p._bd ends, delivering the values its nodes take to their rules (None
+    for skip_value), reading input as it runs out and taking one at a time
+    the tokens it leaves: next() reads them (longer than the buffer, escaped
+    keys, errors: same messages everywhere)."""
     filled = False
     prog = ns = ix = b""  # skip_value: no rules (the walker reads none)
-    keys = path = None
+    keys = path = c = None
     tab = 0
-    if c is not None:
+    if rules is not None:
+        c = rules.c
         prog, keys = c
-        ns, ix, path = w
+        ns, ix, path = rules.w
         tab = (prog[0] | prog[1] << 8) - 2  # node k's record: at prog[tab + 2k]
-    last = -1  # the node of the last hit, and its handlers (hs)
     while True:
         r = _run(p, prog, ns, ix, path, keys)
         if r & _END:
@@ -1298,24 +1437,15 @@ def _drive(p, rl, c, w):
             nd = p._cur
             o = prog[tab + 2 * nd] | prog[tab + 2 * nd + 1] << 8
             at = r >> 3  # where the text of a string the walker read starts
-            if p._st == _AFTER and prog[o] == 1 and p._i - 1 - at <= p._maxv:
-                # the common case in one place: a string the walker has
-                # read, for rules none of which is a Stream
-                if nd != last:
-                    m = prog[o + 1] | prog[o + 2] << 8 | prog[o + 3] << 16 | prog[o + 4] << 24
-                    hs = [rl[i][0] for i in range(len(rl)) if m >> i & 1]
-                    last = nd
-                v = str(p._mv[at:p._i - 1], "utf-8")
-                for h in hs:
-                    h(path[:p._depth], v)
-                continue
-            if p._st == _AFTER:  # read by the walker
-                if prog[o] & 2:
-                    _deliver(p, path[:p._depth], rl, prog, o, str(p._mv[at:p._i - 1], "utf-8"))
+            if p._st == _AFTER:  # a string read by the walker
+                if prog[o] != 5 and p._i - 1 - at <= p._maxv:
+                    # (rules all Stream or none: mixed ones materialize it)
+                    _deliver(p, path, p._depth, rules, prog, o,
+                             str(p._mv[at:p._i - 1], "utf-8"))
                     continue
                 p._i = at - 1  # too long: read again for the error
                 p._st = _VALUE
-            _deliver(p, path[:p._depth], rl, prog, o)
+            _deliver(p, path, p._depth, rules, prog, o)
             continue
         if r & _MOVED or not filled:
             # stopped at a token cut by the buffer's end (or one for
@@ -1337,19 +1467,21 @@ def _drive(p, rl, c, w):
             p._skip = False
 
 
-def select(src, rules, **kw):
+def select(src, rules, max_value=16384, buf=None, bufsize=256, max_depth=64,
+           max_items=MAX_ITEMS):
     """Read one document, calling handler(path, value) for values whose path
     matches a rule pattern; skip everything else. Then finish(). rules: a
-    dict {pattern: handler} or Rules; kw go to Parser (buf= reuses one)."""
+    dict {pattern: handler} or Rules; the other arguments are Parser's (buf=
+    reuses one). A handler's path is a list it must not change (a rule that
+    names every step gets the same one each time)."""
     if not isinstance(rules, Rules):
         rules = Rules(rules)
     p = rules.p
-    if p is not None and hasattr(src, "readinto") and not (
-            "bufsize" in kw or "max_depth" in kw):
+    if p is not None and hasattr(src, "readinto") and bufsize == 256 and max_depth == 64:
         # the same rules for another stream: the same parser
-        p.reuse(src, kw.get("max_value", 16384), kw.get("max_items", MAX_ITEMS))
+        p.reuse(src, max_value, max_items)
     else:
-        p = Parser(src, **kw)
+        p = Parser(src, bufsize, max_depth, max_value, buf, max_items)
         if hasattr(src, "readinto"):
             rules.p = p
     if _run is not None:
@@ -1361,7 +1493,7 @@ def select(src, rules, **kw):
             rules.w = (bytearray(k), bytearray(4 * k), [None] * k)
         p._cur = 1
         p._wd = p._bd = 0
-        _drive(p, rules.r, rules.c, rules.w)
+        _drive(p, rules)
         p.finish()
         return
     prog = rules.c[0]
@@ -1375,7 +1507,7 @@ def select(src, rules, **kw):
             o = (prog[0] | prog[1] << 8) + 2 * nd - 2  # its record
             o = prog[o] | prog[o + 1] << 8
         if o >= 0 and prog[o] & 1:
-            _deliver(p, path, rules.r, prog, o)
+            _deliver(p, path, len(path), rules, prog, o)
         elif nd and p.peek() in (OBJ, ARR):
             p.next()
             nodes.append(nd)

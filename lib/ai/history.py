@@ -29,6 +29,7 @@ a line torn by a kill is skipped by readers.
 """
 import jsonstream
 import store
+from compat import MICROPYTHON
 from ai.lines import _Slice, _lines, read
 
 
@@ -76,7 +77,10 @@ class Turn:
             self.mark = store.size(self.path)
             f = self.f = open(self.path, "ab")
             f.write(b'{"content":"')
-        f.write(jsonstream.esc(piece))
+        if MICROPYTHON and piece and '"' not in piece and "\\" not in piece and min(piece) >= " ":
+            f.write(piece)      # (as it is: a str's bytes, no copy)
+        else:
+            f.write(jsonstream.esc(piece))
 
     def append(self, msg):
         f = self.f

@@ -71,7 +71,7 @@ import errno
 import socket
 import select
 
-from compat import MICROPYTHON, VERSION, is_timeout, const, clock_ok, ticks_ms, ticks_diff
+from compat import MICROPYTHON, VERSION, is_timeout, const, clock_ok, copy, ticks_ms, ticks_diff
 
 CA_FILE = None
 USER_AGENT = "antos-ai/" + VERSION
@@ -203,6 +203,8 @@ class _Conn:
         self.sent = False     # any request byte handed to the socket
         self.timeout_ms = 30000
         self.deadline = None  # (ticks_ms at the start, ms allowed) or None
+        self.late = False     # the last wait allowed ends at the deadline
+        self.le = 0           # where the last line() ends
         self.ca = None        # CA bundle it was verified with (reuse only then)
         # (set while a request is written or sent without waiting; made here
         # so that setting them never grows the object mid-request)
@@ -236,8 +238,9 @@ class _Conn:
 
     def _limit(self, block):
         """Before every socket call: the deadline's check, and how long the
-        call may wait, (ms, late): the read timeout, what is left of the
-        deadline when that is sooner (late True), 0 when block is False.
+        call may wait, ms: the read timeout, what is left of the deadline
+        when that is sooner (then self.late is True), 0 when block is False
+        (no tuple: this runs for every read).
         CPython: the socket's timeout is set to it."""
         ms = self.timeout_ms if block else 0
         due = _due(self.deadline, self.host)
@@ -246,7 +249,8 @@ class _Conn:
             ms = due
         if not MICROPYTHON:
             self.sock.settimeout(ms / 1000)
-        return ms, late
+        self.late = late
+        return ms
 
     if not MICROPYTHON:     # (a method object less on the board)
         def _timed_out(self, e, late):
@@ -266,38 +270,40 @@ class _Conn:
             except Exception:
                 pass
 
-    def recv(self, mv, block=True):
-        """Read what is available (at least 1 byte) into mv; 0 at EOF; None
-        when block is False and nothing has arrived."""
-        ms, late = self._limit(block)
+    def recv(self, mv, block=True, most=0):
+        """Read what is available (at least 1 byte, at most `most` when
+        given) into mv; 0 at EOF; None when block is False and nothing has
+        arrived."""
+        ms = self._limit(block)
+        most = most if 0 < most < len(mv) else len(mv)
         if MICROPYTHON:
             while True:
-                n = self.sock.readinto(mv)
+                n = self.sock.readinto(mv, most)
                 if n is not None:
                     break
                 if not block:
                     return None
-                self.wait(ms, late)
-                ms, late = self._limit(True)   # readable, but no whole TLS record
+                self.wait(ms, self.late)
+                ms = self._limit(True)   # readable, but no whole TLS record
         else:
             try:
-                n = self.sock.recv_into(mv)
+                n = self.sock.recv_into(mv, most)
             except OSError as e:
                 if not block and type(e).__name__ in ("BlockingIOError",
                                                       "SSLWantReadError"):
                     return None
-                raise self._timed_out(e, late)
+                raise self._timed_out(e, self.late)
         self.nread += n
         return n
 
     def send(self, data):
         self.sent = True
-        ms, late = self._limit(True)
+        ms = self._limit(True)
         if not MICROPYTHON:
             try:
                 self.sock.sendall(data)
             except OSError as e:
-                raise self._timed_out(e, late)
+                raise self._timed_out(e, self.late)
             return
         mv = memoryview(data)
         off, n = 0, len(mv)
@@ -308,10 +314,10 @@ class _Conn:
                 continue
             self.poll.modify(self.sock, select.POLLOUT)
             try:
-                self.wait(ms, late)
+                self.wait(ms, self.late)
             finally:
                 self.poll.modify(self.sock, select.POLLIN)
-            ms, late = self._limit(True)
+            ms = self._limit(True)
 
     # the request: small writes coalesce in the front of the buffer (wn
     # bytes held), a (length, function) body is counted (total) against
@@ -355,23 +361,27 @@ class _Conn:
             raise _late(self.deadline, self.host)
         raise OSError(errno.ETIMEDOUT)
 
-    def read_some(self, mv, block=True):
-        """Buffered bytes first, then straight from the socket into mv
-        (None: block is False and nothing has arrived)."""
+    def read_some(self, mv, block=True, most=0):
+        """Buffered bytes first, then straight from the socket into mv, at
+        most `most` when given (None: block is False and nothing has
+        arrived). (No view of mv is made: this runs for every read.)"""
         k = self.end - self.pos
         if k:
             if k > len(mv):
                 k = len(mv)
-            mv[:k] = self.rmv[self.pos:self.pos + k]
+            if 0 < most < k:
+                k = most
+            copy(mv, 0, self.rbuf, self.pos, k)
             self.pos += k
             return k
         self.pos = self.end = 0
-        return self.recv(mv, block)
+        return self.recv(mv, block, most)
 
     def line(self, phase, what, block=True):
-        """Next line (LF or CRLF): its (start, end) in rbuf, bounded. None
-        when block is False and the line has not arrived whole (its start
-        stays buffered)."""
+        """Next line (LF or CRLF) in rbuf, bounded: its start, its end in
+        self.le (no tuple: this runs for every chunk). None when block is
+        False and the line has not arrived whole (its start stays
+        buffered)."""
         buf = self.rbuf
         while True:
             i = buf.find(b"\n", self.pos, self.end)
@@ -382,20 +392,21 @@ class _Conn:
                     i -= 1
                 if i - a > LINE_MAX:
                     break
-                return a, i
+                self.le = i
+                return a
             k = self.end - self.pos
             if k > LINE_MAX + 1:
                 break
             if self.pos == self.end:
                 self.pos = self.end = 0
             elif self.pos:
-                self.rmv[0:k] = self.rmv[self.pos:self.end]   # (to the front: no copy)
+                copy(self.rbuf, 0, self.rbuf, self.pos, k)     # (to the front)
                 self.pos, self.end = 0, k
             if self.end == len(buf):         # a long line: the full size, once
                 buf = bytearray(LINE_MAX + 8)
                 buf[0:k] = self.rmv[0:k]
                 self.take(buf)
-            n = self.recv(self.rmv[self.end:], block)
+            n = self.recv(self.rmv[self.end:] if self.end else self.rmv, block)
             if n is None:
                 return None
             if not n:
@@ -644,7 +655,8 @@ def _read_head(c, method, keep_names, req_close):
     host = c.host
     interim = 0
     while True:
-        a, b = c.line("while reading the response headers", "status line")
+        a = c.line("while reading the response headers", "status line")
+        b = c.le
         ln = bytes(c.rmv[a:b])
         if (len(ln) < 12 or not ln.startswith(b"HTTP/1.") or ln[8] != 32
                 or not ln[9:12].isdigit() or (len(ln) > 12 and ln[12] != 32)):
@@ -661,7 +673,8 @@ def _read_head(c, method, keep_names, req_close):
         headers = {}
         n = 0
         while True:
-            a, b = c.line("while reading the response headers", "header line")
+            a = c.line("while reading the response headers", "header line")
+            b = c.le
             if a == b:
                 break
             n += 1
@@ -740,13 +753,12 @@ class Response:
         block=False: None when nothing has arrived (a part of a chunk-size
         line is kept for the next call)."""
         c = self._c
-        if self._done or c is None:
+        if self._done or c is None or not len(buf):
             return 0
-        mv = memoryview(buf)
-        if not len(mv):
-            return 0
+        if type(buf) is not memoryview:     # (a socket reads into a view faster)
+            buf = memoryview(buf)
         try:
-            return self._readinto(c, mv, block)
+            return self._readinto(c, buf, block)
         except HTTPError as e:
             self._keep = False
             e.sent = True
@@ -769,9 +781,7 @@ class Response:
             if n == 0:
                 self._done = True
             return n
-        if len(mv) > self._left:
-            mv = mv[:self._left]
-        n = c.read_some(mv, block)
+        n = c.read_some(mv, block, self._left)
         if n is None:
             return None
         if not n:
@@ -788,10 +798,10 @@ class Response:
         line has not arrived whole (the state stays for the next call)."""
         while True:
             st = self._chunk
-            ab = c.line("while reading the body", "chunk line", block)
-            if ab is None:
+            a = c.line("while reading the body", "chunk line", block)
+            if a is None:
                 return None
-            a, b = ab
+            b = c.le
             if st == _DATA_END:             # the CRLF after a chunk's data
                 if a != b:
                     raise HTTPError("%s: bad chunk size" % c.host, "protocol")

@@ -8,16 +8,20 @@
 # event id, "retry" (digits) the reconnection time; a leading UTF-8 BOM is
 # dropped.
 #
-# Memory: one buffer of max_line + 16 bytes per stream. Field lines other
-# than data are bounded by max_line; data streams through the caller's
-# buffer (Event.readinto) and is never held whole.
+# Memory: one buffer per stream, of max_line + 16 bytes or bufsize (a
+# larger one: fewer reads for a stream of many small events). Field lines
+# other than data are bounded by max_line; data streams through the
+# caller's buffer (Event.readinto) and is never held whole. Nothing is
+# allocated per event: the stream has one Event, handed out again by each
+# next() (an Event is good until the next one), and reading copies from the
+# buffer straight into the caller's.
 #
 # Polling: next(block=False) reads only what has arrived (the source must
 # take readinto(buf, False) and return None when nothing has: a Response
 # does) and returns None until an event's data starts; comments, blank
 # lines and chunk framing are consumed, a partial line is kept for the next
 # call. Once an event is returned, reading it may block to its end.
-from compat import const
+from compat import const, copy
 from httpc import HTTPError, LINE_MAX, _dec
 
 # where the reader is (SSE._st)
@@ -38,22 +42,27 @@ _COLON = const(58)
 
 
 class Event:
-    """One SSE event. .event/.id/.retry are final once the data has been
-    read to its end (fields after the data lines are rare but legal). The
-    data is a byte stream: readinto(buf) / read(limit)."""
+    """The current SSE event (until the next next()). .event/.id/.retry are
+    final once the data has been read to its end (fields after the data
+    lines are rare but legal). The data is a byte stream: readinto(buf) /
+    read(limit)."""
 
     def __init__(self, sse):
         self._src = sse
+        self._reset()
+
+    def _reset(self):
+        s = self._src
         self._n = 0
         self.event = "message"
-        self.id = sse.last_id
-        self.retry = sse.retry
+        self.id = s.last_id
+        self.retry = s.retry
 
     def readinto(self, buf):
         s = self._src
-        if s is None or s._cur is not self:
+        if s._cur is not self:
             return 0
-        return s._data(memoryview(buf), self)
+        return s._data(buf, self)
 
     def read(self, limit=None):
         """The whole (small) data as bytes; HTTPError "toolong" when it is
@@ -61,13 +70,22 @@ class Event:
         from httpc.more import read_all
         return read_all(self, limit, "SSE event data")
 
+    def startswith(self, prefix):
+        """True when the data starts with prefix (a few bytes), looked at
+        in the buffer before any of the data is read: nothing consumed,
+        nothing copied (False once reading has started)."""
+        s = self._src
+        if s._cur is not self or self._n or s._nl or s._st != _IN_DATA:
+            return False
+        return s._starts(prefix)
+
     @property
     def empty(self):
         """True when the event's data is empty (e.g. a priming `data:`)."""
         if self._n:
             return False
         s = self._src
-        if s is None or s._cur is not self:
+        if s._cur is not self:
             return True
         return s._peek_empty()
 
@@ -84,12 +102,13 @@ class SSE:
     soon as its first data line starts; unread data is skipped by the next
     next(). An event cut off by the end of the stream ends its data early.
     Field lines other than data (event, id, retry, unknown) are bounded by
-    max_line; data lines are streamed and unbounded."""
+    max_line; data lines are streamed and unbounded. bufsize: the buffer
+    (at least max_line + 16)."""
 
-    def __init__(self, resp, max_line=LINE_MAX):
+    def __init__(self, resp, max_line=LINE_MAX, bufsize=0):
         self._src = resp
         self._max_line = max_line
-        self._b = bytearray(max_line + 16)
+        self._b = bytearray(max(bufsize, max_line + 16))
         self._mv = memoryview(self._b)
         self.pos = self.end = 0
         self._eof = False
@@ -97,6 +116,7 @@ class SSE:
         self._bom = True
         self._skip = False    # inside a comment line
         self._cur = None      # the event being read (or its fields, not yet given)
+        self._ev = None       # the stream's one Event
         self._given = False   # _cur was returned by next()
         self.ended = False
         self._st = _EVENT_END
@@ -127,9 +147,10 @@ class SSE:
             self.pos = self.end = 0
         elif self.end == len(self._b):
             k = self.end - self.pos
-            self._mv[0:k] = self._mv[self.pos:self.end]     # (to the front: no copy)
+            copy(self._b, 0, self._b, self.pos, k)     # (to the front)
             self.pos, self.end = 0, k
-        mv = self._mv[self.end:]
+        # (the whole buffer when it is empty: no view made)
+        mv = self._mv[self.end:] if self.end else self._mv
         n = self._src.readinto(mv) if block else self._src.readinto(mv, False)
         if n is None:
             return None
@@ -278,8 +299,9 @@ class SSE:
             st = self._st
             if st == _IN_DATA:
                 if self.pos == self.end:
-                    if got:
-                        break
+                    # (the line goes on: read on, the caller's buffer is
+                    # filled whole, fewer and longer reads; the buffer is
+                    # empty, so the read goes into all of it)
                     if not self._fill():
                         self._st = _EVENT_END
                         break
@@ -289,7 +311,7 @@ class SSE:
                 if k > n - got:
                     k = n - got
                 if k:
-                    mv[got:got + k] = self._mv[self.pos:self.pos + k]
+                    copy(mv, got, self._b, self.pos, k)
                     self.pos += k
                     got += k
                 if i >= 0 and self.pos == i:
@@ -313,6 +335,13 @@ class SSE:
             self._st = _IN_DATA
         else:
             self._st = _EVENT_END
+
+    def _starts(self, prefix):
+        n = len(prefix)
+        while self.end - self.pos < n and self._eol(self.pos) < 0:
+            if not self._fill():
+                break
+        return self._b.find(prefix, self.pos, self.pos + n) == self.pos
 
     def _peek_empty(self):
         b = self._b
@@ -359,7 +388,12 @@ class SSE:
             self._given = False
         ev = self._cur
         if ev is None:
-            ev = self._cur = Event(self)
+            ev = self._ev
+            if ev is None:
+                ev = self._ev = Event(self)
+            else:
+                ev._reset()
+            self._cur = ev
         while True:
             r = self._field(block)
             if r == _AT_DATA:

@@ -187,7 +187,7 @@ def walk(src, v):
         elif act == _STREAM:
             if sink is None:
                 def sink(s):
-                    v.piece(path, s)
+                    return v.piece(path, s)
             if p.stream_string(sink):
                 v.piece(path, None)
             else:
@@ -292,8 +292,7 @@ class _Msg:
 
     def piece(self, path, s):
         if path[0] == "result":
-            self.acc.piece(path, s)
-            return
+            return self.acc.piece(path, s)
         # error.message -> "emsg", params.message -> "pmsg"
         k = "emsg" if path[0] == "error" else "pmsg"
         c = self.f.get(k)
@@ -436,7 +435,9 @@ def cut(e, room):
 
 class Cut:
     """Text to dest.add() as it comes, cut at limit bytes (the rest only
-    counted in total: NOTE says how much there was)."""
+    counted in total: NOTE says how much there was). add() says True once
+    nothing more fits: the rest of a string then comes as its length in
+    UTF-8 bytes, an int (jsonstream counts it: nothing decoded or copied)."""
 
     NOTE = "\n... (truncated, %d bytes)"     # after a text cut at its limit
 
@@ -446,12 +447,16 @@ class Cut:
         self.total = 0
 
     def add(self, s):
+        if type(s) is int:
+            self.total += s
+            return True
         if s:
             e = s.encode()
             room = self.limit - self.total
             self.total += len(e)
             if room > 0:
                 self.dest.add(s if len(e) <= room else cut(e, room))
+        return self.total >= self.limit
 
 
 class _Call(Cut):
@@ -557,7 +562,7 @@ class _Call(Cut):
         if k == "text" and len(path) == 4:
             self._sep()
             if s is not None:
-                self.add(s)
+                return self.add(s)
             return
         from mcp import client_more
         client_more.piece(self.it, k, s)

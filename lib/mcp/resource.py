@@ -143,7 +143,7 @@ class _Read(client.Cut):
         self._item(path)
         if path[-1] == "text":
             if s:
-                self.add(s)
+                return self.add(s)
         else:
             b = self.it.get("b64")
             if b is None:

@@ -3,7 +3,7 @@ beside the tree before that work (git BEFORE), on the MicroPython unix port
 with the frozen-code emulation, side by side in one run:
 
 - a streamed chat reply of 64 KB in small SSE events (Groq's chunks, 4-10
-  characters of text each, chunked transfer): ai.ask as the console calls
+  characters of text each, an HTTP chunk per event): ai.ask as the console calls
   it (keep=False, the text recorded into a history turn on flash and
   handed to a stream callback), at 64K and at 512K of heap;
 - a 1 MB MCP tool result (one SSE event, as the Python SDK server sends
@@ -67,15 +67,15 @@ def before_lib(build):
 
 
 def chat_body():
-    """The SSE body of a 64 KB reply; (bytes, events, characters)."""
+    """The SSE events of a 64 KB reply; (list of bytes, events, characters)."""
     from chat_doc import WORDS
     n, chars = 1, 0
     while chars < CHARS:
         chars += len(" " + WORDS[n % len(WORDS)])
         n += 1
     n += 1                  # the first (role) and last (finish) chunks
-    body = "".join("data: %s\n\n" % event(i, n) for i in range(n)) + "data: [DONE]\n\n"
-    return body.encode(), n, chars
+    body = ["data: %s\n\n" % event(i, n) for i in range(n)] + ["data: [DONE]\n\n"]
+    return [e.encode() for e in body], n, chars
 
 
 def mcp_body():
@@ -96,30 +96,36 @@ def serve(chat, mcp_event):
                       headers={"Content-Type": "application/json"})
             return
         body = mcp_event.replace('"id": 0', '"id": %s' % json.dumps(msg["id"]), 1).encode()
-        send(w, body, "text/event-stream")
+        send(w, chunked([body]), "text/event-stream")
 
     fake = McpFake(on)
     inner = fake.handle
-    mcp_raw = mcp_event.encode()
+    mcp_raw = chunked([mcp_event.encode()])
+    chat_raw = chunked(chat)
 
     def handle(req, w):
         if req.path.endswith("/chat/completions"):
-            send(w, chat, "text/event-stream")
+            send(w, chat_raw, "text/event-stream")
         elif req.path == "/raw/chat":
-            w.respond(200, chat)
+            send(w, chat_raw, "application/octet-stream")
         elif req.path == "/raw/mcp":
-            w.respond(200, mcp_raw)
+            send(w, mcp_raw, "application/octet-stream")
         else:
             inner(req, w)
     fake.srv.handler = handle
     return fake
 
 
+def chunked(events):
+    """The body in chunked transfer coding, a chunk per event (as a server
+    that flushes each event sends it), made once."""
+    return b"".join(b"%x\r\n%s\r\n" % (len(e), e) for e in events) + b"0\r\n\r\n"
+
+
 def send(w, body, ctype):
+    """(one write: the server keeps up with any reader)"""
     w.start(200, {"Content-Type": ctype})
-    for i in range(0, len(body), 4096):
-        w.chunk(body[i:i + 4096])
-    w.end()
+    w.write(body)
 
 
 def _fields(r):
@@ -188,8 +194,8 @@ def _report(best, alloc, chat, events, chars, mcp_bytes, trees):
         if isinstance(b, str):
             print("%s: %s" % ("/".join(key), b))
             ok = False
-    print("chat reply: %d SSE events, %d characters of text, %d bytes on the wire" % (
-        events, chars, len(chat)))
+    print("chat reply: %d SSE events, %d characters of text, %d bytes of events" % (
+        events, chars, sum(len(e) for e in chat)))
     raw, read = _ms(best, ("chat", "raw", "now")), _ms(best, ("chat", "read", "now"))
     rows = []
     for tname, _ in trees:
@@ -214,8 +220,8 @@ def _report(best, alloc, chat, events, chars, mcp_bytes, trees):
                      "-" if isinstance(b, str) or b is None else b[1]["first_ms"]])
     table(["chat reply", "heap", "best ms", "events/s", "bytes alloc/event",
            "/ raw", "/ readinto", "ms to 1st piece"], rows)
-    print("\nMCP tool result: %d bytes on the wire (text of %d bytes, cut at mcp.max_result)" % (
-        mcp_bytes, MCP_SIZE))
+    print("\nMCP tool result: one SSE event of %d bytes (text of %d bytes, cut at "
+          "mcp.max_result)" % (mcp_bytes, MCP_SIZE))
     raw, read = _ms(best, ("mcp", "raw", "now")), _ms(best, ("mcp", "read", "now"))
     rows = []
     for tname, _ in trees:

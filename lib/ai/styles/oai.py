@@ -1,9 +1,10 @@
 """What the two OpenAI styles share (openai.py: chat completions,
 responses.py: Responses), imported with either: the request headers, the
-reasoning effort word, a tool result's text, an event's data read
-ahead (to spot `data: [DONE]`), and the way to their rare
+reasoning effort word, a tool result's text, and the way to their rare
 half (openai_more.py: error replies, the model list), which both import as
-their module __getattr__. Anthropic and Gemini chats do not pay for it."""
+their module __getattr__. Anthropic and Gemini chats do not pay for it.
+A stream's `data: [DONE]` is spotted with Event.startswith (httpc.sse),
+which looks at the reader's buffer: nothing is read ahead or copied."""
 from ai.styles import rare_half
 
 __getattr__ = rare_half("openai_more")
@@ -43,32 +44,3 @@ def tool_output(m):
         if not out.startswith("Error"):
             out = "Error: " + out
     return out
-
-
-class Peek:
-    """An event's data with its first bytes read ahead (to spot [DONE]);
-    readinto serves those bytes first, then the rest."""
-
-    def __init__(self):
-        self.head = bytearray(8)
-        self.mv = memoryview(self.head)
-
-    def start(self, src):
-        self.src = src
-        n = 0
-        while n < 6:
-            k = src.readinto(self.mv[n:])
-            if not k:
-                break
-            n += k
-        self.n = n
-        self.pos = 0
-        return bytes(self.mv[:n])
-
-    def readinto(self, buf):
-        if self.pos < self.n:
-            k = min(len(buf), self.n - self.pos)
-            buf[:k] = self.mv[self.pos:self.pos + k]
-            self.pos += k
-            return k
-        return self.src.readinto(buf)

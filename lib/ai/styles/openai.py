@@ -62,7 +62,7 @@ Tool results with is_error get an "Error: " prefix (the wire has no flag).
 """
 import jsonstream
 from ai.styles import HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str, tokens
-from ai.styles.oai import Peek, bearer_headers, effort, tool_output, __getattr__  # noqa: F401
+from ai.styles.oai import bearer_headers, effort, tool_output, __getattr__  # noqa: F401
 from compat import const
 
 _MAX_CALLS = const(32)          # tool calls in one reply
@@ -297,21 +297,21 @@ def read_stream(cfg, events, out):
     as they arrive."""
     r = _Reader(cfg, output(cfg, out), True)
     rules = _rules(r, "delta")
-    buf = bytearray(256)    # one parse buffer for every event
-    peek = Peek()
+    # one parse buffer for every event, the size of a chunk of a few words
+    # (read in one piece: no copy within the buffer)
+    buf = bytearray(320)
     while True:
         ev = events.next()
         if ev is None:
             raise StyleError("stream ended early")
         if ev.empty:
             continue
-        head = peek.start(ev)
-        if head.startswith(b"[DONE]"):
+        if ev.startswith(b"[DONE]"):
             return r.reply()
         if ev.event == "error":
             from ai.styles import openai_more
-            raise StyleError(openai_more.event_error(peek))
-        _select(r, peek, rules, buf)
+            raise StyleError(openai_more.event_error(ev))
+        _select(r, ev, rules, buf)
         if r.error is not None:
             r.raise_error()
 

@@ -81,7 +81,7 @@ bounded by cfg["max_reply"], arguments by HELD.
 import jsonstream
 from jsonstream import Array
 from ai.styles import HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str, tokens
-from ai.styles.oai import Peek, bearer_headers, effort, tool_output, __getattr__  # noqa: F401
+from ai.styles.oai import bearer_headers, effort, tool_output, __getattr__  # noqa: F401
 from compat import const
 
 MAX_OPAQUE = const(65536)      # reasoning items of one reply, in characters
@@ -376,7 +376,6 @@ def read_stream(cfg, events, out):
     (see the wire format above: the type from the `event:` line, else
     from the data)."""
     r = _Reader(cfg, output(cfg, out))
-    peek = Peek()
     p = None
     buf = bytearray(256)        # one parse buffer for every event
     cur = None                  # the entry of the item being written
@@ -397,12 +396,12 @@ def read_stream(cfg, events, out):
                 continue        # nothing in it that the deltas did not give
         elif name != "error":
             continue            # created, in_progress, content_part, *.done...
-        if peek.start(ev).startswith(b"[DONE]"):
+        if ev.startswith(b"[DONE]"):
             return r.reply()    # (data-only streams end so, after their end event)
         if p is None:
-            p = jsonstream.Parser(peek, buf=buf, max_value=MAX_OPAQUE + 1024)
+            p = jsonstream.Parser(ev, buf=buf, max_value=MAX_OPAQUE + 1024)
         else:
-            p.reuse(peek, MAX_OPAQUE + 1024)
+            p.reuse(ev, MAX_OPAQUE + 1024)
         try:
             t, got, pend = _event(p, r, name, cur)
         except jsonstream.JSONError as x:

@@ -8,10 +8,8 @@
 #           turn on flash and handed to a stream callback), mcp (mcp.call
 #           of the server's "big" tool; url is the MCP endpoint)
 #   mode: time (best of repeats, the firmware's GC setting) or alloc (one
-#         run after a warm-up, the collector off: gc.mem_alloc() after
-#         minus before is every byte the run allocated, in whole GC blocks)
+#         run after a warm-up, every byte it allocated: alloccount.py)
 # Prints "RESULT bytes=<n> pieces=<n> chars=<n> first_ms=<ms> alloc=<n> best_ms=<ms>".
-import gc
 import socket
 import time
 
@@ -110,42 +108,13 @@ def run():
         t[1] = st[3]
 
 
-acc = [0, 0]            # bytes allocated before the last explicit collect, mem_alloc after it
-
-
-def counted_collect():
-    acc[0] += gc.mem_alloc() - acc[1]
-    gc.collect()
-    acc[1] = gc.mem_alloc()
-
-
-def no_tighten():
-    return gc.threshold()
-
-
-def count_allocations():
-    """The collector off: no threshold (the library's tighten() is kept
-    from setting one), and the library's explicit collects (compat.collect)
-    add what was allocated before them to the count."""
-    import sys
-    import compat
-    real = (compat.collect, compat.tighten)
-    for m in list(sys.modules.values()):
-        for name, new in (("collect", counted_collect), ("tighten", no_tighten)):
-            if getattr(m, name, None) in real:
-                setattr(m, name, new)
-    gc.threshold(-1)
-    gc.disable()
-
-
 alloc = 0
 if mode == "alloc":
+    import alloccount
     run()               # (warm: lazy imports, the pooled connection)
-    count_allocations()
-    gc.collect()
-    acc[1] = gc.mem_alloc()
+    alloccount.start()
     run()
-    alloc = acc[0] + gc.mem_alloc() - acc[1]
+    alloc = alloccount.count()
     ms = 0
 else:
     ms = best_ms(run, reps)

@@ -295,12 +295,12 @@ class Wire:
         self.timeout = t
         self.sock.settimeout(t)
 
-    def recv_into(self, mv):
+    def recv_into(self, mv, nbytes=0):
         if self.timeout != 0 and not select.select([self.sock], [], [], 0)[0]:
             if self.polling:
                 self.blocked += 1
             self.feed()
-        return self.sock.recv_into(mv)
+        return self.sock.recv_into(mv, nbytes)
 
     def fileno(self):
         return self.sock.fileno()

@@ -176,17 +176,15 @@ def test_legacy_http_sse_endpoint_is_named(ts_server):
 def test_progress_reaches_a_spinner(ts_server, mode, monkeypatch):
     """notifications/progress while the console's spinner turns: its label
     says "<server>__<tool> N%" (the console's line; here a stand-in)."""
+    import hooks
     import httpc
-    import sys
-    import types
     labels = []
 
     class Spin:
         def __setattr__(self, k, v):
             labels.append(v)
 
-    term = types.SimpleNamespace(spinner=Spin)
-    monkeypatch.setitem(sys.modules, "shell.term", term)
+    monkeypatch.setattr(hooks, "spinner", Spin)     # (the console hands in its own)
     monkeypatch.setattr(httpc, "ON_WAIT", lambda: None)
     conn = session(ts_server(mode), deadline=1)
     text, err = mcp.call(conn, "slow", {})

@@ -17,11 +17,10 @@ tree's failures are shown as such.
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
-from common import ROOT, kb, table
+from common import ROOT, before_lib, tree_runner, kb, table
 
 sys.path.insert(0, os.path.join(ROOT, "host_tests"))
 import mpyrun  # noqa: E402
@@ -29,30 +28,6 @@ import mpyrun  # noqa: E402
 BEFORE = os.getenv("BENCH_MEM_BEFORE", "5176b37")    # main before issue 10
 HEAP = "512K"
 PAT = "0123456789abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ.,;\n"
-
-
-def runner(lib):
-    """A scenario runner for the lib/ folder `lib` (this tree's scenarios)."""
-    keep = mpyrun.LIB
-    mpyrun.LIB = lib
-    try:
-        return mpyrun.Runner()
-    finally:
-        mpyrun.LIB = keep
-
-
-def before_lib(build):
-    """lib/ of the BEFORE commit, or None (no git, unknown commit)."""
-    out = os.path.join(build, "before")
-    if not os.path.isdir(os.path.join(out, "lib")):
-        os.makedirs(out, exist_ok=True)
-        try:
-            arc = subprocess.run(["git", "-C", ROOT, "archive", BEFORE, "lib"],
-                                 capture_output=True, check=True).stdout
-            subprocess.run(["tar", "-x", "-C", out], input=arc, check=True)
-        except (OSError, subprocess.CalledProcessError):
-            return None
-    return os.path.join(out, "lib")
 
 
 def _peak(r, ok):
@@ -115,10 +90,10 @@ def result(mpy, url, size):
 
 def run(ctx):
     import peers
-    mpys = [("now", runner(mpyrun.LIB))]
-    old = before_lib(ctx.build)
+    mpys = [("now", tree_runner(mpyrun.LIB))]
+    old = before_lib(ctx.build, BEFORE)
     if old:
-        mpys.append(("before (%s)" % BEFORE, runner(old)))
+        mpys.append(("before (%s)" % BEFORE, tree_runner(old)))
     peer = peers.sdk_peer(big=True).start(60)
     rows = []
     try:

@@ -23,11 +23,10 @@ GC setting.
 """
 import json
 import os
-import subprocess
 import tempfile
 
 from chat_doc import event
-from common import ROOT, ratio, table
+from common import ROOT, before_lib, tree_runner, ratio, table
 
 import mpyrun
 
@@ -39,31 +38,6 @@ ROUNDS = 2
 HEAPS = ("64K", "512K")
 ALLOC_HEAP = "48M"
 PAT = "0123456789abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ.,;\n"
-
-
-def tree(lib):
-    """A scenario runner for the lib/ folder `lib`, with the benchmark
-    scenarios (tools/bench/mp)."""
-    keep = mpyrun.LIB
-    mpyrun.LIB = lib
-    try:
-        return mpyrun.Runner(extra=(os.path.join(ROOT, "tools", "bench", "mp"),))
-    finally:
-        mpyrun.LIB = keep
-
-
-def before_lib(build):
-    """lib/ of the BEFORE commit, or None (no git, unknown commit)."""
-    out = os.path.join(build, "before-" + BEFORE)
-    if not os.path.isdir(os.path.join(out, "lib")):
-        os.makedirs(out, exist_ok=True)
-        try:
-            arc = subprocess.run(["git", "-C", ROOT, "archive", BEFORE, "lib"],
-                                 capture_output=True, check=True).stdout
-            subprocess.run(["tar", "-x", "-C", out], input=arc, check=True)
-        except (OSError, subprocess.CalledProcessError):
-            return None
-    return os.path.join(out, "lib")
 
 
 def chat_body():
@@ -141,10 +115,11 @@ def _fields(r):
 def run(ctx):
     chat, events, chars = chat_body()
     mcp_event = mcp_body()
-    trees = [("now", tree(mpyrun.LIB))]
-    old = before_lib(ctx.build)
+    scenarios = (os.path.join(ROOT, "tools", "bench", "mp"),)
+    trees = [("now", tree_runner(mpyrun.LIB, scenarios))]
+    old = before_lib(ctx.build, BEFORE)
     if old:
-        trees.append(("before", tree(old)))
+        trees.append(("before", tree_runner(old, scenarios)))
     root = tempfile.mkdtemp()
     ok = True
     with serve(chat, mcp_event) as f:

@@ -17,6 +17,31 @@ import mpyrun  # noqa: E402
 BASELINE = "7114c8a"  # jsonstream.py of main before issue 17 (the native walker)
 
 
+def tree_runner(lib, extra=()):
+    """A scenario runner for the lib/ folder `lib` (an older tree's too)."""
+    keep = mpyrun.LIB
+    mpyrun.LIB = lib
+    try:
+        return mpyrun.Runner(extra=extra)
+    finally:
+        mpyrun.LIB = keep
+
+
+def before_lib(build, commit):
+    """lib/ of an earlier commit, extracted from git into build once; None
+    without git or that commit."""
+    out = os.path.join(build, "before-" + commit)
+    if not os.path.isdir(os.path.join(out, "lib")):
+        os.makedirs(out, exist_ok=True)
+        try:
+            arc = subprocess.run(["git", "-C", ROOT, "archive", commit, "lib"],
+                                 capture_output=True, check=True).stdout
+            subprocess.run(["tar", "-x", "-C", out], input=arc, check=True)
+        except (OSError, subprocess.CalledProcessError):
+            return None
+    return os.path.join(out, "lib")
+
+
 class Ctx:
     """Runners for lib/ as it is and with the baseline jsonstream; created
     once by run.py for all benchmarks. Scenarios run with build/bench as

@@ -80,6 +80,12 @@ def tool(name):
     return path if os.path.exists(path) else shutil.which(name)
 
 
+def figure(name, board=boardprofile.DEFAULT):
+    """A figure of a board's profile (boards/<BOARD>/profile.json), as the
+    scenarios run by default see it (compat.board())."""
+    return boardprofile.load(board)["figures"][name]
+
+
 def parse_size(s):
     """64K -> 65536, 1M -> 1048576, 5000 -> 5000."""
     s = str(s).strip().upper()

@@ -5,6 +5,8 @@ the time (CONTRIBUTING.md, memory rules). Counted with the collector off
 same count over longer runs."""
 import pytest
 
+import mpyrun
+
 from fakes import FakeOpenAI, Text
 
 # A streamed chat reply: a few words per event, as providers send them.
@@ -36,7 +38,7 @@ def test_a_streamed_reply_allocates_little_per_event(mpy, tmp_path):
     assert per < EVENT_BYTES, "%.0f bytes allocated per streamed event" % per
 
 
-# A big MCP tool result: what is kept (mcp.max_result, 16 KB) goes to the
+# A big MCP tool result: what is kept (mcp.max_result, the board's) goes to the
 # result spool in str pieces; the rest is checked and counted where it lies
 # in the parser's buffer, nothing decoded or copied. Per byte past the cut
 # (what a result twice as long costs more), and per byte of a 512 KB
@@ -60,7 +62,8 @@ def _result_alloc(mpy, size):
     line = [x.split(None, 3) for x in r.out.splitlines() if x.startswith("ALLOC ")]
     assert r.rc == 0 and line, r
     alloc, got, err = int(line[0][1]), int(line[0][2]), line[0][3]
-    assert err == "None" and got == 16384 + len("\n... (truncated, %d bytes)" % size), r.out
+    kept = mpyrun.figure("mcp_max_result")
+    assert err == "None" and got == kept + len("\n... (truncated, %d bytes)" % size), r.out
     return alloc, len(json.dumps(text))
 
 

@@ -21,8 +21,8 @@ live data). `make measure` bisects the smallest heaps
 - A chat offering a tools cache of 10/50/200 tools (schemas ~800 bytes)
   at 64K, peaks within 2 KB.
 - MCP: a 1 MB tool result of the Python SDK server (with and without the
-  duplicate structuredContent) cut to 16 KB while read; a 49-tool server
-  listed over five pages at 64K.
+  duplicate structuredContent) cut to the board's mcp.max_result while
+  read; a 49-tool server listed over five pages at 64K.
 - No MemoryError leaves a public function: each is called with almost no
   heap left.
 """
@@ -34,6 +34,7 @@ import pytest
 
 from fakes import Calls, FakeAnthropic, FakeGemini, FakeOpenAI, FakeTextOnly, Text
 from mcpfake import McpFake, reply, sse
+import mpyrun
 from mpyrun import parse_size
 
 PAT = "0123456789abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ.,;\n"
@@ -48,12 +49,16 @@ CAP = "64K"
 # the board's read-only commands offered as tools: ai.tools.local's default)
 CONSOLE_CAP = "78K"
 CONSOLE_GOAL = "80K"
-# ai.run on a 1 MB tool result, and ai.run(mcps=) offering a 49-tool server
-# An MCP result of mcp.max_result (16 KB) read whole into one str, after a
-# 1 MB exchange or others in a row: 64K left no block that large on some
-# heap layouts (seen failing at 64K, passing at 65-66K); 68K keeps a margin
-# until a result stops needing one str that long (issue 29: to flash as bytes)
-BIG_RUN_CAP = RESULT_CAP = "68K"
+# ai.run(mcps=) offering a 49-tool server, and an MCP result read into a str
+RESULT_CAP = CAP
+# ai.run on a 1 MB tool result: the model's reply after it ran out of
+# memory at 64K ("out of memory after 279 characters of the reply"; the
+# result itself goes from the socket to flash, never whole in RAM)
+BIG_RUN_CAP = "68K"
+# bytes of a tool result kept: the board's default (its profile's
+# mcp_max_result), the note after a cut one
+LIMIT = mpyrun.figure("mcp_max_result")
+CUT_1MB = LIMIT + len("\n... (truncated, 1048576 bytes)")
 MCP_RUN_CAP = CAP
 
 
@@ -303,9 +308,9 @@ def big_server(sdk_server):
 
 def test_mcp_call_cuts_a_1mb_result_while_reading(mpy, measure, tmp_path, big_server):
     """mcp.call on the SDK server's 1 MB result, with the duplicate
-    structuredContent (big) and without (big_text): cut to 16 KB while it
-    is read, spooled to flash, and read back as one str of 16,415 bytes
-    once nothing of the exchange is left. That str needs one free block
+    structuredContent (big) and without (big_text): cut to the board's
+    mcp.max_result while it is read, spooled to flash, and read back as one
+    str once nothing of the exchange is left. That str needs one free block
     that large: mcp.add and mcp.connect collect garbage first, so the
     registry and the session they keep sit low in the heap instead of
     splitting its free top."""
@@ -315,13 +320,13 @@ def test_mcp_call_cuts_a_1mb_result_while_reading(mpy, measure, tmp_path, big_se
     r = run(RESULT_CAP)
     assert r.rc == 0, r
     for tool in ("big", "big_text"):
-        assert "CALL %s 16415 None True '\\n... (truncated, %d bytes)'" % (tool, BIG) in r.out, \
+        assert "CALL %s %d None True '\\n... (truncated, %d bytes)'" % (tool, CUT_1MB, BIG) in r.out, \
             r.out
 
     def passes(heap):
         x = run(heap)
         return x.rc == 0 and x.out.count("None True '\\n... (truncated, %d bytes)'" % BIG) == 2
-    measure.smallest("heap", "mcp.call of a 1 MB result (cut to 16 KB, a str)", passes,
+    measure.smallest("heap", "mcp.call of a 1 MB result (cut to the board's mcp.max_result, a str)", passes,
                      CAP, "48K")
 
 
@@ -329,7 +334,7 @@ def test_mcp_call_of_a_python_caller_without_the_store_module(mpy, measure, tmp_
                                                                big_server):
     """The same from `mcp.connect(url)` in a program that never imported
     the store module: the text is spooled the same way (pieces joined in
-    RAM would need a free block of 16 KB in the heap the reading scattered
+    RAM would need a free block that large in the heap the reading scattered
     them over). The spool's file (under the flash root, the working folder
     here) is gone afterwards."""
     def run(heap):
@@ -338,7 +343,7 @@ def test_mcp_call_of_a_python_caller_without_the_store_module(mpy, measure, tmp_
     r = run(CAP)
     assert r.rc == 0, r
     for tool in ("big", "big_text"):
-        assert "CALL %s 16415 None True '\\n... (truncated, %d bytes)'" % (tool, BIG) in r.out, \
+        assert "CALL %s %d None True '\\n... (truncated, %d bytes)'" % (tool, CUT_1MB, BIG) in r.out, \
             r.out
     assert os.listdir(str(tmp_path / "tmp")) == []
 
@@ -375,8 +380,8 @@ def test_ai_run_with_a_1mb_tool_result(mpy, measure, tmp_path, big_server):
         r, sent = run(BIG_RUN_CAP, BIG, tool)
         assert r.rc == 0, (tool, r)
         assert "RUN '' None" in r.out, (tool, r.out)
-        assert "TOOL 16384 True %r" % note in r.out, (tool, r.out)
-        assert sent and sent[0]["content"] == text_of(16384) + note, tool
+        assert "TOOL %d True %r" % (LIMIT, note) in r.out, (tool, r.out)
+        assert sent and sent[0]["content"] == text_of(LIMIT) + note, tool
     r, sent = run(BIG_RUN_CAP, 1024)
     assert "RUN '' None" in r.out and "TOOL 1024 True ''" in r.out, r
     assert sent and sent[0]["content"] == text_of(1024)
@@ -384,7 +389,7 @@ def test_ai_run_with_a_1mb_tool_result(mpy, measure, tmp_path, big_server):
     def passes(size):
         def at(heap):
             x, _ = run(heap, size)
-            return x.rc == 0 and "TOOL %d True" % min(size, 16384) in x.out
+            return x.rc == 0 and "TOOL %d True" % min(size, LIMIT) in x.out
         return at
     measure.smallest("heap", "ai.run round on a 1 MB tool result (on flash)", passes(BIG),
                      BIG_RUN_CAP, "52K")

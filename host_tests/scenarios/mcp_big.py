@@ -22,6 +22,7 @@ from textcheck import Check  # noqa: E402
 
 root, url, size, mode = sys.argv[1:5]
 size = int(size)
+limit = mcp.default_result()    # (the board's; no setting changes it here)
 if mode != "bare":
     import store
     store.set_root(root)
@@ -37,7 +38,7 @@ if mode in ("call", "bare"):
     conn, err = mcp.connect(url, name="sdk") if mode == "bare" else mcp.connect_named("sdk")
     for tool in ("big", "big_text"):
         text, err = mcp.call(conn, tool, {"size": size})
-        c = Check(16384)
+        c = Check(limit)
         i = 0
         while text is not None and i < len(text):
             c.add(text[i:i + 256])
@@ -69,6 +70,6 @@ else:
     t = None
     for m in h:
         if m["role"] == "tool":
-            c = Check(16384)
+            c = Check(limit)
             history.pieces(m["content"], c.add)
             print("TOOL", c.n, c.result(size), repr(c.rest))

@@ -6,7 +6,9 @@
 #   kind: call:TOOL (mcp.call(TOOL, {"size": n})), read:PREFIX (mcp.read of
 #   PREFIX + n), fs:FOLDER (read_text_file of FOLDER/<n>.txt)
 #   sizes: comma-separated, cycled over count results
-# Prints SEQ <i> <size> <len> <pattern ok> <err> per result, then the heap.
+# Prints LIMIT <mcp.max_result> FREE <heap free before the calls>, then
+# SEQ <i> <size> <len> <pattern ok> <err> per result, then the heap.
+import gc
 import sys
 import store
 import mcp
@@ -22,6 +24,8 @@ how, _, arg = kind.partition(":")
 conn, err = mcp.connect_named("peer")
 print("connect", repr(err))
 heapmon.start()
+limit = mcp.max_result()
+print("LIMIT", limit, "FREE", gc.mem_free())
 for i in range(int(count)):
     n = sizes[i % len(sizes)]
     if how == "call":
@@ -30,7 +34,7 @@ for i in range(int(count)):
         text, err = mcp.read(conn, arg + str(n))
     else:
         text, err = mcp.call(conn, "read_text_file", {"path": "%s/%d.txt" % (arg, n)})
-    c = Check(16384)
+    c = Check(limit)
     if text is not None:
         for j in range(0, len(text), 256):
             c.add(text[j:j + 256])

@@ -12,8 +12,9 @@
 #   n, err = mcp.tools(conn, each=fn)     # fn(tool) per tool as it is parsed
 #   text, err = mcp.call(conn, name, args)  # args: dict or JSON text
 #       the text is cut while it is read at the setting mcp.max_result
-#       (16384 bytes; the settings are not loaded for it), "... (truncated,
-#       N bytes)" after it;
+#       (default: the board profile's mcp_max_result, 8192 bytes on
+#       ANTOS_ESP32, else 16384; the settings are not loaded for it),
+#       "... (truncated, N bytes)" after it;
 #       tool failures (isError): (None, "tool error: ...") and
 #       conn.last_is_error is True; JSON-RPC errors: "<server>: msg (code N)"
 #   n, err = mcp.resources(conn, each=fn)  # fn({uri, name, title?, mimeType?,
@@ -100,7 +101,15 @@ def tools(conn, each=None):
         return None, _oom()
 
 
-MAX_RESULT = 16384      # bytes of a tool result kept unless mcp.max_result says
+MAX_RESULT = 16384      # bytes of a tool result kept, unless the board or mcp.max_result says
+
+
+def default_result():
+    """Bytes of a tool result kept unless mcp.max_result says: the board
+    profile's mcp_max_result (a smaller board: its result is one str that
+    needs a free block its size), else MAX_RESULT."""
+    from compat import board
+    return board().get("figures", {}).get("mcp_max_result") or MAX_RESULT
 
 
 def max_result():
@@ -109,10 +118,10 @@ def max_result():
     client is ~8 KB of heap that a run without MCP tools does not need.)"""
     import store
     try:
-        n = int(store.get("mcp.max_result") or MAX_RESULT)
+        n = int(store.get("mcp.max_result") or 0)
     except (TypeError, ValueError):
         n = 0
-    return n if n > 0 else MAX_RESULT
+    return n if n > 0 else default_result()
 
 
 def call(conn, name, args=None):
@@ -122,7 +131,7 @@ def call(conn, name, args=None):
     # load them for it
     try:
         return client.call(conn, name, args, None,
-                           max_result() if "store" in sys.modules else MAX_RESULT)
+                           max_result() if "store" in sys.modules else default_result())
     except MemoryError:
         return None, _oom()
 

@@ -60,7 +60,7 @@ mcp.NAME.reg_id text OAuth: the dynamic registration's client ID
 mcp.NAME.reg_secret secret OAuth: its secret
 mcp.NAME.reg_auth text OAuth: its token endpoint authentication
 mcp.deadline int:1-86400 seconds of one MCP operation (300)
-mcp.max_result int:256-1048576 bytes of a tool result kept (16384)
+mcp.max_result int:256-1048576 bytes of a tool result kept (the board's: 8192 on ANTOS_ESP32, else 16384)
 mcp.client_url url OAuth client ID metadata document (https)
 mcp.serve.port int:1-65535 port of mcp serve (8765)
 mcp.serve.bind text address mcp serve listens on

@@ -113,9 +113,9 @@ _LEADS = ((b"\xe0", 0xA0, 0xBF), (b"\xed", 0x80, 0x9F),
 
 # read_value() refuses a value of more items than this (every value and
 # object key counts, the outermost included): the text bound max_value does
-# not bound the heap (16 KB of "[[],[],...]" are 5,461 lists, ~415 KB on the
-# 64-bit unix port); 1024 items cost at most ~70 KB there, ~35 KB on the
-# ESP32, and hold any tool schema or call arguments seen in practice.
+# not bound the heap (a short text of "[[],[],...]" is thousands of lists,
+# each a heap object); 1024 items stay within a small board's heap and hold
+# any tool schema or call arguments seen in practice.
 MAX_ITEMS = const(1024)
 
 

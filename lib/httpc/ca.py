@@ -113,7 +113,7 @@ def context(ca):
                 for der in cacerts.ROOTS:
                     add(der)
             finally:
-                # a copy loaded from a .mpy file would keep ~6 KB of heap
+                # a copy loaded from a .mpy file would keep its bytes in the heap
                 sys.modules.pop("cacerts", None)
         else:
             each_cert(ca, add)

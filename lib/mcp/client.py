@@ -161,8 +161,8 @@ class _Cap:
 # string in pieces) / dive (walk the container). path is one list mutated in
 # place (keys and indices), so the walk allocates nothing per skipped value
 # and holds O(depth) state. (jsonstream.select() would do the same job but
-# keeps ~0.7 KB of heap per rule alive during a parse, and a tools/call
-# message needs ~20 rules.)
+# keeps a rule's objects alive during a parse, and a tools/call message
+# needs about twenty rules.)
 
 _SKIP = const(0)
 _TAKE = const(1)
@@ -173,9 +173,9 @@ _COPY = const(4)    # the visitor reads the value itself: v.copy(path, parser)
 
 def walk(src, v):
     """Walk one JSON document from src, driven by visitor v (want/put/piece)."""
-    # a 128-byte buffer: a long text streams in pieces of that size, each
-    # copied a few times on its way to flash (the 1 MB result of an ai.run
-    # round needed 1K more heap with 256; no slower: the server sets the pace)
+    # a small buffer: a long text streams in pieces of its size, each copied
+    # a few times on its way to flash (a larger one costs the ai.run round
+    # on a 1 MB result heap and gains nothing: the server sets the pace)
     p = jsonstream.Parser(src, bufsize=128, max_value=_MAX_VALUE)
     path = []
     arr = []  # per open container: True for an array

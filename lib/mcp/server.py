@@ -104,7 +104,7 @@ class _Server:
         self.answer = None      # [request id, the client's response]: a call waits for it
         self.seq = 0
         # a call's output (server_http.Ctx): one block, made while the heap
-        # is whole; made per call, a 4 KB hole was often not to be found
+        # is whole; made per call, a hole that large was often not to be found
         self.obuf = bytearray(OUTPUT)
 
     def due(self):

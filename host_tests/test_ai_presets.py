@@ -159,7 +159,7 @@ def test_thinking_word_reaches_the_native_knob(token, want):
 
 
 def test_no_thinking_word_sends_no_knob():
-    for name, provider, model, tmap in presets():
+    for name, provider, _model, _tmap in presets():
         if provider == "copilot":
             continue        # needs a login (tests/test_ai_copilot.py)
         got = body(cfg_for(name))

@@ -84,7 +84,7 @@ def test_ask_slow_body_and_the_setting_it_came_from(flash):
 def test_fetch_models_slow_headers(flash):
     with Server(trickle(b"HTTP/1.1 200 OK\r\n", b"X-Slow: " + b"s" * 100)) as srv:
         use(flash, "openai", srv.url + "/v1")
-        (models, err), took = timed(lambda: ai.fetch_models())
+        (models, err), took = timed(ai.fetch_models)
     assert models is None
     assert_late(took, err, "openai", "ai.chat.deadline")
 

@@ -613,7 +613,7 @@ def test_deploy_chain_is_understood_by_mpremote(monkeypatch):
     for name, fields in (("connect", ("device",)), ("exec", ("expr",)),
                          ("fs", ("command", "path"))):
         monkeypatch.setitem(mm._COMMANDS, name, (rec(name, fields), mm._COMMANDS[name][1]))
-    monkeypatch.setattr(mm, "load_user_config", lambda: type("C", (), {"commands": {}})())
+    monkeypatch.setattr(mm, "load_user_config", type("C", (), {"commands": {}}))
     monkeypatch.setattr(sys, "argv", argv)
     assert mm.main() == 0
     files, dirs = deploy.lib_files()

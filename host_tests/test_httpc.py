@@ -310,7 +310,7 @@ def test_connection_close_and_http10_not_pooled():
 def test_server_closing_idle_connections_is_transparent():
     with Server(echo, idle_close=0.2) as srv:
         before = httpc.pool_stats()
-        for i in range(3):
+        for _ in range(3):
             with httpc.request("GET", srv.url + "/len/10") as r:
                 assert r.read() == body_of(10)
             time.sleep(0.4)           # server drops the idle connection

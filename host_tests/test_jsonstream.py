@@ -341,7 +341,8 @@ EDGES = [
     b'"\x01"', b'"\x1f"', b'"\x7f"', b'"\xc2\x80"', b'"\xc1\xbf"', b'"\xe0\xa0\x80"', b'"\xe0\x9f\xbf"',
     b'"\xed\x9f\xbf"', b'"\xed\xa0\x80"', b'"\xef\xbf\xbf"', b'"\xf0\x90\x80\x80"',
     b'"\xf0\x8f\xbf\xbf"', b'"\xf4\x8f\xbf\xbf"', b'"\xf4\x90\x80\x80"', b'"\xf5\x80\x80\x80"',
-    b'"\x80"', b'"\xe0\xa0"', b'"\xc3\xa9\xc3"', b'"plain text!"', b'""', b"[]", b"{}", b"[,]", b"[1,]", b"{,}", b'{"a" 1}',
+    b'"\x80"', b'"\xe0\xa0"', b'"\xc3\xa9\xc3"', b'"plain text!"', b'""', b"[]", b"{}", b"[,]", b"[1,]",
+    b"{,}", b'{"a" 1}',
     b'{"a":1,}', b"[" * 70 + b"]" * 70, b'"' + b"y" * 300 + b'"', b"9" * 300, b'"\xc3\xa9' * 40 + b'"',
 ]
 

@@ -41,7 +41,7 @@ def hw(monkeypatch, tmp_path):
     monkeypatch.setattr(boardhw, "LEVELS", {0: 1})
     store.set_root(str(tmp_path))
     try:
-        yield lambda line: shell.capture(line)
+        yield shell.capture
     finally:
         store.set_root(None)
 

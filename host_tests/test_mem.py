@@ -504,7 +504,7 @@ def test_the_gc_collects_early_while_the_library_works(mpy, tmp_path, sdk_server
         if x.startswith("GC "):
             _, name, before, during, after, outcome = x.split()
             seen[(name, int(before))] = (during, int(after.split("=")[1]), outcome)
-    for (name, before), (during, after, outcome) in seen.items():
+    for (name, before), (_during, after, outcome) in seen.items():
         assert after == before, (name, before, after)
         # the refused connection ends in an error, the others succeed
         assert outcome == ("err" if before == 4096 else "ok"), (name, r.out)

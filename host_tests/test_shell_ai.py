@@ -204,11 +204,11 @@ def test_md_same_output_for_any_split():
 
 
 def test_md_elements():
-    B, b, I, i, C, c = md.BOLD, md.BOLD_OFF, md.ITAL, md.ITAL_OFF, md.CODE, md.CODE_OFF
+    B, b, It, i, C, c = md.BOLD, md.BOLD_OFF, md.ITAL, md.ITAL_OFF, md.CODE, md.CODE_OFF
     assert render("# T") == md.H1 + "T" + md.RESET + "\n"
     assert render("### T\n") == B + "T" + md.RESET + "\n"
     assert render("a **b** *c* _d_ `e*f*`") == (
-        "a " + B + "b" + b + " " + I + "c" + i + " " + I + "d" + i + " " + C + "e*f*" + c
+        "a " + B + "b" + b + " " + It + "c" + i + " " + It + "d" + i + " " + C + "e*f*" + c
         + "\n")
     # not emphasis: spaced stars, words with underscores, escapes
     assert render("2 * 3 * 4 snake_case_name \\*x\\*") == "2 * 3 * 4 snake_case_name *x*\n"
@@ -458,7 +458,7 @@ def test_mcp_add_list_test_tools_call_del(console, sdk_server):
     # unreachable server and unknown names: one line each
     c.clear()
     c.line("mcp test other")
-    assert len([l for l in c.text().splitlines() if l.strip()]) == 3, c.text()
+    assert len([ln for ln in c.text().splitlines() if ln.strip()]) == 3, c.text()
     assert "127.0.0.1:9" in c.text()
     c.line("mcp test nosuch")
     assert "no MCP server named nosuch; add it with: mcp add nosuch <url> [token]" in c.text()
@@ -703,7 +703,7 @@ def test_ai_models(console):
         screen = c.text()
         assert "ollama: 30 models (* in use)" in screen
         assert "m07*" in screen and "m29" in screen
-        rows = [l for l in screen.splitlines() if l.startswith("m00")]
+        rows = [ln for ln in screen.splitlines() if ln.startswith("m00")]
         assert rows and len(rows[0].split()) > 5          # in columns
         c.line("ai models nosuch")
         assert "unknown provider nosuch (known: groq, ollama" in c.text()

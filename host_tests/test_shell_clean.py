@@ -28,7 +28,8 @@ def test_clean_shows_controls_as_text(text, shown):
 
 
 def test_clean_output_has_no_control_character_but_newline_and_tab():
-    every = "".join(chr(c) for c in range(0x00, 0xA0)) + "\u2028\u2029\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+    every = ("".join(chr(c) for c in range(0x00, 0xA0))
+             + "\u2028\u2029\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
     shown = shell.clean(every)
     for ch in shown:
         assert ch in "\n\t" or 0x20 <= ord(ch) < 0x7F or ord(ch) >= 0xA0, repr(ch)

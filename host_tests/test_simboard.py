@@ -418,7 +418,7 @@ def check_hil_table(rows, text):
     """Every scenario, each ok, with figures that agree (tools/README.md,
     "Testing on a board")."""
     assert list(rows) == [c[0] for c in hil.cases()], text
-    for name, (result, base, working, free, heap) in rows.items():
+    for _name, (result, base, working, free, heap) in rows.items():
         assert result == "ok", text
         base, working, free, heap = (float(x) for x in (base, working, free, heap))
         assert 0 < working < 64 and 0 < base < heap, text

@@ -172,7 +172,7 @@ def _tail(b, a, e):
 
 if MICROPYTHON:
     @micropython.viper
-    def _run(p, prog: ptr8, ns: ptr8, ix: ptr32, path, strs) -> int:
+    def _run(p, prog: ptr8, ns: ptr8, ix: ptr32, path, strs) -> int:  # noqa: C901 (one viper loop: a call per state costs time)
         # The native walker (see _drive): reads the well-formed tokens
         # wholly in parser p's buffer from its cursor, depth and state and
         # leaves them updated. A value whose node (p._cur; 0: none) is
@@ -892,7 +892,7 @@ class Parser:
             self._fail("invalid UTF-8", self._base + u)
         self._fail("control character in string", self._base + j)
 
-    def _str(self, mode, sink):
+    def _str(self, mode, sink):  # noqa: C901 (one loop over a string's bytes)
         """Read a string body (the cursor is after the opening quote).
         _COLLECT returns the str; _STREAM calls sink(piece); _SKIP checks."""
         b = self._b

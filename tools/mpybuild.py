@@ -105,9 +105,9 @@ def main(argv):
     if not quiet:
         width = max(len(p) for p, _ in rows)
         for p, n in rows:
-            print("%-*s %7d" % (width, p, n))
-        print("%-*s %7d  (%d modules; budget %d, %.1f KB left)" % (
-            width, "total", total, len(rows), BUDGET, (BUDGET - total) / 1024.0))
+            print("%s %7d" % (p.ljust(width), n))
+        print("%s %7d  (%d modules; budget %d, %.1f KB left)" % (
+            "total".ljust(width), total, len(rows), BUDGET, (BUDGET - total) / 1024.0))
     print("compiled lib/ -> %s (%s, -O%d, %d bytes of .mpy)" % (
         out, march, OPT, total))
     return 0

@@ -23,7 +23,7 @@ def writer(write):
     write(b"a" * 10)
     write("b" * 20)
     write(b"c" * 600)
-    for i in range(10):
+    for _ in range(10):
         write(b"d" * 100)
 
 
@@ -41,7 +41,7 @@ with httpc.request("POST", BASE + "/p", body=(400, w2), keep=("x-chunks",)) as r
 
 httpc.close_all()
 a = httpc.pool_stats()
-for i in range(10):
+for _ in range(10):
     with httpc.request("GET", BASE + "/len/100/ka") as r:
         assert r.read() == bytes((j * 7) & 0xFF for j in range(100))
 b = httpc.pool_stats()

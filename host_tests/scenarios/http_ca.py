@@ -42,7 +42,7 @@ URL = "https://localhost:%d/" % PORT
 print("default CA_FILE", httpc.CA_FILE)
 gc.collect()
 before = gc.mem_alloc()
-for i in range(2):          # the second time from the cached context
+for _ in range(2):          # the second time from the cached context
     try:
         httpc.request("GET", URL)
         print("bundle NO ERROR")

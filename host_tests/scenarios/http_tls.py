@@ -10,7 +10,7 @@ GOOD, BAD, PEM = sys.argv[2], sys.argv[3], sys.argv[4]
 URL = "https://localhost:%d/" % PORT
 httpc.CA_FILE = GOOD
 a = httpc.pool_stats()
-for i in range(2):
+for _ in range(2):
     with httpc.request("GET", URL) as r:
         body = r.read()
 print("good", r.status, body.decode())

@@ -124,7 +124,8 @@ _TABLE = (
     "pin~read a GPIO pin, or set an output pin (no PIN: the board's pins)"
     "~~pin:int:? value:0/1/on/off:?~hardware~hw.pin",
     "adc~read an analog input (no PIN: the board's ADC pins)~~pin:int:?~hardware~hw.adc",
-    "i2c~the addresses that answer on an I2C bus, or the board's buses~i2c scan [BUS] | i2c buses~action:scan/buses:1 bus:int:?"
+    "i2c~the addresses that answer on an I2C bus, or the board's buses~"
+    "i2c scan [BUS] | i2c buses~action:scan/buses:1 bus:int:?"
     "~hardware~hw.i2c",
     "temp~the chip's temperature~~~hardware system~hw.temp",
     "run~run a Python file~~file:file:1 args:str:*"
@@ -431,7 +432,7 @@ def _spec(t):
     u = f[2]
     if not u:       # NAME ARG [OPTIONAL] [MANY...] from the args
         u = f[0]
-        for n, t, c in args:
+        for n, _t, c in args:
             n = n.upper()
             u += " " + ("[" + n + "]" if c == "?" else "[" + n + "...]" if c == "*" else n)
     m, _, fn = f[5].partition(".")      # "hw.pin": pin() of shell.hw

@@ -267,7 +267,7 @@ class Render:
         self.start = True
         self.head = b""
 
-    def _classify(self, final):
+    def _classify(self, final):  # noqa: C901 (one line, every block kind)
         """Decide the kind of the held line start, or keep holding it."""
         head = self.head
         f = self.fence

@@ -395,7 +395,7 @@ def _step(b, p, n):
     return p
 
 
-def _edit(prompt, plen, history, complete, mask, serve):
+def _edit(prompt, plen, history, complete, mask, serve):  # noqa: C901 (the line editor's key loop)
     buf = bytearray()   # the line, UTF-8
     pos = 0             # the cursor: the byte offset of a character's start
     off = 0             # the first byte shown (a wide line scrolls)

@@ -30,7 +30,7 @@ def run(ctx):
                      for name, m, base, frozen in METHODS], ROUNDS)
     ok = True
     ms = {}
-    for name, m, base, frozen in METHODS:
+    for name, m, _base, _frozen in METHODS:
         b = best[name]
         if isinstance(b, str):
             ms[name] = b

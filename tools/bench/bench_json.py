@@ -50,7 +50,7 @@ def run(ctx):
         # the faster json.loads figure: lib's names interned as on the board
         # slow down making its many strings, the plain port does not
         loads = min(ms.get("json.loads(f.read())", 1e9), ms.get("json.loads, plain port", 1e9))
-        for name, m, cap, base, frozen in METHODS:
+        for name, *_ in METHODS:
             if name in ms:
                 rows.append([label, name, "%.1f" % ms[name], ratio(ms[name], js),
                              kb(heap[name]), ratio(heap[name], heap.get("jsonstream.select")),

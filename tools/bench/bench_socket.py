@@ -55,7 +55,7 @@ def run(ctx):
     ok = True
     rows = []
     rate = {}
-    for name, m, base in METHODS:
+    for name, m, _base in METHODS:
         b = best[name]
         if isinstance(b, str):
             rows.append([name, b, "-", "-"])

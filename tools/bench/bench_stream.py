@@ -146,7 +146,7 @@ def run(ctx):
                 if not isinstance(old, str) and (old is None or float(fl["best_ms"]) < old[0]):
                     best[key] = (float(fl["best_ms"]), fl)
         alloc = {}
-        for key, mpy, m, url, heap in cases:
+        for key, mpy, m, url, _heap in cases:
             if key[1] in ("512K",):
                 continue
             r = mpy.run("bench_stream", heap=ALLOC_HEAP, args=[m, url, 1, "alloc", root],

@@ -150,6 +150,12 @@ def read(conn, uri):
     """(text, err): a resource's text (cut at mcp.max_result, like a tool
     result); a binary one as "[blob URI MIME, N bytes]"."""
     try:
+        import sys
+        if "mcp.resource" not in sys.modules:
+            # its objects live on: collected first, they go low in the
+            # heap, not into the free space a result's str needs later
+            from compat import collect
+            collect()
         from mcp import resource as r
         return r.read(conn, uri, None, max_result())
     except MemoryError:

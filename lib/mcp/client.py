@@ -1016,22 +1016,13 @@ def unspool(sp):
         _spool[1] = False
 
 
-_NOTE_ROOM = const(48)     # bytes of Cut.NOTE with its number, after a cut text
-
-
 def as_text(conn, limit, read, *args):
     """(text, err): read(*args, dest, limit) fills the result spool with a
     result (a tool error's text too); its str is made once nothing of the
     exchange is left in RAM, and the spool is given back, also when the
-    reading is interrupted. The block the str needs is held from the start
-    (Spool.reserve, after a collect: the lowest hole that fits, often the
-    one the last result's str left): results of changing sizes in a row
-    otherwise scatter what lives on over the heap until no block that size
-    is left."""
+    reading is interrupted."""
     dest = spool()
     try:
-        collect()
-        dest.reserve(limit + _NOTE_ROOM)
         _, err = _guard(conn, read, *args, dest, limit)
         collect()
         text = ""

@@ -148,17 +148,6 @@ class Spool:
         self.f = None
         self.drop()
 
-    def reserve(self, n):
-        """Hold a block of n bytes until text(), which gives it up just
-        before it reads the text back: the text then finds a free block its
-        size however the filling scattered small objects over the heap
-        (the allocator puts them beside the held block, never inside).
-        Best effort: without n bytes in one block nothing is held."""
-        try:
-            self.room = bytearray(n)
-        except MemoryError:
-            self.room = None
-
     def add(self, s):
         if s:
             self.size += len(s)
@@ -191,7 +180,6 @@ class Spool:
     def text(self):
         """The whole text (the spool is emptied)."""
         if self.f is None:
-            self.room = None
             s = "".join(self.parts)
         else:
             self._out(True)
@@ -199,7 +187,6 @@ class Spool:
             self.f.close()
             self.f = True       # (a file to remove: see drop)
             with open(self.path, "rb") as f:
-                self.room = None    # (after open: its object must not land there)
                 s = str(f.read(n), "utf-8")
         self.drop()
         return s
@@ -244,7 +231,6 @@ class Spool:
             remove(self.path)
         self.parts = []
         self.size = self.held = self.k = 0
-        self.room = None
 
 
 def _load():

@@ -13,9 +13,9 @@ server is imported before. While it listens only this module stays in RAM:
 the console's prompt wait (shell/term.py, WATCH) polls the listening
 socket, and each request imports mcpserver/http.py (and, for resources,
 mcpserver/resources.py; for the token, the address or the status,
-mcpserver/admin.py), which are dropped again once
-it is answered. A request that comes while a command runs waits in the
-listen backlog until the prompt is back.
+mcpserver/admin.py), which are dropped again once it is answered. A
+request that comes while a command runs waits in the listen backlog until
+the prompt is back.
 
 During a tools/call a /bin script may use these (outside a call they do
 little: content() prints a short line, sample() and elicit() give an error):

@@ -86,6 +86,11 @@ def _imports(rel):
     return out
 
 
+# imports that need a part only when it is installed: mcp's __getattr__
+# gives old /bin scripts the board's server (part shell) as mcp.server
+OPTIONAL = {("mcp/__init__.py", "mcpserver/__init__.py")}
+
+
 def test_each_part_holds_what_its_modules_import():
     owners = {}
     for p in dist.PARTS:
@@ -97,7 +102,7 @@ def test_each_part_holds_what_its_modules_import():
         have = set(dist.files(p[0]))
         for f in dist.own_files(p[0]):
             for dep in _imports(f):
-                assert dep in have, "%s (part %s) imports %s (part %s)" % (
+                assert dep in have or (f, dep) in OPTIONAL, "%s (part %s) imports %s (part %s)" % (
                     f, p[0], dep, owners[dep])
     # the check can fail: ai alone, without mcp, would miss a module
     assert "mcp/__init__.py" not in set(dist.own_files("ai"))

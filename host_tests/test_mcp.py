@@ -323,7 +323,7 @@ def test_micropython_everything(mpy, measure, everything_server):
                                                 args=[everything_server], timeout=60), size),
                      "64K", "32K", imports=r.imports, working=live.working)
     # 13+ tools are kept + buffers, and during each call the server's GET
-    # stream (a second connection with its buffers and mcp/serve.py)
+    # stream (a second connection with its buffers and mcp/listen.py)
     assert live.working < 34000, live.working
 
 

@@ -55,8 +55,6 @@ LIB = os.path.join(ROOT, "lib")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from mpybuild import compile_tree, mpy_cross  # noqa: E402
 
-# The board as an MCP server needs the console (its commands are the tools)
-SERVER = ("mcp/server.py", "mcp/server_http.py", "mcp/server_more.py")
 # part: (what it is, files and folders under lib/, the parts it needs)
 PARTS = (
     ("compat", "the few MicroPython/CPython differences, and the console's hooks",
@@ -68,7 +66,7 @@ PARTS = (
     ("mcp", "MCP client (Streamable HTTP, OAuth 2.1)", ("mcp/",), ("httpc", "store")),
     ("ai", "LLM providers, tool calling, chat history on flash", ("ai/",), ("mcp",)),
     ("shell", "the serial console, and the board as an MCP server",
-     ("shell/",) + SERVER, ("ai",)),
+     ("shell/", "mcpserver/"), ("ai",)),
 )
 # committed descriptions: lib/<part>.json for these, package.json for all
 DESCRIBED = ("jsonstream", "store", "httpc", "mcp", "ai")
@@ -95,9 +93,8 @@ def own_files(name):
         if entry.endswith("/"):
             for d, _, files in os.walk(os.path.join(LIB, entry)):
                 for f in files:
-                    rel = os.path.relpath(os.path.join(d, f), LIB).replace(os.sep, "/")
-                    if f.endswith(".py") and (name == "shell" or rel not in SERVER):
-                        found.append(rel)
+                    if f.endswith(".py"):
+                        found.append(os.path.relpath(os.path.join(d, f), LIB).replace(os.sep, "/"))
         else:
             found.append(entry)
     return sorted(found)

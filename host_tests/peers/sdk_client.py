@@ -1,5 +1,5 @@
 """MCP test client: the official Python SDK (PyPI `mcp`, 2.x) driving the
-board's MCP server (lib/mcp/server.py) for host_tests/test_mcp_server.py.
+board's MCP server (lib/mcpserver/) for host_tests/test_mcp_server.py.
 
     .venv/bin/python -I host_tests/peers/sdk_client.py URL
         environment: MCP_TOKEN (the bearer token), MCP_STEPS (a JSON list)

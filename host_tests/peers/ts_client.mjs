@@ -1,5 +1,5 @@
 // MCP test client: the official TypeScript SDK (npm @modelcontextprotocol/sdk,
-// pinned in tools/node) driving the board's MCP server (lib/mcp/server.py)
+// pinned in tools/node) driving the board's MCP server (lib/mcpserver/)
 // for host_tests/test_mcp_server.py.
 //
 //   node host_tests/peers/ts_client.mjs URL

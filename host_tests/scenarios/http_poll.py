@@ -1,6 +1,6 @@
 # SSE.next(False) over a loopback chunked stream under the unix port: the
 # stream arrives in pieces; between polls the client waits on the socket, as
-# mcp/serve.py does. Counts the socket waits httpc makes during polls (must
+# mcp/listen.py does. Counts the socket waits httpc makes during polls (must
 # be none). args: server port. Prints "<event> <id> <length> <byte sum>"
 # per event, the wait count, then the heap monitor's line.
 import sys

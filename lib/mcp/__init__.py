@@ -32,7 +32,7 @@ def connect(url, token=None, name=None, elicit=None, sample=None, listen=True,
     """Open a session: initialize + notifications/initialized.
     elicit(message, schema) -> dict (accept with it) / None (decline) /
     False (cancel) answers form elicitation, elicit(message, None, url) a
-    URL-mode request (see mcp/serve.py; default: a person at the console
+    URL-mode request (see mcp/listen.py; default: a person at the console
     is asked, else the schema's defaults when every required field has
     one); sample(request) -> text or None enables sampling; listen=False
     never opens the standalone GET stream (by default it is held while a
@@ -231,3 +231,19 @@ def test(name):
         return None, err
     return {"tools": n, "ms": ticks_diff(ticks_ms(), t0), "names": names,
             "listen": listen}, None
+
+
+def __getattr__(name):
+    # mcp.server is the board's MCP server under its old name, for /bin
+    # scripts written before it became the package mcpserver (it sits above
+    # the console; nothing here uses it). Any other name is a submodule:
+    # MicroPython asks here first for "from mcp import client".
+    if name == "server":
+        import mcpserver
+        return mcpserver
+    if name[:1] == "_":
+        raise AttributeError(name)
+    try:
+        return __import__("mcp." + name, None, None, (name,))
+    except ImportError:
+        raise AttributeError(name)

@@ -1,5 +1,5 @@
 # Answering what an MCP server sends the client: its requests (on a reply
-# stream or the standalone GET stream, mcp/serve.py), progress for the
+# stream or the standalone GET stream, mcp/listen.py), progress for the
 # console's spinner, and telling the server a call was given up. Imported
 # only when one of those comes, to keep what every call loads small.
 #

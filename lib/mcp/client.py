@@ -21,7 +21,7 @@
 # Server requests not tied to a POST arrive on the standalone GET stream:
 # while a tools/call or resources/read is pending the client holds that
 # stream when the server gave a session id (opened before the POST, so
-# nothing the server sends is lost; closed with the reply) and watches it beside the reply (mcp/serve.py); a
+# nothing the server sends is lost; closed with the reply) and watches it beside the reply (mcp/listen.py); a
 # server that refuses the GET (405...) is not asked again in that session.
 # 404 on a request with a session id (or 400
 # naming the session, as the reference server says) means the session is
@@ -44,7 +44,7 @@
 #
 # Rarely used paths (error bodies and status wording, 404 re-initialize,
 # resuming a stream with Last-Event-ID, base64 sizes) live in
-# mcp/client_more.py, imported on first use; the GET stream in mcp/serve.py,
+# mcp/client_more.py, imported on first use; the GET stream in mcp/listen.py,
 # answers to server requests in mcp/answer.py.
 #
 # Memory: every message is walked from the socket with jsonstream.Parser;
@@ -748,8 +748,8 @@ def _read_stream(conn, resp, rid, m, method):
             sse = httpc.SSE(resp, _SSE_LINE)
             while True:
                 if conn.listening is not None:
-                    from mcp import serve
-                    ev = serve.next_event(conn, sse)
+                    from mcp import listen
+                    ev = listen.next_event(conn, sse)
                 else:
                     ev = sse.next()
                 if ev is None:
@@ -919,8 +919,8 @@ def pending(conn, method, params, acc):
     is cancelled at the server (notifications/cancelled)."""
     if conn.listen and conn.session and conn.get is not False:
         # (without a session the server could not tell the stream is ours)
-        from mcp import serve
-        serve.hold(conn)
+        from mcp import listen
+        listen.hold(conn)
     rid = conn._id + 1
     conn.late = False
     try:
@@ -937,10 +937,10 @@ def pending(conn, method, params, acc):
     finally:
         if conn.listening is not None:
             if conn.listening[1] is None:
-                from mcp import serve
-                serve.poll_get(conn)    # a refusal that came is remembered
+                from mcp import listen
+                listen.poll_get(conn)    # a refusal that came is remembered
             if conn.listening is not None:
-                conn.get = True         # one was held (see serve.hold)
+                conn.get = True         # one was held (see listen.hold)
         stop_listening(conn)
 
 

@@ -807,7 +807,7 @@ def _loaded():
     """The modules a command may leave behind: the console's own, and on
     MicroPython the library's (on CPython other code holds them too)."""
     return [k for k in sys.modules if k.startswith("shell.") or (MICROPYTHON and (
-        k.startswith("store.") or k.split(".")[0] in ("ai", "mcp", "httpc", "jsonstream")))]
+        k.startswith("store.") or k.split(".")[0] in ("ai", "mcp", "mcpserver", "httpc", "jsonstream")))]
 
 
 def _running():

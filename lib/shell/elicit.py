@@ -1,5 +1,5 @@
 """An MCP server's question to the person at the console (elicitation),
-imported when one arrives while the console runs (mcp/serve.py).
+imported when one arrives while the console runs (mcp/listen.py).
 
     content = ask(message, schema)        # form mode
     content = ask(message, None, url)     # URL mode

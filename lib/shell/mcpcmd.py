@@ -16,13 +16,13 @@
     mcp call NAME TOOL [JSON]    call a tool with JSON arguments, show the result
     mcp resources NAME           the server's resources (URI, name, type, size)
     mcp read NAME URI            a resource's text (binary: described)
-    mcp serve [PORT]             be an MCP server (mcp/server.py) on PORT
+    mcp serve [PORT]             be an MCP server (lib/mcpserver/) on PORT
                                  (mcp.serve.port, 8765); stop, status,
                                  token (masked), token new (rotate, shown once)
 
 Servers live in the settings (mcp.<name>.url / mcp.<name>.token, see
 lib/mcp/registry.py); this module only talks to a person. The board's own
-server keeps its state in mcp.server (it outlives this module). Every
+server keeps its state in mcpserver (it outlives this module). Every
 failure is one line through shell.Error; a token is never printed whole,
 nor a URL's user:password or token-like query values (store.mask_url). The
 listing names the tools trusted for always on each server.
@@ -178,7 +178,7 @@ def _call(name, tool, text):
 
 
 def _serve(what, more):
-    from mcp import server
+    import mcpserver as server
     try:
         _serve_(server, what, more)
     finally:
@@ -187,7 +187,7 @@ def _serve(what, more):
 
 def _serve_(server, what, more):
     if what == "token":
-        from mcp import server_more
+        from mcpserver import admin
         if more not in (None, "new"):
             raise shell.UsageError("mcp serve token [new]")
         if more is None:
@@ -195,7 +195,7 @@ def _serve_(server, what, more):
             return out("token: %s (mcp serve token new makes another, shown once)" % (
                 store.mask(t) if t else "none yet; mcp serve makes one"))
         out("new token (shown once; clients with the old one are refused from now on):")
-        return out("  " + server_more.token(True), shell.BOLD_CYAN)
+        return out("  " + admin.token(True), shell.BOLD_CYAN)
     if more is not None:
         raise shell.UsageError("too many arguments")
     if what == "stop":
@@ -203,8 +203,8 @@ def _serve_(server, what, more):
     if what == "status":
         if server.SERVER is None:
             return out("not serving (mcp serve [PORT] starts)")
-        from mcp import server_more
-        for line in server_more.status(server.SERVER):
+        from mcpserver import admin
+        for line in admin.status(server.SERVER):
             out(line)
         return
     port = what or store.get("mcp.serve.port") or 8765
@@ -224,6 +224,6 @@ def _serve_(server, what, more):
     if fresh:
         out("token (shown once; mcp serve token new makes another):")
         out("  " + store.get("mcp.serve.token"), shell.BOLD_CYAN)
-    from mcp import server_more
+    from mcpserver import admin
     out("tools: %s (more: set mcp.serve.allow \"rm mv ...\")" % " ".join(
-        server_more.tool_names()))
+        admin.tool_names()))

@@ -33,7 +33,7 @@ echoed after its prompt (a line that carries a secret shows "***"), and no
 escape codes are written.
 
 While readline(..., serve=True) (the console's own prompt) waits for a key
-it also watches WATCH, set by the board's MCP server (mcp/server.py): an
+it also watches WATCH, set by the board's MCP server (lib/mcpserver/): an
 object with .sock (the listening socket, polled beside the keyboard),
 .poll (None, or the poll object of this wait, kept there), .due() (ms
 until it wants to run anyway, -1: never) and .serve(ready) (answer what

@@ -1,6 +1,6 @@
 """Console commands as tools: one mapping for the chat's local tools
 (ai.run(local=...), the console's `ai`) and the board's MCP server
-(mcp/server_http.py).
+(mcpserver/http.py).
 
     schema(spec)       -> JSON Schema of a command's arguments
     line(spec, args)   -> the command line a call's arguments make (ValueError)

@@ -4,5 +4,5 @@ WAV = "UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQgAAACAgICAgICAgA=="
 
 
 def main(args):
-    from mcp import server
-    server.content({"type": "audio", "data": WAV, "mimeType": "audio/wav"})
+    import mcpserver
+    mcpserver.content({"type": "audio", "data": WAV, "mimeType": "audio/wav"})

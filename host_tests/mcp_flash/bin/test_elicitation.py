@@ -10,8 +10,8 @@ SCHEMA = {"type": "object", "properties": {
 
 def main(args):
     import shell
-    from mcp import server
-    answer, err = server.elicit(args[0], SCHEMA)
+    import mcpserver
+    answer, err = mcpserver.elicit(args[0], SCHEMA)
     if err:
         raise shell.Error("test_elicitation: " + err)
     shell.out("User response: action=%s content=%s" % (answer.get("action"),

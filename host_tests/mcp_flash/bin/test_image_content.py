@@ -5,5 +5,5 @@ PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/
 
 
 def main(args):
-    from mcp import server
-    server.content({"type": "image", "data": PNG, "mimeType": "image/png"})
+    import mcpserver
+    mcpserver.content({"type": "image", "data": PNG, "mimeType": "image/png"})

@@ -6,9 +6,9 @@ PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/
 
 def main(args):
     import shell
-    from mcp import server
+    import mcpserver
     shell.out("Multiple content types test:")
-    server.content({"type": "image", "data": PNG, "mimeType": "image/png"})
-    server.content({"type": "resource", "resource": {
+    mcpserver.content({"type": "image", "data": PNG, "mimeType": "image/png"})
+    mcpserver.content({"type": "resource", "resource": {
         "uri": "test://mixed-content-resource", "mimeType": "application/json",
         "text": '{"test":"data","value":123}'}})

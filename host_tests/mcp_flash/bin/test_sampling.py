@@ -6,8 +6,8 @@ SPEC = {"desc": "asks the client's model (conformance fixture)", "readonly": Tru
 
 def main(args):
     import shell
-    from mcp import server
-    text, err = server.sample(args[0], 100)
+    import mcpserver
+    text, err = mcpserver.sample(args[0], 100)
     if err:
         raise shell.Error("test_sampling: " + err)
     shell.out("LLM response: " + text)

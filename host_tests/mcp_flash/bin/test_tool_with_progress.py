@@ -6,9 +6,9 @@ SPEC = {"desc": "reports progress (conformance fixture)", "readonly": True}
 def main(args):
     import shell
     from compat import sleep_ms
-    from mcp import server
+    import mcpserver
     for p in (0, 50, 100):
         if p:
             sleep_ms(50)
-        server.progress(p, 100)
+        mcpserver.progress(p, 100)
     shell.out("progress reported: 0, 50, 100 of 100")

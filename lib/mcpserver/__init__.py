@@ -1,25 +1,30 @@
 """The board as an MCP server: the console's commands as tools, its flash
 files as resources, for an AI on another machine (Streamable HTTP; the
-wire format and every rule are in mcp/server_http.py).
+wire format and every rule are in mcpserver/http.py). It runs the console's
+commands, so it sits above the console (shell/); the MCP client (mcp/) sits
+below.
 
-    from mcp import server
-    url, err = server.start(port=8765, bind="0.0.0.0")
-    server.stop()                  # -> True if it was serving
-    server.SERVER                  # the running server (state, counters) or None
+    import mcpserver
+    url, err = mcpserver.start(port=8765, bind="0.0.0.0")
+    mcpserver.stop()               # -> True if it was serving
+    mcpserver.SERVER               # the running server (state, counters) or None
 The console's `mcp serve` (shell/mcpcmd.py) calls these; nothing of the
 server is imported before. While it listens only this module stays in RAM:
 the console's prompt wait (shell/term.py, WATCH) polls the listening
-socket, and each request imports mcp/server_http.py (and, for resources,
-the token or the status, mcp/server_more.py), which are dropped again once
-it is answered. A request that comes while a command runs waits in the
-listen backlog until the prompt is back.
+socket, and each request imports mcpserver/http.py (and, for resources,
+mcpserver/resources.py; for the token, the address or the status,
+mcpserver/admin.py), which are dropped again once it is answered. A
+request that comes while a command runs waits in the listen backlog until
+the prompt is back.
 
 During a tools/call a /bin script may use these (outside a call they do
 little: content() prints a short line, sample() and elicit() give an error):
-    server.content(item)         # add {"type": "image", ...} to the result
-    server.progress(done, total=None, message=None)
-    text, err = server.sample(prompt, max_tokens=100)   # the client's model
-    answer, err = server.elicit(message, schema)        # {"action", "content"}
+    mcpserver.content(item)      # add {"type": "image", ...} to the result
+    mcpserver.progress(done, total=None, message=None)
+    text, err = mcpserver.sample(prompt, max_tokens=100)   # the client's model
+    answer, err = mcpserver.elicit(message, schema)        # {"action", "content"}
+Scripts written for earlier releases do `from mcp import server`: mcp's
+__getattr__ gives them this package under that name.
 """
 import sys
 
@@ -27,8 +32,8 @@ import shell
 
 SERVER = None
 OUTPUT = 4096   # bytes of a command's output kept as a tool's result
-_ctx = None     # the call being served (server_http.Ctx), for the functions below
-_DROP = ("mcp.server_http", "mcp.server_more", "shell.tools")
+_ctx = None     # the call being served (http.Ctx), for the functions below
+_DROP = ("mcpserver.http", "mcpserver.resources", "mcpserver.admin", "shell.tools")
 
 
 def start(port=8765, bind="0.0.0.0"):
@@ -37,9 +42,9 @@ def start(port=8765, bind="0.0.0.0"):
     if SERVER is not None:
         return None, "already serving on port %d (mcp serve stop first)" % SERVER.port
     import socket
-    from mcp import server_more
+    from mcpserver import admin
     try:
-        token = server_more.token()
+        token = admin.token()
         s = socket.socket()
         try:
             s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -49,10 +54,10 @@ def start(port=8765, bind="0.0.0.0"):
         except OSError as e:
             s.close()
             return None, "cannot listen on port %d: %s" % (port, shell._oneline(e))
-        SERVER = _Server(s, port, token, server_more.hosts())
+        SERVER = _Server(s, port, token, admin.hosts())
         from shell import term
         term.WATCH = SERVER
-        return server_more.url(SERVER), None
+        return admin.url(SERVER), None
     finally:
         _forget()
 
@@ -103,7 +108,7 @@ class _Server:
         self.calls = self.requests = self.clients = 0
         self.answer = None      # [request id, the client's response]: a call waits for it
         self.seq = 0
-        # a call's output (server_http.Ctx): one block, made while the heap
+        # a call's output (http.Ctx): one block, made while the heap
         # is whole; made per call, a hole that large was often not to be found
         self.obuf = bytearray(OUTPUT)
 
@@ -123,8 +128,8 @@ class _Server:
         from compat import tighten, loosen
         gc_was = tighten()
         try:
-            from mcp import server_http
-            server_http.serve(self, ready)
+            from mcpserver import http
+            http.serve(self, ready)
         except Exception:   # never the console's end (out of memory importing...)
             if ready:       # the connection would stay ready: let it go
                 try:
@@ -132,7 +137,7 @@ class _Server:
                 except OSError:
                     pass
         finally:
-            server_http = None
+            http = None
             _forget()
             loosen(gc_was)
 

@@ -1,5 +1,5 @@
 """The board's MCP server, one request: read it, check it, answer it
-(mcp/server.py keeps the state between requests and imports this module
+(mcpserver/__init__.py keeps the state between requests and imports this module
 for each one; it is dropped again afterwards).
 
 Wire format (protocol 2025-11-25; 2025-06-18, 2025-03-26, 2024-11-05
@@ -46,7 +46,7 @@ something is asked at the console (y / n / a; "a" adds it to
 mcp.serve.always). Paths in the arguments are relative to /; settings and
 history files, secrets and the settings that grant tools are refused.
 A call's output (sanitized as for the console, secrets of the settings
-masked) is its text result, at most server.OUTPUT bytes; an error line makes it
+masked) is its text result, at most mcpserver.OUTPUT bytes; an error line makes it
 isError.
 """
 import jsonstream
@@ -429,8 +429,8 @@ def _request(srv, req, out):
             s[2] = LEVELS.index(lv)
             out.message({"jsonrpc": "2.0", "id": rid, "result": {}})
     elif method.startswith("resources/"):
-        from mcp import server_more
-        server_more.resources(srv, method, rid, params, out)
+        from mcpserver import resources
+        resources.resources(srv, method, rid, params, out)
     else:
         out.message(_error(rid, -32601, "Method not found: " + method))
     return False
@@ -649,8 +649,8 @@ def _note(client, line, how):
 
 
 class Ctx:
-    """The call being served (mcp.server._ctx while it runs): its output,
-    the first server.OUTPUT bytes (the server's one buffer), sent on as log messages when the client
+    """The call being served (mcpserver._ctx while it runs): its output,
+    the first mcpserver.OUTPUT bytes (the server's one buffer), sent on as log messages when the client
     asked for them; the content items a script adds; progress and
     requests to the client on the call's event stream."""
 
@@ -668,17 +668,17 @@ class Ctx:
     def run(self, line):
         """Run the command line from / with its output kept here -> True
         when it failed."""
-        from mcp import server
+        import mcpserver
         saved = shell.cwd()
         shell._cwd = "/"
-        server._ctx = self
+        mcpserver._ctx = self
         try:
             failed = shell.run_captured(line, self.put)
         except (Exception, KeyboardInterrupt, SystemExit) as e:
             self.put("\n%s" % shell._oneline(e))      # exit, py: the console stays
             failed = True
         finally:
-            server._ctx = None
+            mcpserver._ctx = None
             shell._cwd = saved
         self.log(True)
         return failed
@@ -767,7 +767,7 @@ class Ctx:
         w(jsonstream.esc(tail))
         w(b'"')
 
-    # mcp.server's functions for /bin scripts
+    # mcpserver's functions for /bin scripts
 
     def add(self, item):
         if not isinstance(item, dict):

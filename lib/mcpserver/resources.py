@@ -1,7 +1,5 @@
-"""The MCP server's rarer paths (see mcp/server.py, mcp/server_http.py): the
-token, the allowed host names, the status, and resources.
-
-Resources, in this order:
+"""The board's MCP server's resources (see mcpserver/__init__.py,
+mcpserver/http.py), imported for a resources/ request. In this order:
 - board://state: the board's state as one JSON object (application/json):
   {"board", "heap": {"used", "free"}, "flash": {"total", "free"},
   "uptime_s", "wifi": {"connected", "ssid", "address"}} (a part the
@@ -22,7 +20,7 @@ import jsonstream
 import store
 import shell
 from compat import const, unquote
-from mcp import server, server_http as h
+from mcpserver import http as h
 
 _PAGE = const(50)
 _MAX_READ = const(65536)
@@ -31,62 +29,6 @@ _MIME = (".py text/x-python;.json application/json;.jsonl application/jsonl;.txt
          ".md text/markdown;.csv text/csv;.html text/html;.log text/plain;.png image/png;"
          ".jpg image/jpeg;.wav audio/wav;.der application/pkix-cert;.pem application/x-pem-file")
 
-
-def token(new=False):
-    """The bearer token clients need (made on first use, or new=True)."""
-    t = store.get("mcp.serve.token")
-    if not t or new:
-        t = "antos_" + h._hex(16)
-        store.set("mcp.serve.token", t)
-        s = server.SERVER
-        if s is not None:
-            s.token = t.encode()
-    return t
-
-
-def address():
-    """The board's WiFi address, or None (the simulator: use localhost)."""
-    try:
-        import network
-        w = network.WLAN(network.STA_IF)
-        if w.isconnected():
-            return w.ifconfig()[0]
-    except (ImportError, OSError, AttributeError):
-        pass
-    return None
-
-
-def hosts():
-    names = ["localhost", "127.0.0.1", "[::1]"]
-    a = address()
-    if a:
-        names.append(a)
-    return tuple(names + [w.lower() for w in h.words("mcp.serve.hosts")])
-
-
-def url(srv):
-    return "http://%s:%d%s" % (address() or "localhost", srv.port, h.PATH)
-
-
-def status(srv):
-    """Lines for `mcp serve status`."""
-    from compat import ticks_ms, ticks_diff
-    now = ticks_ms()
-    allow = h.words("mcp.serve.allow")
-    return ["serving %s (token: mcp serve token)" % url(srv),
-            "  sessions: %d%s" % (len(srv.sessions), "".join(
-                "; %s, idle %d s" % (s[3], ticks_diff(now, s[1]) // 1000) for s in srv.sessions)),
-            "  requests: %d, tool calls: %d, clients since start: %d" % (
-                srv.requests, srv.calls, srv.clients),
-            "  tools: %s" % " ".join(tool_names()),
-            "  allowed beyond read-only (mcp.serve.allow): %s" % (" ".join(allow) or "none")]
-
-
-def tool_names():
-    return [spec["name"] for spec in shell.commands() if h.exposed(spec)]
-
-
-# -- resources ----------------------------------------------------------------
 
 def _mime(p):
     i = p.rfind(".")

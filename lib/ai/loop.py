@@ -33,7 +33,7 @@ import jsonstream
 import store
 from compat import collect, const
 
-_LOCAL = {}     # the local tools by name (ai.register_tool, in ai/more.py)
+_LOCAL = {}     # the local tools by name (ai.register_tool, in ai/tools.py)
 CACHE = "tools.jsonl"   # the tools cache (ai/toolcache.py), under the flash root
 _HEAD = const(256)      # characters of a result on flash shown to show()
 

@@ -13,7 +13,7 @@
 # counted: "... (truncated, N bytes)"), and a blob is described, not read:
 # "[blob URI MIME, N bytes]" (its size counted from the base64 stream).
 from compat import collect, const
-from mcp import client, client_more
+from mcp import client, items
 
 # client.walk's actions (its const names are not attributes under MicroPython)
 _SKIP = const(0)
@@ -147,7 +147,7 @@ class _Read(client.Cut):
         else:
             b = self.it.get("b64")
             if b is None:
-                b = self.it["b64"] = client_more.B64()
+                b = self.it["b64"] = items.B64()
             if s is not None:
                 b.add(s)
 

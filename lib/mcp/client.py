@@ -126,8 +126,9 @@ class Conn:
         self.tick = 0          # ticks_ms of the last httpc.ON_WAIT call (tick())
 
 
-class _Cap:
-    """Collects str pieces up to n characters; .cut tells if more came."""
+class _KeepChars:
+    """Keeps str pieces up to n characters (text() joins them); .cut tells
+    if more came. Unlike PassBytes it holds the text and counts characters."""
 
     def __init__(self, n):
         self.n = n
@@ -223,7 +224,7 @@ def walk(src, v):
 
 class _Msg:
     """Visitor for one JSON-RPC message: keeps .id and .method, and in .f the
-    error code ("code") and message ("emsg", a _Cap), the params of server
+    error code ("code") and message ("emsg", a _KeepChars), the params of server
     requests we may answer ("pmsg" for params.message) and, without an
     accumulator, the initialize result (protocolVersion, serverInfo "name").
     With an accumulator `acc`, "result.*" goes to the acc of the method we
@@ -298,7 +299,7 @@ class _Msg:
         k = "emsg" if path[0] == "error" else "pmsg"
         c = self.f.get(k)
         if c is None:
-            c = self.f[k] = _Cap(_MAX_ERROR if k == "emsg" else MAX_TEXT)
+            c = self.f[k] = _KeepChars(_MAX_ERROR if k == "emsg" else MAX_TEXT)
         if s is not None:
             c.add(s)
 
@@ -321,7 +322,7 @@ class Listing:
     def piece(self, path, s):
         c = self._item(path)
         if "description" not in c:
-            c["description"] = _Cap(_MAX_DESC)
+            c["description"] = _KeepChars(_MAX_DESC)
         if s is not None:
             c["description"].add(s)
 
@@ -426,16 +427,16 @@ class _Tools(Listing):
 
 
 
-def cut(e, room):
+def utf8_head(e, room):
     """The start of the UTF-8 bytes e within room bytes, as str (never half
-    a character)."""
+    a character): what PassBytes and a local tool's text keep of a long one."""
     while room > 0 and e[room] & 0xC0 == 0x80:
         room -= 1
     return str(e[:room], "utf-8")
 
 
-class Cut:
-    """Text to dest.add() as it comes, cut at limit bytes (the rest only
+class PassBytes:
+    """Passes text on to dest.add() as it comes, cut at limit UTF-8 bytes (the rest only
     counted in total: NOTE says how much there was). add() says True once
     nothing more fits: the rest of a string then comes as its length in
     UTF-8 bytes, an int (jsonstream counts it: nothing decoded or copied)."""
@@ -456,11 +457,11 @@ class Cut:
             room = self.limit - self.total
             self.total += len(e)
             if room > 0:
-                self.dest.add(s if len(e) <= room else cut(e, room))
+                self.dest.add(s if len(e) <= room else utf8_head(e, room))
         return self.total >= self.limit
 
 
-class _Call(Cut):
+class _Call(PassBytes):
     """Flattens a tools/call result into text for a model while it streams:
     text items joined with "\n" (appended as they arrive), images/audio and
     blobs as "[image image/png, 1234 bytes]" (size counted from the base64
@@ -470,7 +471,7 @@ class _Call(Cut):
     on flash if it comes first). An item is finished when the next index
     (or the end) arrives; items other than text are worded by
     items.item(). The text goes to dest.add() as it comes, cut at
-    limit bytes (the rest only counted: total, and Cut.NOTE at the end);
+    limit bytes (the rest only counted: total, and PassBytes.NOTE at the end);
     dest.drop() forgets it when the message turns out not to be our
     response."""
 
@@ -579,7 +580,7 @@ class _Call(Cut):
             else:
                 st.drop()
         if self.total > self.limit:
-            self.dest.add(Cut.NOTE % self.total)
+            self.dest.add(PassBytes.NOTE % self.total)
 
 
 # ------------------------------------------------------------------- HTTP
@@ -1017,7 +1018,7 @@ def unspool(sp):
         _spool[1] = False
 
 
-_NOTE_ROOM = const(48)     # bytes of Cut.NOTE with its number, after a cut text
+_NOTE_ROOM = const(48)     # bytes of PassBytes.NOTE with its number, after a cut text
 
 
 def as_text(conn, limit, read, *args):

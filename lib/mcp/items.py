@@ -29,7 +29,7 @@ def piece(it, k, s):
     if k == "text":
         c = it.get("rtext")
         if c is None:
-            c = it["rtext"] = client._Cap(client.MAX_RESOURCE)
+            c = it["rtext"] = client._KeepChars(client.MAX_RESOURCE)
         if s is not None:
             c.add(s)
     else:

@@ -96,7 +96,7 @@ def listing(conn, each):
     return client._guard(conn, _walk, conn, each)
 
 
-class _Read(client.Cut):
+class _Read(client.PassBytes):
     """result.contents[*]: text items to dest (cut at limit bytes), blobs
     described. Items are separated by a blank line."""
 
@@ -154,7 +154,7 @@ class _Read(client.Cut):
     def finish(self):
         self.flush()
         if self.total > self.limit:
-            self.dest.add(client.Cut.NOTE % self.total)
+            self.dest.add(client.PassBytes.NOTE % self.total)
 
 
 def _read(conn, uri, dest, limit):

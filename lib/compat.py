@@ -198,3 +198,24 @@ def clock_ok():
     except Exception:       # no network or no answer: the next call retries
         return False
     return time.gmtime()[0] >= 2025
+
+
+def lazy(names, package=None):
+    """A module's __getattr__ that loads its rarely used public names on
+    first use (CONTRIBUTING.md: Loading lazily). names: a tuple of pairs
+    (public name, the module that defines it), constant so that frozen it
+    costs no heap. package: also any other name as its submodule, which
+    MicroPython asks __getattr__ for before "from package import sub"
+    imports it."""
+    def getattr_(name):
+        if name[:1] != "_":     # (__path__, __spec__... that imports ask for)
+            for n, m in names:
+                if n == name:
+                    return getattr(__import__(m, None, None, (n,)), name)
+            if package:
+                try:
+                    return __import__(package + "." + name, None, None, (name,))
+                except ImportError:
+                    pass
+        raise AttributeError(name)
+    return getattr_

@@ -14,9 +14,9 @@ root, base, url = sys.argv[1:4]
 store.set_root(root)
 import ai
 import mcp
-from ai import config, loop, toolcache, history, lines, more  # noqa: F401
+from ai import config, loop, toolcache, history, lines, errors, models, tools  # noqa: F401
 from ai.styles import openai  # noqa: F401
-from mcp import client, registry, client_more  # noqa: F401
+from mcp import client, registry, errors as mcp_errors, items  # noqa: F401
 import httpc  # noqa: F401
 import jsonstream  # noqa: F401
 

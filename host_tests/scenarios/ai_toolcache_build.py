@@ -6,11 +6,11 @@ import store
 store.set_root(sys.argv[1])
 import ai
 import mcp
-from ai import more
+from ai.tools import tools_cache_lines
 
 for arg in sys.argv[2:]:
     name, url = arg.split("=", 1)
     mcp.add(name, url)
 n, err = ai.tools_cache_build()
 print("BUILT", n, repr(err))
-print("CACHED", [d["name"] for _, d in more.tools_cache_lines()])
+print("CACHED", [d["name"] for _, d in tools_cache_lines()])

@@ -34,7 +34,7 @@ class FakeTls:
 sys.modules["tls"] = FakeTls
 import httpc  # noqa: E402
 import httpc.ca  # noqa: E402  (imported by the first https request; "kept" is the context's)
-import httpc.more  # noqa: E402  (the failed handshake's wording, imported by the first failure)
+import httpc.errors  # noqa: E402  (the failed handshake's wording, imported by the first failure)
 
 PORT = int(sys.argv[1])
 TEST_CA = sys.argv[2]

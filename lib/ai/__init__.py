@@ -26,13 +26,13 @@ official SDKs retry, and words the errors. Styles only translate.
 import httpc
 import jsonstream
 from compat import VERSION as __version__  # noqa: F401  (ai.__version__)
-from compat import sleep_ms, collect, const, ticks_ms, ticks_diff, tighten, loosen
+from compat import sleep_ms, collect, const, lazy, ticks_ms, ticks_diff, tighten, loosen
 from ai.config import ConfigError, resolve, source
 from ai.styles import LAST, Out, StyleError, load
 
 _RETRIES = const(2)
 _MAX_WAIT_S = const(20)       # longest server-requested wait we sit through
-MAX_MODELS = 200      # ids kept from a model list by default (see ai/more.py)
+MAX_MODELS = 200      # ids kept from a model list by default (see ai/models.py)
 KEEP = ("content-type", "retry-after", "retry-after-ms", "x-should-retry")
 
 
@@ -61,7 +61,7 @@ def _exchange(cfg, style, history, tools, out, streaming):
                                  keep=KEEP, timeout=cfg["timeout"],
                                  deadline=_left(cfg, t0))
         except httpc.HTTPError as e:
-            raise StyleError(_more().network_error(cfg, e))
+            raise StyleError(_errors().network_error(cfg, e))
         done = False
         try:
             if resp.status == 200:
@@ -74,11 +74,11 @@ def _exchange(cfg, style, history, tools, out, streaming):
                 done = True
                 return reply
             msg, hint, kind = style.error_info(resp.status, resp, resp.headers)
-            more = _more()
-            wait = more.retry_wait(attempt, resp.status, resp.headers, hint)
+            errors = _errors()
+            wait = errors.retry_wait(attempt, resp.status, resp.headers, hint)
             done = True
         except httpc.HTTPError as e:
-            raise StyleError(_more().network_error(cfg, e))
+            raise StyleError(_errors().network_error(cfg, e))
         except jsonstream.JSONError as e:
             raise StyleError("%s: bad reply (%s)" % (cfg["provider"], e))
         except StyleError as e:
@@ -86,7 +86,7 @@ def _exchange(cfg, style, history, tools, out, streaming):
         finally:
             # a reply abandoned half way (error, Ctrl-C) is not drained
             resp.close(done)
-        msg = more.scrub(cfg, msg)
+        msg = errors.scrub(cfg, msg)
         if resp.status == 401 and renew is not None:
             err = renew(cfg)
             renew = None
@@ -95,7 +95,7 @@ def _exchange(cfg, style, history, tools, out, streaming):
             continue
         if (wait is None or attempt == _RETRIES or wait > _MAX_WAIT_S
                 or wait >= _left(cfg, t0)):
-            raise StyleError(more.explain(cfg, resp.status, msg, kind, wait))
+            raise StyleError(errors.explain(cfg, resp.status, msg, kind, wait))
         collect()
         sleep_ms(int(wait * 1000))
         attempt += 1
@@ -106,7 +106,7 @@ _FALLBACK_PARSE = const(8192)     # longest text-fallback reply searched for cal
 
 def _oom(cfg, out, tools):
     """The line for a MemoryError in a request: what to make smaller. (Not
-    in ai/more.py: with no heap left, importing it would fail.)"""
+    in ai/errors.py: with no heap left, importing it would fail.)"""
     if cfg is None:
         return "out of memory (restart, or free memory: ai -new, ai tools clear)"
     what = cfg["provider"] + ": out of memory"
@@ -167,10 +167,10 @@ def ask(history, overrides=None):
             collect()
         if not out.size and not reply.calls:
             out.drop()
-            return None, "%s: %s" % (cfg["provider"], _more().empty_reason(cfg, reply)), None
+            return None, "%s: %s" % (cfg["provider"], _errors().empty_reason(cfg, reply)), None
         if out.size and reply.finish in ("length", "filter"):
             # the service cut the reply: said in the text, in every style
-            mark = _more().cut_mark(cfg, reply.finish)
+            mark = _errors().cut_mark(cfg, reply.finish)
             out.limit += len(mark)
             out.add(mark)
         # the text only now: the response is closed and collected
@@ -188,7 +188,7 @@ def ask(history, overrides=None):
         return reply.text, None, reply.calls
     except StyleError as e:     # (the one exception class of ai: see ai/config.py)
         out.drop()
-        return None, _more().scrub(cfg, str(e)), None
+        return None, _errors().scrub(cfg, str(e)), None
     except MemoryError:
         reply = None
         if out is not None:
@@ -202,16 +202,17 @@ def ask(history, overrides=None):
         loosen(gc_was)
 
 
-def _more():
-    from ai import more
-    return more
+def _errors():
+    from ai import errors       # (a request that goes well never needs it)
+    return errors
 
 
 def fetch_models(provider=None, key=None, use=None, limit=MAX_MODELS, base_url=None):
     """The provider's live model ids (at most `limit`): (models, err)."""
     gc_was = tighten()
     try:
-        return _more().fetch_models(provider, key, use, limit, base_url)
+        from ai.models import fetch_models
+        return fetch_models(provider, key, use, limit, base_url)
     except MemoryError:
         collect()
         return None, "out of memory reading the model list (ask for fewer: limit=)"
@@ -250,7 +251,8 @@ def tools_cache_build(progress=None):
     """List every configured MCP server's tools into the cache: (count, err)."""
     gc_was = tighten()
     try:
-        return _more().tools_cache_build(progress)
+        from ai.tools import tools_cache_build
+        return tools_cache_build(progress)
     except MemoryError:
         collect()
         return 0, "out of memory listing the tools (fewer MCP servers: mcp del NAME)"
@@ -258,21 +260,9 @@ def tools_cache_build(progress=None):
         loosen(gc_was)
 
 
-def __getattr__(name):
-    # The calls a chat never makes are imported on first use, so that a
-    # chat pays no heap for them: edit() and undo() are ai/editor.py's;
-    # providers(), register_tool(), tools_cache(), tools_cache_clear() are
-    # in ai/more.py. Any other name is a submodule: MicroPython asks here
-    # first for "from ai import loop".
-    if name[:1] == "_":
-        raise AttributeError(name)
-    if name == "edit" or name == "undo":
-        from ai import editor
-        return getattr(editor, name)
-    if name in ("providers", "register_tool", "tools_cache", "tools_cache_clear"):
-        from ai import more
-        return getattr(more, name)
-    try:
-        return __import__("ai." + name, None, None, (name,))
-    except ImportError:
-        raise AttributeError(name)
+# The calls a chat never makes, imported on first use (CONTRIBUTING.md:
+# Loading lazily); any other name is a submodule (from ai import loop).
+__getattr__ = lazy((("edit", "ai.editor"), ("undo", "ai.editor"),
+                    ("providers", "ai.models"),
+                    ("register_tool", "ai.tools"), ("tools_cache", "ai.tools"),
+                    ("tools_cache_clear", "ai.tools")), "ai")

@@ -181,7 +181,7 @@ def resolve(overrides=None):
     if cfg["tools_level"] not in ("native", "text-fallback", "none"):
         raise ConfigError("%s must be native, text-fallback or none" % source(cfg, "tools"))
     if entry["key"] and not cfg["key"]:
-        from ai.more import no_key
+        from ai.errors import no_key
         raise ConfigError(no_key(cfg, owners))
     if cfg["max_tokens"] is not None:
         cfg["max_tokens"] = _number(cfg["max_tokens"], source(cfg, "max_tokens"), int)

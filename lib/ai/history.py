@@ -95,7 +95,7 @@ class Turn:
                 f.close()
                 return
             f.close()       # another text was decided (the text fallback)
-            store.cut(self.path, self.mark)
+            store.truncate(self.path, self.mark)
         with open(self.path, "ab") as f:
             _write(f, msg)
 
@@ -149,7 +149,7 @@ class Turn:
         if self.f is not None:      # a reply recorded but never appended
             self.f.close()
             self.f = None
-            store.cut(self.path, self.mark)
+            store.truncate(self.path, self.mark)
 
 
 def _role(f, a, n):

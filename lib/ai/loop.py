@@ -33,7 +33,7 @@ import jsonstream
 import store
 from compat import collect, const
 
-_LOCAL = {}     # the local tools by name (ai.register_tool, in ai/more.py)
+_LOCAL = {}     # the local tools by name (ai.register_tool, in ai/tools.py)
 CACHE = "tools.jsonl"   # the tools cache (ai/toolcache.py), under the flash root
 _HEAD = const(256)      # characters of a result on flash shown to show()
 
@@ -181,8 +181,8 @@ def _dispatch(route, call, conns, history):
             return "%s failed: %s" % (call["name"], e), True
         e = text.encode()
         if len(e) > limit:
-            from mcp.client import Cut, cut
-            text = cut(e, limit) + Cut.NOTE % len(e)
+            from mcp.client import PassBytes, utf8_head
+            text = utf8_head(e, limit) + PassBytes.NOTE % len(e)
         return text, False
     conn, err = _connect(conns, route[1])
     if err:

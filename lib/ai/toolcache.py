@@ -2,7 +2,7 @@
 
 The tools cache holds the tools of every configured MCP server, listed once
 so that ai.run can offer them without connecting to every server first
-(ai.tools_cache_build / tools_cache / tools_cache_clear, in ai/more.py with
+(ai.tools_cache_build / tools_cache / tools_cache_clear, in ai/tools.py with
 the console's listing and dropping a server); ai.run(mcps=...)
 lists the named servers into tmp/tools.jsonl for the run.
 
@@ -122,7 +122,7 @@ class Tools:
                 mcp.close(conn)
         if err:
             self.f.close()
-            store.cut(self.path, at)
+            store.truncate(self.path, at)
             self.f = open(self.path, "ab")
             self.count = n
             return 0, err

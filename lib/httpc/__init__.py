@@ -1,8 +1,10 @@
 # httpc: a small HTTP/1.1 client with keep-alive and verified TLS, for
 # MicroPython (ESP32, unix port) and CPython. A package so that its rarer
 # parts cost heap only when used: httpc.sse (the Server-Sent Events reader,
-# httpc.SSE / httpc.Event, imported on first use) and httpc.ca (CA roots and
-# TLS errors, imported by the first https request).
+# httpc.SSE / httpc.Event, imported on first use), httpc.ca (CA roots and
+# the TLS context, imported by the first https request), httpc.errors (a
+# failure's wording), httpc.body (a body read whole), httpc.redirect and
+# httpc.pool (the pool's figures).
 #
 # Wire format (RFC 9112): request line, headers, CRLF, then the body as
 # Content-Length bytes. Responses are read with Content-Length, chunked
@@ -71,7 +73,7 @@ import errno
 import socket
 import select
 
-from compat import MICROPYTHON, VERSION, is_timeout, const, clock_ok, copy, ticks_ms, ticks_diff
+from compat import MICROPYTHON, VERSION, is_timeout, const, clock_ok, copy, lazy, ticks_ms, ticks_diff
 
 CA_FILE = None
 USER_AGENT = "antos-ai/" + VERSION
@@ -565,7 +567,7 @@ def _open(key, connect_timeout, ca, deadline):
                 if late:
                     raise _late(deadline, host)
                 raise HTTPError("timed out connecting to %s" % where, "timeout")
-            from httpc.more import reason
+            from httpc.errors import reason
             raise HTTPError("cannot connect to %s: %s" % (where, reason(e)), "connect")
         _stats["opened"] += 1
         if ctx is not None:
@@ -575,7 +577,7 @@ def _open(key, connect_timeout, ca, deadline):
             except (OSError, ValueError) as e:
                 if late and is_timeout(e):
                     raise _late(deadline, host)
-                from httpc.more import handshake_error
+                from httpc.errors import handshake_error
                 raise handshake_error(e, host, where)
         if MICROPYTHON:
             s.setblocking(False)
@@ -765,7 +767,7 @@ class Response:
             raise
         except OSError as e:
             self._keep = False
-            from httpc.more import io_err
+            from httpc.errors import io_err
             err = io_err(e, c.host, "while reading the body")
             err.sent = True
             raise err
@@ -829,8 +831,8 @@ class Response:
         """read(n): up to n bytes (fewer only at the end). read(): the whole
         (small) body, HTTPError "toolong" when larger than limit (default
         16 KB); it costs the body twice at the end (pieces, then the bytes).
-        (httpc/more.py: an exchange that streams never needs it.)"""
-        from httpc.more import read_body
+        (httpc/body.py: an exchange that streams never needs it.)"""
+        from httpc.body import read_body
         return read_body(self, n, limit, self._left if self._mode == _LENGTH else None)
 
     def close(self, drain=True):
@@ -903,7 +905,7 @@ def _exchange(method, key, path, headers, body, keep_names, timeout, connect_tim
             except OSError as e:
                 if not c.nread and phase != "while sending the request":
                     phase = "before the response"
-                from httpc.more import io_err
+                from httpc.errors import io_err
                 raise io_err(e, host, phase)
         except HTTPError as e:
             if c is None:           # (no connection made)
@@ -971,7 +973,7 @@ def request(method, url, headers=None, body=None, keep=(), timeout=30,
                 host, max_redirects), "protocol", True)
         hops += 1
         try:
-            from httpc.more import join, credential
+            from httpc.redirect import join, credential
             url = join(scheme, host, port, path, _dec(loc, "%s: Location" % host))
             to = _split(url)
         except ValueError:
@@ -1008,21 +1010,14 @@ def answer(c):
         except HTTPError:
             raise
         except OSError as e:
-            from httpc.more import io_err
+            from httpc.errors import io_err
             raise io_err(e, c.host, "before the response")
     except BaseException:
         c.close()
         raise
 
 
-def __getattr__(name):
-    # httpc.SSE / httpc.Event: the SSE reader is imported on first use.
-    # Inside the package import submodules as "from httpc.x import y":
-    # MicroPython asks this function first for "from httpc import x".
-    if name == "SSE" or name == "Event":
-        import httpc.sse
-        return getattr(httpc.sse, name)
-    if name == "pool_stats" or name == "close_all":     # (httpc/more.py)
-        import httpc.more
-        return getattr(httpc.more, name)
-    raise AttributeError(name)
+# The SSE reader and the pool's figures, imported on first use
+# (CONTRIBUTING.md: Loading lazily); any other name is a submodule.
+__getattr__ = lazy((("SSE", "httpc.sse"), ("Event", "httpc.sse"),
+                    ("pool_stats", "httpc.pool"), ("close_all", "httpc.pool")), "httpc")

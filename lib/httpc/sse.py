@@ -67,7 +67,7 @@ class Event:
     def read(self, limit=None):
         """The whole (small) data as bytes; HTTPError "toolong" when it is
         larger than limit (default 16 KB)."""
-        from httpc.more import read_all
+        from httpc.body import read_all
         return read_all(self, limit, "SSE event data")
 
     def startswith(self, prefix):

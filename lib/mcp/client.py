@@ -42,9 +42,10 @@
 # operation (connect, one tools/list page walk, one call) across all its
 # requests: POSTs, answers to server requests, resumed GETs.
 #
-# Rarely used paths (error bodies and status wording, 404 re-initialize,
-# resuming a stream with Last-Event-ID, base64 sizes) live in
-# mcp/client_more.py, imported on first use; the GET stream in mcp/listen.py,
+# Failures (error bodies and status wording, 404 re-initialize, resuming a
+# stream with Last-Event-ID) live in mcp/errors.py and result items other
+# than text (base64 sizes, links, resources) in mcp/items.py, each imported
+# on first use; the GET stream in mcp/listen.py,
 # answers to server requests in mcp/answer.py.
 #
 # Memory: every message is walked from the socket with jsonstream.Parser;
@@ -125,8 +126,9 @@ class Conn:
         self.tick = 0          # ticks_ms of the last httpc.ON_WAIT call (tick())
 
 
-class _Cap:
-    """Collects str pieces up to n characters; .cut tells if more came."""
+class _KeepChars:
+    """Keeps str pieces up to n characters (text() joins them); .cut tells
+    if more came. Unlike PassBytes it holds the text and counts characters."""
 
     def __init__(self, n):
         self.n = n
@@ -222,7 +224,7 @@ def walk(src, v):
 
 class _Msg:
     """Visitor for one JSON-RPC message: keeps .id and .method, and in .f the
-    error code ("code") and message ("emsg", a _Cap), the params of server
+    error code ("code") and message ("emsg", a _KeepChars), the params of server
     requests we may answer ("pmsg" for params.message) and, without an
     accumulator, the initialize result (protocolVersion, serverInfo "name").
     With an accumulator `acc`, "result.*" goes to the acc of the method we
@@ -297,7 +299,7 @@ class _Msg:
         k = "emsg" if path[0] == "error" else "pmsg"
         c = self.f.get(k)
         if c is None:
-            c = self.f[k] = _Cap(_MAX_ERROR if k == "emsg" else MAX_TEXT)
+            c = self.f[k] = _KeepChars(_MAX_ERROR if k == "emsg" else MAX_TEXT)
         if s is not None:
             c.add(s)
 
@@ -320,7 +322,7 @@ class Listing:
     def piece(self, path, s):
         c = self._item(path)
         if "description" not in c:
-            c["description"] = _Cap(_MAX_DESC)
+            c["description"] = _KeepChars(_MAX_DESC)
         if s is not None:
             c["description"].add(s)
 
@@ -425,16 +427,16 @@ class _Tools(Listing):
 
 
 
-def cut(e, room):
+def utf8_head(e, room):
     """The start of the UTF-8 bytes e within room bytes, as str (never half
-    a character)."""
+    a character): what PassBytes and a local tool's text keep of a long one."""
     while room > 0 and e[room] & 0xC0 == 0x80:
         room -= 1
     return str(e[:room], "utf-8")
 
 
-class Cut:
-    """Text to dest.add() as it comes, cut at limit bytes (the rest only
+class PassBytes:
+    """Passes text on to dest.add() as it comes, cut at limit UTF-8 bytes (the rest only
     counted in total: NOTE says how much there was). add() says True once
     nothing more fits: the rest of a string then comes as its length in
     UTF-8 bytes, an int (jsonstream counts it: nothing decoded or copied)."""
@@ -455,11 +457,11 @@ class Cut:
             room = self.limit - self.total
             self.total += len(e)
             if room > 0:
-                self.dest.add(s if len(e) <= room else cut(e, room))
+                self.dest.add(s if len(e) <= room else utf8_head(e, room))
         return self.total >= self.limit
 
 
-class _Call(Cut):
+class _Call(PassBytes):
     """Flattens a tools/call result into text for a model while it streams:
     text items joined with "\n" (appended as they arrive), images/audio and
     blobs as "[image image/png, 1234 bytes]" (size counted from the base64
@@ -468,8 +470,8 @@ class _Call(Cut):
     item came (skipped unread once one came; copied while read, to a spool
     on flash if it comes first). An item is finished when the next index
     (or the end) arrives; items other than text are worded by
-    client_more.item(). The text goes to dest.add() as it comes, cut at
-    limit bytes (the rest only counted: total, and Cut.NOTE at the end);
+    items.item(). The text goes to dest.add() as it comes, cut at
+    limit bytes (the rest only counted: total, and PassBytes.NOTE at the end);
     dest.drop() forgets it when the message turns out not to be our
     response."""
 
@@ -512,15 +514,15 @@ class _Call(Cut):
         """structuredContent, no text so far: as compact JSON, straight into
         the text once the content list is done, else to a spool that
         finish() uses only if no text comes."""
-        from mcp import client_more
+        from mcp import items
         if self.listed:
             self._flush()
             self._sep()
-            client_more.copy(p, self.add)
+            items.copy(p, self.add)
         else:
             import store
             self.struct = store.Spool("struct")
-            client_more.copy(p, self.struct.add)
+            items.copy(p, self.struct.add)
 
     def _item(self, path):
         i = path[2]
@@ -540,8 +542,8 @@ class _Call(Cut):
         t = self.it.get("type")
         if t != "text" and t is not None:
             self._sep()
-            from mcp import client_more
-            client_more.item(self.add, t, self.it)
+            from mcp import items
+            items.item(self.add, t, self.it)
         self.it = {}
         self.started = False
         self.i = None
@@ -564,8 +566,8 @@ class _Call(Cut):
             if s is not None:
                 return self.add(s)
             return
-        from mcp import client_more
-        client_more.piece(self.it, k, s)
+        from mcp import items
+        items.piece(self.it, k, s)
 
     def finish(self):
         self._flush()
@@ -578,7 +580,7 @@ class _Call(Cut):
             else:
                 st.drop()
         if self.total > self.limit:
-            self.dest.add(Cut.NOTE % self.total)
+            self.dest.add(PassBytes.NOTE % self.total)
 
 
 # ------------------------------------------------------------------- HTTP
@@ -605,7 +607,7 @@ def _send(conn, method, headers, body=None):
             "content-type", "mcp-session-id", "www-authenticate"), timeout=conn.timeout,
             deadline=left)
     except httpc.HTTPError as e:
-        from mcp.client_more import failed
+        from mcp.errors import failed
         raise McpError(failed(conn, e))
 
 
@@ -660,8 +662,8 @@ class _Head:
         not be an MCP endpoint at all). (A class member: a module name less.)"""
         if method != "initialize":
             return e
-        from mcp import client_more
-        return client_more.not_mcp(conn, resp)
+        from mcp import errors
+        return errors.not_mcp(conn, resp)
 
 
 # --------------------------------------------------------------- exchanges
@@ -677,9 +679,9 @@ def _request(conn, method, params, acc):
     resp = post(conn, msg)
     try:        # (any failure closes it: its socket is the board's to count)
         if resp.status < 200 or resp.status >= 300:
-            # (may start a new session and resend, see client_more.refused)
-            from mcp import client_more
-            resp = client_more.refused(conn, resp, msg, method)
+            # (may start a new session and resend, see errors.refused)
+            from mcp import errors
+            resp = errors.refused(conn, resp, msg, method)
         return _response(conn, resp, rid, acc, method)
     except BaseException:
         _close(resp)
@@ -713,8 +715,8 @@ def _response(conn, resp, rid, acc, method):
         raise _Head.error(conn, resp, method, McpError(
             "%s: the reply to %s was not its response" % (conn.name, method)))
     if "code" in m.f or "emsg" in m.f:
-        from mcp import client_more
-        raise McpError("%s: %s" % (conn.name, client_more.error_text(m)))
+        from mcp import errors
+        raise McpError("%s: %s" % (conn.name, errors.error_text(m)))
     return m
 
 
@@ -781,15 +783,15 @@ def _read_stream(conn, resp, rid, m, method):
                     continue  # not ours (stale or foreign): skip
                 return
         except httpc.HTTPError as e:
-            from mcp.client_more import failed
+            from mcp.errors import failed
             raise McpError(failed(conn, e, " while waiting for the reply to " + method))
         finally:
             _close(resp)
         # The stream ended before our response: resume it if the server let us.
         if method == "initialize" and last_id is None:
             raise _Head.error(conn, resp, method, None)
-        from mcp import client_more
-        resp = client_more.resume(conn, last_id, retry, resumes, method)
+        from mcp import errors
+        resp = errors.resume(conn, last_id, retry, resumes, method)
         resumes += 1
 
 
@@ -813,8 +815,8 @@ def _initialize(conn):
     rid = conn._id
     resp = post(conn, {"jsonrpc": "2.0", "id": rid, "method": "initialize", "params": params})
     if resp.status < 200 or resp.status >= 300:
-        from mcp import client_more
-        client_more.check(conn, resp, "initialize")
+        from mcp import errors
+        errors.check(conn, resp, "initialize")
     sid = resp.headers.get("mcp-session-id")
     resp = _Head(resp)
     m = _response(conn, resp, rid, None, "initialize")
@@ -854,7 +856,7 @@ def _guard(conn, fn, *args):
     except McpError as e:
         return None, str(e)
     except httpc.HTTPError as e:
-        from mcp.client_more import failed
+        from mcp.errors import failed
         return None, failed(conn, e)
     except jsonstream.JSONError as e:
         return None, "%s: bad JSON from the server (%s)" % (conn.name, e)
@@ -927,7 +929,7 @@ def pending(conn, method, params, acc):
         return _request(conn, method, params, acc)
     except BaseException as e:
         if isinstance(e, httpc.HTTPError):
-            from mcp.client_more import failed
+            from mcp.errors import failed
             failed(conn, e)         # (is it a timeout: conn.late)
         if conn.late or isinstance(e, KeyboardInterrupt):
             stop_listening(conn)

@@ -123,8 +123,8 @@ def _needs_login(conn, status, st):
     if status == 403:
         raise McpError("%s: needs more access (scope %s, 403); run: mcp login %s"
                        % (conn.name, st.get("scope"), conn.reg_name or "<name>"))
-    from mcp import client_more
-    raise client_more.status_error(conn, 401, "", "", "")
+    from mcp import errors
+    raise errors.status_error(conn, 401, "", "", "")
 
 
 def params(v):

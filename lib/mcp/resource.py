@@ -13,7 +13,7 @@
 # counted: "... (truncated, N bytes)"), and a blob is described, not read:
 # "[blob URI MIME, N bytes]" (its size counted from the base64 stream).
 from compat import collect, const
-from mcp import client, client_more
+from mcp import client, items
 
 # client.walk's actions (its const names are not attributes under MicroPython)
 _SKIP = const(0)
@@ -96,7 +96,7 @@ def listing(conn, each):
     return client._guard(conn, _walk, conn, each)
 
 
-class _Read(client.Cut):
+class _Read(client.PassBytes):
     """result.contents[*]: text items to dest (cut at limit bytes), blobs
     described. Items are separated by a blank line."""
 
@@ -147,14 +147,14 @@ class _Read(client.Cut):
         else:
             b = self.it.get("b64")
             if b is None:
-                b = self.it["b64"] = client_more.B64()
+                b = self.it["b64"] = items.B64()
             if s is not None:
                 b.add(s)
 
     def finish(self):
         self.flush()
         if self.total > self.limit:
-            self.dest.add(client.Cut.NOTE % self.total)
+            self.dest.add(client.PassBytes.NOTE % self.total)
 
 
 def _read(conn, uri, dest, limit):

@@ -272,9 +272,9 @@ def tools_list():
     for d in tools.Local(lv) if lv != "off" else ():
         b += 1
         _tool_row(d, "board, " + ("read-only" if d["annotations"]["readOnlyHint"] else "asks"))
-    from ai import more
+    from ai.tools import tools_cache_lines
     n = 0
-    for server, d in more.tools_cache_lines():      # a line at a time
+    for server, d in tools_cache_lines():      # a line at a time
         n += 1
         _tool_row(d, server)
     out("%s of the board (ai.tools.local = %s), %s" % (

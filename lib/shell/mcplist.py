@@ -16,8 +16,8 @@ _SECRET_MAX = const(2048)   # characters past the cut scrubbed (a secret across 
 
 def uncache(name, then):
     """The tools of server name leave the tools cache (the chat's)."""
-    from ai import more
-    n = more.tools_cache_drop(name)
+    from ai.tools import tools_cache_drop
+    n = tools_cache_drop(name)
     if n and then:
         out("%s of %s left the tools cache; %s" % (count(n, "tool"), name, then))
 

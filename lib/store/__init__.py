@@ -15,7 +15,7 @@ import os
 import sys
 
 import jsonstream
-from compat import const
+from compat import const, lazy
 
 SETTINGS = "settings.json"
 SECRET_WORDS = ("key", "token", "password", "secret")
@@ -431,10 +431,8 @@ class Scrub:
             self._out(self.buf, len(self.buf))
 
 
-def __getattr__(name):
-    # The console's helpers live in store/more.py, imported on first use so
-    # that a chat pays no heap for them: items, display, mask_url, reload,
-    # delete, cut. (MicroPython asks here first for "from store
-    # import more".)
-    import store.more
-    return store.more if name == "more" else getattr(store.more, name)
+# The calls a chat never makes, imported on first use (CONTRIBUTING.md:
+# Loading lazily); any other name is a submodule (from store import admin).
+__getattr__ = lazy((("items", "store.admin"), ("display", "store.admin"),
+                    ("mask_url", "store.admin"), ("reload", "store.admin"),
+                    ("delete", "store.admin"), ("truncate", "store.admin")), "store")

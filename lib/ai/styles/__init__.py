@@ -46,7 +46,8 @@ stream, a bound exceeded) raises StyleError with a message for a person
 (the driver prefixes the provider); jsonstream.JSONError and
 httpc.HTTPError pass through to the driver. Rarely used paths (error
 bodies, model lists) live in <style>_more.py, which the style's module
-__getattr__ imports on first use (style.error_info is found there).
+__getattr__ imports on first use (a table: CONTRIBUTING.md, Loading
+lazily; style.error_info is found there).
 
 Memory rules: a reply's text is never held by the style: it goes to the
 Out (bounded by cfg["max_reply"], streamed, recorded by a flash history,
@@ -216,17 +217,6 @@ def tokens(path, n):
     if isinstance(n, int) and not isinstance(n, bool):
         LAST[4 if path[-1] in ("completion_tokens", "output_tokens",
                                "candidatesTokenCount") else 3] = n
-
-
-def rare_half(module):
-    """A style module's __getattr__: names it does not define (error_info,
-    models_request, read_models) come from its rare half,
-    ai/styles/<module>.py, imported on first use."""
-    def rare(name):
-        if name[:1] == "_":
-            raise AttributeError(name)     # (__path__, __spec__... asked by imports)
-        return getattr(__import__("ai.styles." + module, None, None, (module,)), name)
-    return rare
 
 
 def load(style):

@@ -75,8 +75,9 @@ arguments are checked (one JSON object?) in the body's first pass only, the
 length count (see _input).
 """
 import jsonstream
+from compat import lazy
 from jsonstream import Array, Raw, Stream
-from ai.styles import (HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str, rare_half, tokens,
+from ai.styles import (HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str, tokens,
                        wire as _str, json_ok)
 
 VERSION = "2023-06-01"
@@ -484,4 +485,6 @@ def read_stream(cfg, events, out):
 
 
 
-__getattr__ = rare_half("anthropic_more")      # error_info, models_request, read_models
+# the rare half, imported on first use (CONTRIBUTING.md: Loading lazily)
+__getattr__ = lazy((("error_info", "ai.styles.anthropic_more"), ("models_request", "ai.styles.anthropic_more"),
+               ("read_models", "ai.styles.anthropic_more")))

@@ -90,8 +90,8 @@ first pass, the length count, and the verdicts reused by the pass that
 sends it (see _args, _declarations).
 """
 import jsonstream
-from compat import ticks_ms, const
-from ai.styles import (HELD, MAX_ERROR, StyleError, output, reply as _reply, as_str as _text, rare_half, tokens,
+from compat import ticks_ms, const, lazy
+from ai.styles import (HELD, MAX_ERROR, StyleError, output, reply as _reply, as_str as _text, tokens,
                        wire as _str, json_ok)
 
 MAX_OPAQUE = 262144       # all signatures of one reply (they can pass 128 KB)
@@ -726,4 +726,6 @@ def read_stream(cfg, events, out):
 
 
 
-__getattr__ = rare_half("gemini_more")      # error_info, models_request, read_models
+# the rare half, imported on first use (CONTRIBUTING.md: Loading lazily)
+__getattr__ = lazy((("error_info", "ai.styles.gemini_more"), ("models_request", "ai.styles.gemini_more"),
+               ("read_models", "ai.styles.gemini_more")))

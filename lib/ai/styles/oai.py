@@ -2,12 +2,14 @@
 responses.py: Responses), imported with either: the request headers, the
 reasoning effort word, a tool result's text, and the way to their rare
 half (openai_more.py: error replies, the model list), which both import as
-their module __getattr__. Anthropic and Gemini chats do not pay for it.
+their module __getattr__ (its table). Anthropic and Gemini chats do not pay for it.
 A stream's `data: [DONE]` is spotted with Event.startswith (httpc.sse),
 which looks at the reader's buffer: nothing is read ahead or copied."""
-from ai.styles import rare_half
+from compat import lazy
 
-__getattr__ = rare_half("openai_more")
+# (CONTRIBUTING.md: Loading lazily)
+__getattr__ = lazy((("error_info", "ai.styles.openai_more"), ("models_request", "ai.styles.openai_more"),
+               ("read_models", "ai.styles.openai_more")))
 
 
 def bearer_headers(cfg, accept):

@@ -1,6 +1,7 @@
-"""The console's helpers of store (settings listed, shown and deleted, a
-URL's secrets masked, a file cut short), imported on first use:
-store.items() and the rest find them here through store's __getattr__."""
+"""Settings and files looked after by hand: settings listed, shown,
+deleted and read again, a URL's secrets masked, a file truncated. Imported
+on first use (store's __getattr__ finds store.items() and the rest here):
+a chat needs none of it."""
 import store
 from store import _load, copy, is_secret, keys, mask, set, write_atomic
 
@@ -57,7 +58,7 @@ def delete(key):
     set(key, None)
 
 
-def cut(p, size):
+def truncate(p, size):
     """Keep the first `size` bytes of file p (atomically: the VFS has no
     truncate)."""
     write_atomic(p, lambda w: copy(p, w, 0, size))

@@ -552,7 +552,9 @@ def test_scrub_working_heap_does_not_grow_with_the_text(mpy, tmp_path):
         r = mpy.run("scrub_heap", heap="256K", args=[tmp_path, size])
         assert r.rc == 0, r
         assert "LEN %d" % (size - len(KEY) + 3) in r.out and " *** tail.." in r.out, r.out
-        over.append(mpy.working("scrub_heap", heap="256K", args=[tmp_path, size]).working
-                    - size)
+        # the higher of two: the sampler thread can miss a peak (on a busy
+        # machine it did, for the 1 KB text), never invent one
+        over.append(max(mpy.working("scrub_heap", heap="256K", args=[tmp_path, size]).working
+                        for _ in range(2)) - size)
     print("scrub working heap beyond its result: 1 KB text %d B, 64 KB text %d B" % tuple(over))
     assert over[1] < over[0] + 2048 and over[1] < 6144, over     # it was 64 KB more

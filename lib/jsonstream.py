@@ -79,6 +79,24 @@ FALSE = const(9)
 NULL = const(10)
 EOF = const(11)
 
+# the bytes of JSON's syntax (the viper walker compares bytes: names cost
+# nothing, const() is replaced where it is used)
+_QUOTE = const(34)      # "
+_BSLASH = const(92)     # \
+_COMMA = const(44)      # ,
+_COLON_B = const(58)    # :
+_LBRACE = const(123)    # {
+_RBRACE = const(125)    # }
+_LBRACKET = const(91)   # [
+_RBRACKET = const(93)   # ]
+_MINUS = const(45)      # -
+_ZERO = const(48)       # 0
+_NINE = const(57)       # 9
+_SP = const(32)         # space: whitespace is space, LF, CR and tab
+_LF = const(10)
+_CR = const(13)
+_TAB = const(9)
+
 # parser states: what the next token must be
 _VALUE = const(0)      # a value starts here
 _KEY = const(1)        # a key string starts here
@@ -213,12 +231,12 @@ if MICROPYTHON:
             n = 0  # (no loop)
         while i < n:
             c = b[i]
-            if c == 32 or c == 10 or c == 13 or c == 9:
+            if c == _SP or c == _LF or c == _CR or c == _TAB:
                 i += 1
                 continue
             k = -1  # an array element's index
             if st == _AFTER:
-                if c == 44:
+                if c == _COMMA:
                     i += 1
                     if stk[d - 1] == 1:
                         st = _KEY
@@ -228,7 +246,7 @@ if MICROPYTHON:
                         continue
                     k = ix[d] + 1
                 else:
-                    if c != (125 if stk[d - 1] == 1 else 93):
+                    if c != (_RBRACE if stk[d - 1] == 1 else _RBRACKET):
                         break
                     i += 1
                     d -= 1
@@ -239,13 +257,13 @@ if MICROPYTHON:
                         break
                     continue
             elif st == _COLON:
-                if c != 58:
+                if c != _COLON_B:
                     break
                 st = _VALUE
                 i += 1
                 continue
             elif st >= _FIRST_OBJ:
-                if c == (125 if st == _FIRST_OBJ else 93):
+                if c == (_RBRACE if st == _FIRST_OBJ else _RBRACKET):
                     i += 1
                     d -= 1
                     st = _AFTER
@@ -284,20 +302,20 @@ if MICROPYTHON:
             if st == _VALUE and d == wd and cur != 0 and prog[prog[tab + 2 * cur] | prog[tab + 2 * cur + 1] << 8] != 0:
                 # a value for rules: a plain string is read here
                 r = _HIT
-                if c != 34:
+                if c != _QUOTE:
                     break
             j = i + 1
-            if c == 34:
+            if c == _QUOTE:
                 esc = 0
                 while j < n:
                     x = b[j]
-                    if x >= 35 and x != 92 and x < 128:
+                    if x >= 35 and x != _BSLASH and x < 128:
                         j += 1
-                    elif x == 34:
+                    elif x == _QUOTE:
                         break
-                    elif x == 32 or x == 33:
+                    elif x == _SP or x == 33:
                         j += 1
-                    elif x == 92:
+                    elif x == _BSLASH:
                         esc = 1
                         if j + 1 >= n:
                             j = n
@@ -310,14 +328,14 @@ if MICROPYTHON:
                             k = j + 2
                             while k < j + 6:
                                 x = b[k] | 32
-                                if x < 48 or (x > 57 and x < 97) or x > 102:
+                                if x < _ZERO or (x > _NINE and x < 97) or x > 102:
                                     break
                                 k += 1
                             if k < j + 6:
                                 j = n
                                 break
                             j += 6
-                        elif x == 34 or x == 92 or x == 47 or x == 98 or x == 102 or x == 110 or x == 114 or x == 116:
+                        elif x == _QUOTE or x == _BSLASH or x == 47 or x == 98 or x == 102 or x == 110 or x == 114 or x == 116:
                             j += 2
                         else:
                             j = n
@@ -400,18 +418,18 @@ if MICROPYTHON:
                     continue
             elif st == _KEY:
                 break
-            elif c == 123 or c == 91:
+            elif c == _LBRACE or c == _LBRACKET:
                 if d >= top:
                     break
                 if d == wd and cur != 0:
                     wd = d + 1
                     ns[wd] = cur
-                stk[d] = 1 if c == 123 else 2
+                stk[d] = 1 if c == _LBRACE else 2
                 d += 1
-                st = _FIRST_OBJ if c == 123 else _FIRST_ARR
+                st = _FIRST_OBJ if c == _LBRACE else _FIRST_ARR
                 i += 1
                 continue
-            elif c == 45 or (c >= 48 and c <= 57):
+            elif c == _MINUS or (c >= _ZERO and c <= _NINE):
                 # the number grammar table (see _NT): the token must end
                 # in the buffer, in an accepting state
                 q = 0
@@ -471,7 +489,7 @@ if MICROPYTHON:
         # strict UTF-8 (see _run) or a sequence cut by n; n if none.
         while i < n:
             x = b[i]
-            if x >= 32 and x != 34 and x != 92 and x < 128:
+            if x >= _SP and x != _QUOTE and x != _BSLASH and x < 128:
                 i += 1
                 continue
             if x < 0xC2 or x > 0xF4:
@@ -515,7 +533,7 @@ else:
             if k >= 0:
                 e = k
         for k in range(i, e):
-            if b[k] < 32:
+            if b[k] < _SP:
                 e = k
                 break
         try:
@@ -617,7 +635,7 @@ class Parser:
         while True:
             while i < n:
                 c = b[i]
-                if c > 32 or (c != 32 and c != 10 and c != 13 and c != 9):
+                if c > _SP or (c != _SP and c != _LF and c != _CR and c != _TAB):
                     self._i = i
                     return c
                 i += 1
@@ -634,7 +652,7 @@ class Parser:
         b = self._b
         i = self._i
         c = b[i] if i < self._n else -1
-        if c <= 32:
+        if c <= _SP:
             c = self._ws()
         st = self._st
         if st == _AFTER:
@@ -642,33 +660,33 @@ class Parser:
             if not d:
                 self._st = _DONE
                 return c
-            if c == 44:
+            if c == _COMMA:
                 i = self._i + 1
                 self._i = i
                 self._st = _KEY if self._stack[d - 1] == 1 else _VALUE
                 c = b[i] if i < self._n else -1
-                return c if c > 32 else self._ws()
+                return c if c > _SP else self._ws()
             if self._stack[d - 1] == 1:
-                if c == 125:
+                if c == _RBRACE:
                     self._st = _CLOSE
                     return c
                 self._err("',' or '}'", c)
-            if c == 93:
+            if c == _RBRACKET:
                 self._st = _CLOSE
                 return c
             self._err("',' or ']'", c)
         if st == _COLON:
-            if c != 58:
+            if c != _COLON_B:
                 self._err("':'", c)
             i = self._i + 1
             self._i = i
             self._st = _VALUE
             c = b[i] if i < self._n else -1
-            return c if c > 32 else self._ws()
+            return c if c > _SP else self._ws()
         if st == _FIRST_OBJ:
-            self._st = _CLOSE if c == 125 else _KEY
+            self._st = _CLOSE if c == _RBRACE else _KEY
         elif st == _FIRST_ARR:
-            self._st = _CLOSE if c == 93 else _VALUE
+            self._st = _CLOSE if c == _RBRACKET else _VALUE
         return c
 
     # -- events -----------------------------------------------------------
@@ -679,7 +697,7 @@ class Parser:
         if st == _VALUE:
             return self._val(c)
         if st == _KEY:
-            if c != 34:
+            if c != _QUOTE:
                 self._err("'\"' (object key)", c)
             self._i += 1
             v = None if self._skip else self._sfast()
@@ -695,7 +713,7 @@ class Parser:
         return EOF
 
     def _val(self, c):
-        if c == 34:
+        if c == _QUOTE:
             self._i += 1
             v = None if self._skip else self._sfast()
             if v is None:
@@ -703,18 +721,18 @@ class Parser:
             self.value = v
             self._st = _AFTER
             return STR
-        if c == 45 or 48 <= c <= 57:
+        if c == _MINUS or _ZERO <= c <= _NINE:
             v = None if self._skip else self._nfast()
             self.value = self._num() if v is None else v
             self._st = _AFTER
             return NUM
-        if c == 123 or c == 91:
+        if c == _LBRACE or c == _LBRACKET:
             d = self._depth
             if d >= len(self._stack) - 1:
                 self._fail("nesting deeper than %d" % d)
             self._i += 1
             self._depth = d + 1
-            if c == 123:
+            if c == _LBRACE:
                 self._stack[d] = 1
                 self._st = _FIRST_OBJ
                 return OBJ
@@ -745,13 +763,13 @@ class Parser:
             return END_OBJ if self._stack[self._depth - 1] == 1 else END_ARR
         if st == _KEY:
             return KEY
-        if c == 34:
+        if c == _QUOTE:
             return STR
-        if c == 123:
+        if c == _LBRACE:
             return OBJ
-        if c == 91:
+        if c == _LBRACKET:
             return ARR
-        if c == 45 or 48 <= c <= 57:
+        if c == _MINUS or _ZERO <= c <= _NINE:
             return NUM
         if c == 116:
             return TRUE
@@ -799,14 +817,14 @@ class Parser:
         i = self._i
         k = i + 1
         n = self._n
-        while k < n and 48 <= b[k] <= 57:
+        while k < n and _ZERO <= b[k] <= _NINE:
             k += 1
         if k >= n or k - i > 15 or b[k] == 46 or b[k] | 32 == 101:
             return None
-        if b[i] == 45:
-            if k == i + 1 or (b[i + 1] == 48 and k > i + 2):
+        if b[i] == _MINUS:
+            if k == i + 1 or (b[i + 1] == _ZERO and k > i + 2):
                 return None
-        elif b[i] == 48 and k > i + 1:
+        elif b[i] == _ZERO and k > i + 1:
             return None
         self._i = k
         return int(b[i:k])
@@ -869,7 +887,7 @@ class Parser:
         v = 0
         for k in range(j, j + 4):
             c = b[k]
-            if 48 <= c <= 57:
+            if _ZERO <= c <= _NINE:
                 c -= 48
             elif 97 <= c <= 102:
                 c -= 87
@@ -885,7 +903,7 @@ class Parser:
         in b[a:e] (the first by offset, whatever the buffer size)."""
         b = self._b
         j = a
-        while j < e and b[j] >= 32:
+        while j < e and b[j] >= _SP:
             j += 1
         u = _utf8_bad(b, self._mv, a, j)
         if u < j or j == e:
@@ -1008,10 +1026,10 @@ class Parser:
             i = j
             if j < n:
                 c = b[j]
-                if c == 34:
+                if c == _QUOTE:
                     self._i = j + 1
                     return count
-                if c == 92:
+                if c == _BSLASH:
                     if n - j < 12 and self._src is not None:
                         self._i = j         # (the escape whole in the buffer first)
                         self._fill()
@@ -1143,7 +1161,7 @@ class Parser:
         string is checked and counted, not decoded, and sink gets its length
         in UTF-8 bytes (an int) once."""
         c = self._prep()
-        if self._st != _VALUE or c != 34:
+        if self._st != _VALUE or c != _QUOTE:
             return False
         self._i += 1
         self._str(_STREAM, sink)
@@ -1639,9 +1657,9 @@ if MICROPYTHON:
             while i < n:
                 x = e[i]
                 i += 1
-                if x >= 32 and x != 34 and x != 92:
+                if x >= _SP and x != _QUOTE and x != _BSLASH:
                     c += 1
-                elif x == 34 or x == 92 or x == 10 or x == 13 or x == 9 or x == 8 or x == 12:
+                elif x == _QUOTE or x == _BSLASH or x == _LF or x == _CR or x == _TAB or x == 8 or x == 12:
                     c += 2
                 else:
                     c += 6
@@ -1652,24 +1670,24 @@ if MICROPYTHON:
         size = int(out.size)
         while i < n:
             x = e[i]
-            if x >= 32 and x != 34 and x != 92:
+            if x >= _SP and x != _QUOTE and x != _BSLASH:
                 if k >= size:
                     break
                 b[k] = x
                 k += 1
             else:
                 y = x
-                if x == 10:
+                if x == _LF:
                     y = 110
-                elif x == 13:
+                elif x == _CR:
                     y = 114
-                elif x == 9:
+                elif x == _TAB:
                     y = 116
                 elif x == 8:
                     y = 98
                 elif x == 12:
                     y = 102
-                elif x < 32:
+                elif x < _SP:
                     y = 117  # \u00XX
                 if k + (6 if y == 117 else 2) > size:
                     break

@@ -65,7 +65,9 @@ def _session(mpy, heap, tmp, timed=False):
         sid = init(b)
         for _, method, params in REQUESTS:
             st, r = rpc(b, sid, method, params)
-            if st != 200 or "error" in r or r["result"].get("isError"):
+            # (below the heap it needs the board may answer 500 or no JSON)
+            if st != 200 or not isinstance(r, dict) or "error" in r \
+                    or (r.get("result") or {}).get("isError"):
                 return None
         times = {}
         for label, method, params, n in (("ping", "ping", None, PINGS),

@@ -64,8 +64,10 @@ def run_tests(jobs, extra):
 
 def run_bench():
     print("measure: make bench", flush=True)
+    # stdout is kept for the document; stderr (a benchmark that crashed)
+    # goes to the terminal as it comes
     r = subprocess.run([sys.executable, os.path.join(HERE, "run.py")], cwd=ROOT,
-                       capture_output=True, text=True)
+                       stdout=subprocess.PIPE, text=True)
     sys.stdout.write(r.stdout)
     return r.returncode, r.stdout
 

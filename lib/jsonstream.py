@@ -137,6 +137,10 @@ _LEADS = ((b"\xe0", 0xA0, 0xBF), (b"\xed", 0x80, 0x9F),
 MAX_ITEMS = const(1024)
 
 
+# _scan's count of the one-character escapes it passed over (a 32-bit int)
+_NESC = bytearray(4)
+
+
 class JSONError(ValueError):
     pass
 
@@ -483,63 +487,91 @@ if MICROPYTHON:
         return r
 
     @micropython.viper
-    def _scan(b: ptr8, i: int, n: int) -> int:
+    def _scan(b: ptr8, i: int, n: int, esc: ptr32) -> int:
         # Where the run of plain string bytes from b[i] ends (Parser._rest):
-        # at a quote, a backslash, a control character, a byte that is no
-        # strict UTF-8 (see _run) or a sequence cut by n; n if none.
+        # at a quote, a control character, a byte that is no strict UTF-8
+        # (see _run), a backslash that is not a one-character escape
+        # (\uXXXX) or any sequence cut by n; n if none. One-character
+        # escapes are passed over, their number in esc[0] (each stands for
+        # one byte: a long text has one every line).
+        k = 0
         while i < n:
             x = b[i]
             if x >= _SP and x != _QUOTE and x != _BSLASH and x < 128:
                 i += 1
                 continue
+            if x == _BSLASH:
+                if i + 1 >= n:
+                    break
+                x = b[i + 1]
+                if (x == _QUOTE or x == _BSLASH or x == 47 or x == 98 or x == 102
+                        or x == 110 or x == 114 or x == 116):
+                    i += 2
+                    k += 1
+                    continue
+                break
             if x < 0xC2 or x > 0xF4:
-                return i
+                break
             lo = 0x80
             hi = 0xBF
-            k = 1
+            m = 1
             if x >= 0xF0:
-                k = 3
+                m = 3
                 if x == 0xF0:
                     lo = 0x90
                 elif x == 0xF4:
                     hi = 0x8F
             elif x >= 0xE0:
-                k = 2
+                m = 2
                 if x == 0xE0:
                     lo = 0xA0
                 elif x == 0xED:
                     hi = 0x9F
-            if i + k >= n:
-                return i
+            if i + m >= n:
+                break
             x = b[i + 1]
             if x < lo or x > hi:
-                return i
+                break
             q = 2
-            while q <= k:
+            ok = 1
+            while q <= m:
                 x = b[i + q]
                 if x < 0x80 or x > 0xBF:
-                    return i
+                    ok = 0
+                    break
                 q += 1
-            i += k + 1
+            if not ok:
+                break
+            i += m + 1
+        esc[0] = k
         return i
 else:
     _run = None
 
-    def _scan(b, i, n):
+    def _scan(b, i, n, esc):
         """(CPython: _scan above, by the decoder.)"""
-        e = n
-        for c in (b'"', b"\\"):
-            k = b.find(c, i, e)
-            if k >= 0:
-                e = k
-        for k in range(i, e):
-            if b[k] < _SP:
-                e = k
+        k = 0
+        while True:
+            e = n
+            for c in (b'"', b"\\"):
+                j = b.find(c, i, e)
+                if j >= 0:
+                    e = j
+            for j in range(i, e):
+                if b[j] < _SP:
+                    e = j
+                    break
+            try:
+                bytes(b[i:e]).decode()
+            except UnicodeDecodeError as x:
+                e = i + x.start
                 break
-        try:
-            bytes(b[i:e]).decode()
-        except UnicodeDecodeError as x:
-            return i + x.start
+            if e + 1 < n and b[e] == _BSLASH and b[e + 1] in _ESC and b[e + 1] != 117:
+                i = e + 2
+                k += 1
+                continue
+            break
+        esc[0] = k
         return e
 
 
@@ -1021,8 +1053,8 @@ class Parser:
         n = self._n
         count = 0
         while True:
-            j = _scan(b, i, n)      # the plain run from i
-            count += j - i
+            j = _scan(b, i, n, _NESC)      # the plain run from i
+            count += j - i - int.from_bytes(_NESC, "little")
             i = j
             if j < n:
                 c = b[j]

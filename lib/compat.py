@@ -48,10 +48,17 @@ if MICROPYTHON:
         large block fails although the total is free (the board's MCP
         server answered "out of memory" that way); on an ESP32 the heap
         then grows into the ESP-IDF heap that TLS needs."""
-        gc.threshold(_quarter())
+        _set(_quarter())
 
     def _quarter():
         return max(gc.mem_free() >> 2, _GC_LEAST)
+
+    _ours = None    # the threshold gc_policy/tighten/stream_gc set last
+
+    def _set(t):
+        global _ours
+        gc.threshold(t)
+        _ours = gc.threshold()      # (in whole GC blocks)
 
     def tighten():
         """While a long exchange runs, have the GC collect each time a
@@ -64,7 +71,23 @@ if MICROPYTHON:
         t = gc.threshold()
         every = _quarter()
         if t < 0 or t > every:
-            gc.threshold(every)
+            _set(every)
+        return t
+
+    def stream_gc():
+        """While a reply streams in: what it reads does not live on (the
+        text goes to the caller and to flash), so garbage is collected now
+        and then each time as many bytes as are free have been allocated.
+        These counts include call frames: MicroPython allocates the frame
+        of a function with more than 11 words of locals and stack on the
+        heap and gives it back on return, about 2 KB per event of a
+        stream, so a quarter of the free heap (tighten()) collected every
+        few events. A threshold the program set is kept. Returns what
+        loosen() puts back."""
+        t = gc.threshold()
+        if t == _ours or t < 0:
+            gc.collect()
+            _set(max(gc.mem_free(), _GC_LEAST))
         return t
 
     def loosen(t):
@@ -99,6 +122,8 @@ else:
 
     def tighten():
         return None
+
+    stream_gc = tighten
 
     def loosen(t):
         pass

@@ -68,7 +68,13 @@ def _exchange(cfg, style, history, tools, out, streaming):
                 if streaming and not resp.headers.get("content-type", "").startswith(
                         "application/json"):
                     # event/id lines are short: a small line buffer
-                    reply = style.read_stream(cfg, httpc.SSE(resp, 256), out)
+                    out.gc_was = False      # (Out.add: stream_gc once text flows)
+                    try:
+                        reply = style.read_stream(cfg, httpc.SSE(resp, 256), out)
+                    finally:
+                        if out.gc_was is not False:
+                            loosen(out.gc_was)
+                        out.gc_was = None
                 else:       # (also a server that ignored "stream": one reply)
                     reply = style.read_reply(cfg, resp, out)
                 done = True

@@ -77,7 +77,9 @@ class Turn:
             self.mark = store.size(self.path)
             f = self.f = open(self.path, "ab")
             f.write(b'{"content":"')
-        if MICROPYTHON and piece and '"' not in piece and "\\" not in piece and min(piece) >= " ":
+        # (its bytes looked at through a view: iterating the str would make
+        # a str of each character)
+        if MICROPYTHON and piece and '"' not in piece and "\\" not in piece and min(memoryview(piece)) >= 32:
             f.write(piece)      # (as it is: a str's bytes, no copy)
         else:
             f.write(jsonstream.esc(piece))

@@ -75,19 +75,20 @@ if MICROPYTHON:
         return t
 
     def stream_gc():
-        """While a reply streams in: what it reads does not live on (the
-        text goes to the caller and to flash), so garbage is collected now
-        and then each time as many bytes as are free have been allocated.
-        These counts include call frames: MicroPython allocates the frame
-        of a function with more than 11 words of locals and stack on the
-        heap and gives it back on return, about 2 KB per event of a
-        stream, so a quarter of the free heap (tighten()) collected every
-        few events. A threshold the program set is kept. Returns what
+        """Once a reply's text flows, what it allocates does not live on
+        (the text goes to the caller and to flash; what lives on while it
+        streams was made before): garbage is collected now, and then only
+        when the heap is full, as MicroPython does by default. A threshold
+        would mostly count call frames: MicroPython allocates the frame of
+        any function with more than 11 words of locals and stack on the
+        heap and gives it back on return (about 2 KB per event of a
+        stream, ten times the garbage), so tighten()'s quarter collected
+        every few events. A threshold the program set is kept. Returns what
         loosen() puts back."""
         t = gc.threshold()
         if t == _ours or t < 0:
             gc.collect()
-            _set(max(gc.mem_free(), _GC_LEAST))
+            _set(-1)
         return t
 
     def loosen(t):

@@ -1,9 +1,9 @@
 # gc.threshold around the library's exchanges (compat.tighten / stream_gc / loosen):
-# lowered while ai.* and mcp.* work (raised to the free heap while a reply
-# streams in), the program's own setting back after
+# lowered while ai.* and mcp.* work (none once a reply's text flows: the GC
+# runs when the heap is full), the program's own setting back after
 # each, and a program that collects more often already is left as it is.
 # argv: store_root base_url model key mcp_url
-# Prints GC <function> <threshold set> during=<least seen in the exchange>
+# Prints GC <function> <threshold set> during=<seen at the first streamed piece>
 # after=<threshold after> ok|err streaming=<seen at the last streamed piece>.
 import gc
 import sys
@@ -24,7 +24,7 @@ def watch(piece):
 
 def show(name, before, err):
     print("GC %s %d during=%s after=%d %s streaming=%s" % (
-        name, before, min(seen) if seen else None, gc.threshold(),
+        name, before, seen[0] if seen else None, gc.threshold(),
         "ok" if err is None else "err", seen[-1] if seen else None))
 
 

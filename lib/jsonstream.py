@@ -137,10 +137,6 @@ _LEADS = ((b"\xe0", 0xA0, 0xBF), (b"\xed", 0x80, 0x9F),
 MAX_ITEMS = const(1024)
 
 
-# _scan's count of the one-character escapes it passed over (a 32-bit int)
-_NESC = bytearray(4)
-
-
 class JSONError(ValueError):
     pass
 
@@ -487,12 +483,12 @@ if MICROPYTHON:
         return r
 
     @micropython.viper
-    def _scan(b: ptr8, i: int, n: int, esc: ptr32) -> int:
+    def _scan(p, b: ptr8, i: int, n: int) -> int:
         # Where the run of plain string bytes from b[i] ends (Parser._rest):
         # at a quote, a control character, a byte that is no strict UTF-8
         # (see _run), a backslash that is not a one-character escape
         # (\uXXXX) or any sequence cut by n; n if none. One-character
-        # escapes are passed over, their number in esc[0] (each stands for
+        # escapes are passed over, their number in p.value (each stands for
         # one byte: a long text has one every line).
         k = 0
         while i < n:
@@ -543,12 +539,12 @@ if MICROPYTHON:
             if not ok:
                 break
             i += m + 1
-        esc[0] = k
+        p.value = k
         return i
 else:
     _run = None
 
-    def _scan(b, i, n, esc):
+    def _scan(p, b, i, n):
         """(CPython: _scan above, by the decoder.)"""
         k = 0
         while True:
@@ -571,7 +567,7 @@ else:
                 k += 1
                 continue
             break
-        esc[0] = k
+        p.value = k
         return e
 
 
@@ -1053,8 +1049,8 @@ class Parser:
         n = self._n
         count = 0
         while True:
-            j = _scan(b, i, n, _NESC)      # the plain run from i
-            count += j - i - int.from_bytes(_NESC, "little")
+            j = _scan(self, b, i, n)      # the plain run from i
+            count += j - i - self.value
             i = j
             if j < n:
                 c = b[j]

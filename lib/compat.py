@@ -88,6 +88,11 @@ if MICROPYTHON:
         t = gc.threshold()
         if t == _ours or t < 0:
             gc.collect()
+            # (a collection starts the allocator's search for free blocks
+            # at the heap's start and only a one-block allocation moves it
+            # on: until one, each call frame, several blocks, is searched
+            # for from there, and a stream of only frames never makes one)
+            bytearray(1)
             _set(-1)
         return t
 

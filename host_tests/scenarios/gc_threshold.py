@@ -33,8 +33,16 @@ for before in (-1, 512, 10 ** 8):
     del seen[:]
     ov = dict(OV)
     ov["stream"] = watch
+    ov["keep"] = False
     reply, err, _ = ai.ask([{"role": "user", "content": "hi"}], ov)
     show("ai.ask", before, err)
+
+gc.threshold(-1)        # a reply kept in RAM: no stream_gc
+del seen[:]
+ov = dict(OV)
+ov["stream"] = watch
+reply, err, _ = ai.ask([{"role": "user", "content": "hi"}], ov)
+show("ai.ask-kept", -1, err)
 
 gc.threshold(-1)
 del seen[:]

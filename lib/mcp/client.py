@@ -458,6 +458,13 @@ class PassBytes:
             self.total += len(e)
             if room > 0:
                 self.dest.add(s if len(e) <= room else utf8_head(e, room))
+                if self.total >= self.limit:
+                    # cut: the rest is only counted, nothing of it lives on,
+                    # so the GC need not run before the heap is full (a
+                    # threshold would mostly count the parser's call
+                    # frames); the call's _guard puts the setting back
+                    from compat import stream_gc
+                    stream_gc()
         return self.total >= self.limit
 
 

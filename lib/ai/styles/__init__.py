@@ -62,7 +62,7 @@ import sys
 
 import jsonstream
 import store
-from compat import collect, quote, stream_gc  # noqa: F401  (quote: URL query values, for the *_more modules)
+from compat import collect, quote  # noqa: F401  (quote: URL query values, for the *_more modules)
 
 HELD = 16384        # characters a style holds in RAM: tool arguments, reasoning
 MAX_ERROR = 300     # characters of a service's error message kept
@@ -112,9 +112,10 @@ class Out:
 
     own = False     # made by the style itself (see output())
     ticks = False
-    # the driver's reply while it streams: False until the second piece
-    # has been handed on, then what compat.stream_gc() returned (by then
-    # what lives on while the text flows, the caller's included, exists)
+    # the driver's reply while it streams, not kept in RAM: False until
+    # the second piece has been handed on, then what compat.stream_gc()
+    # returned (by then what lives on while the text flows, the caller's
+    # included, exists)
     gc_was = None
 
     def __init__(self, limit, sink=None, keep=True, what="reply", spill=True):
@@ -136,6 +137,7 @@ class Out:
             if self.sink is not None:
                 self.sink(piece)
             if self.gc_was is False and self.size > len(piece):
+                from compat import stream_gc
                 self.gc_was = stream_gc()
 
     def text(self):

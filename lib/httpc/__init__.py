@@ -278,16 +278,21 @@ class _Conn:
         arrived."""
         ms = self._limit(block)
         most = most if 0 < most < len(mv) else len(mv)
-        if MICROPYTHON:
-            while True:
-                n = self.sock.readinto(mv, most)
-                if n is not None:
-                    break
-                if not block:
-                    return None
-                self.wait(ms, self.late)
-                ms = self._limit(True)   # readable, but no whole TLS record
-        else:
+        if not MICROPYTHON:
+            return self._recv(mv, block, most)
+        while True:
+            n = self.sock.readinto(mv, most)
+            if n is not None:
+                break
+            if not block:
+                return None
+            self.wait(ms, self.late)
+            ms = self._limit(True)   # readable, but no whole TLS record
+        self.nread += n
+        return n
+
+    if not MICROPYTHON:     # (its try is no part of recv's frame on the board)
+        def _recv(self, mv, block, most):
             try:
                 n = self.sock.recv_into(mv, most)
             except OSError as e:
@@ -295,8 +300,8 @@ class _Conn:
                                                       "SSLWantReadError"):
                     return None
                 raise self._timed_out(e, self.late)
-        self.nread += n
-        return n
+            self.nread += n
+            return n
 
     def send(self, data):
         self.sent = True
@@ -761,23 +766,26 @@ class Response:
             buf = memoryview(buf)
         try:
             return self._readinto(c, buf, block)
-        except HTTPError as e:
-            self._keep = False
-            e.sent = True
-            raise
-        except OSError as e:
-            self._keep = False
+        except OSError as e:        # (HTTPError too)
+            raise self._failed(c, e)
+
+    def _failed(self, c, e):
+        """The HTTPError for an error while reading the body. (Not in
+        readinto: a function's frame is on the heap when it has more than
+        11 words of locals and stack, and readinto runs for every read.)"""
+        self._keep = False
+        if not isinstance(e, HTTPError):
             from httpc.errors import io_err
-            err = io_err(e, c.host, "while reading the body")
-            err.sent = True
-            raise err
+            e = io_err(e, c.host, "while reading the body")
+        e.sent = True
+        return e
 
     def _readinto(self, c, mv, block=True):
         m = self._mode
         if m == _CHUNKED and not self._left:
-            more = self._next_chunk(c, block)
-            if not more:
-                return more         # None (nothing yet) or False (the end)
+            n = self._next_chunk(c, block)
+            if not n:
+                return n            # None (nothing yet) or False (the end)
         if m == _TO_EOF:
             n = c.read_some(mv, block)
             if n == 0:

@@ -14,7 +14,7 @@ value), stream_string() (long strings to a sink in str pieces; an empty
 string gives no piece; the sink may stop the pieces and have the rest
 counted), load()/loads(), and select() (path rules ->
 handlers; everything else is skipped; Rules() compiles the rules once for
-many documents), p.pos (the offset of the next unread byte). After a KEY
+many documents), p.pos() (the offset of the next unread byte). After a KEY
 event, read_value(), skip_value() and stream_string() act on that member's
 value.
 Iterative, never recursive; nesting is limited (max_depth), every
@@ -614,9 +614,10 @@ class Parser:
         self._skip = False
         self.value = None
 
-    @property
     def pos(self):
-        """Byte offset of the next unread byte."""
+        """Byte offset of the next unread byte. (A method: a property
+        would make every attribute store of a parser look the name up in
+        its class first.)"""
         return self._base + self._i
 
     # -- errors -----------------------------------------------------------

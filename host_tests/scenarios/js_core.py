@@ -31,5 +31,5 @@ except js.JSONError as e:
 p = js.Parser("[" * 64 + "]" * 64)
 p.skip_value()
 p.finish()
-print("depth_ok: %d" % p.pos)
+print("depth_ok: %d" % p.pos())
 heapmon.report()

@@ -33,7 +33,7 @@ while True:
             p = jsonstream.Parser(f, bufsize=bufsize)
             p.skip_value()
             p.finish()
-        print(name, "skip-accept", p.pos)
+        print(name, "skip-accept", p.pos())
     except jsonstream.JSONError as e:
         print(name, "skip-reject", e)
     except Exception as e:  # noqa: BLE001

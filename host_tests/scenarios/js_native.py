@@ -39,4 +39,4 @@ for name, doc in DOCS:
         p = js.Parser(doc if k == 0 else Chunks(doc, k))
         p.skip_value()
         p.finish()
-        print("%s-skip-%d %d %d" % (name, k, calls[0], p.pos))
+        print("%s-skip-%d %d %d" % (name, k, calls[0], p.pos()))

@@ -56,7 +56,7 @@ while True:
             p = js.Parser(doc if k == 0 else Chunks(doc, k), bufsize=32)
             p.skip_value()
             p.finish()
-            r = p.pos
+            r = p.pos()
         except js.JSONError as e:
             r = e
         print(no, k, "skip", r)

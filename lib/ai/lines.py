@@ -106,9 +106,9 @@ def _load_line(p, path, a, key, long):
         k = p.value
         t = p.peek()
         if k == key and (t == J.STR or key != "content"):
-            s = p.pos
+            s = p.pos()
             p.skip_value()
-            m[k] = J.RawFile(path, a + s, p.pos - s)
+            m[k] = J.RawFile(path, a + s, p.pos() - s)
         else:
             m[k] = p.read_value()
     p.finish()

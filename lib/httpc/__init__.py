@@ -770,9 +770,8 @@ class Response:
             raise self._failed(c, e)
 
     def _failed(self, c, e):
-        """The HTTPError for an error while reading the body. (Not in
-        readinto: a function's frame is on the heap when it has more than
-        11 words of locals and stack, and readinto runs for every read.)"""
+        """The HTTPError to raise for e, an error while reading the body
+        (readinto's one handler: a smaller frame for every read)."""
         self._keep = False
         if not isinstance(e, HTTPError):
             from httpc.errors import io_err

@@ -42,22 +42,6 @@ def _left(cfg, t0):
     return max(cfg["deadline"] - ticks_diff(ticks_ms(), t0) / 1000, 0)
 
 
-def _stream(cfg, style, resp, out):
-    """The reply of a 200 event stream. A text not kept in RAM
-    (keep=False): once it flows nothing read lives on (Out.add calls
-    compat.stream_gc; the GC setting is put back here). (A function of its
-    own: a frame lives on the heap while its function runs.)"""
-    if out.spool is None:
-        out.gc_was = False
-    try:
-        # event/id lines are short: a small line buffer
-        return style.read_stream(cfg, httpc.SSE(resp, 256), out)
-    finally:
-        if out.gc_was is not None and out.gc_was is not False:
-            loosen(out.gc_was)
-        out.gc_was = None
-
-
 def _exchange(cfg, style, history, tools, out, streaming):
     """One model request with retries, all within the deadline. Returns a
     Reply or raises StyleError with the line to show."""
@@ -83,7 +67,13 @@ def _exchange(cfg, style, history, tools, out, streaming):
             if resp.status == 200:
                 if streaming and not resp.headers.get("content-type", "").startswith(
                         "application/json"):
-                    reply = _stream(cfg, style, resp, out)
+                    # a text not kept in RAM (keep=False): once it flows,
+                    # nothing read lives on (Out.add calls compat.stream_gc;
+                    # ask() puts the GC setting back)
+                    if out.spool is None:
+                        out.stream_gc = False
+                    # event/id lines are short: a small line buffer
+                    reply = style.read_stream(cfg, httpc.SSE(resp, 256), out)
                 else:       # (also a server that ignored "stream": one reply)
                     reply = style.read_reply(cfg, resp, out)
                 done = True

@@ -113,10 +113,10 @@ class Out:
     own = False     # made by the style itself (see output())
     ticks = False
     # the driver's reply while it streams, not kept in RAM: False until
-    # the second piece has been handed on, then what compat.stream_gc()
-    # returned (by then what lives on while the text flows, the caller's
-    # included, exists)
-    gc_was = None
+    # the second piece has been handed on, then compat.stream_gc() is
+    # called (by then what lives on while the text flows, the caller's
+    # included, exists) and it is True
+    stream_gc = None
 
     def __init__(self, limit, sink=None, keep=True, what="reply", spill=True):
         self.limit = limit
@@ -136,9 +136,10 @@ class Out:
                 self.spool.add(piece)
             if self.sink is not None:
                 self.sink(piece)
-            if self.gc_was is False and self.size > len(piece):
+            if self.stream_gc is False and self.size > len(piece):
                 from compat import stream_gc
-                self.gc_was = stream_gc()
+                stream_gc()
+                self.stream_gc = True
 
     def text(self):
         """The kept text ("" when not kept); once."""

@@ -725,9 +725,11 @@ def test_rawfile_micropython_64k_under_small_heap(mpy, tmp_path):
         n, b1, b2, piece, digest = r.out.split("rawfile: ")[1].split()
         assert int(n) == int(b1) == int(b2) == len(want) and int(piece) <= 256
         assert digest == hashlib.sha256(want).hexdigest()
-        r = mpy.working("js_rawfile", heap="16K", args=[f, 30, len(enc)])
-        working[size] = r.working
-        print("RawFile of %d bytes under a 16K heap: working heap %d bytes" % (len(enc), r.working))
+        # the middle of three runs: on a busy machine the sampler thread is
+        # off by up to 2 KB in one run, either way (test_mem.judged_and_working)
+        working[size] = sorted(mpy.working("js_rawfile", heap="16K", args=[f, 30, len(enc)]).working
+                               for _ in range(3))[1]
+        print("RawFile of %d bytes under a 16K heap: working heap %d bytes" % (len(enc), working[size]))
     assert working[64 * 1024] < 8000 and abs(working[64 * 1024] - working[1024]) < 1500, working
     r = mpy.run("js_rawfile", heap="16K", args=[f, 30, len(enc) + 10])
     assert r.rc == 0 and "rawfile: JSONError JSON: %s ends before byte %d" % (f, 30 + len(enc) + 10) in r.out, r

@@ -562,7 +562,7 @@ else:
             except UnicodeDecodeError as x:
                 e = i + x.start
                 break
-            if e + 1 < n and b[e] == _BSLASH and b[e + 1] in _ESC and b[e + 1] != 117:
+            if e + 1 < n and b[e] == _BSLASH and b[e + 1] in _ESC:     # (\\u is not in _ESC)
                 i = e + 2
                 k += 1
                 continue

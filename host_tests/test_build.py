@@ -1,5 +1,6 @@
 """Every device module must compile for the ESP32 (xtensawin)."""
 import os
+import subprocess
 import tempfile
 import threading
 
@@ -84,3 +85,43 @@ def test_a_build_into_a_used_folder_never_takes_a_file_away(tmp_path, monkeypatc
     assert not (out / "pkg0" / "gone.mpy").exists()
     assert sorted(out.rglob("*")) == sorted(set(built) | {out / d for d in ("pkg0", "pkg1",
                                                                           "pkg2")})
+
+
+FOLDS = '''import sys
+MICROPYTHON = sys.implementation.name == "micropython"
+if MICROPYTHON: s = "\u00e9t\u00e9"
+else:
+    import cpython_only_module
+def f(x):
+    if not MICROPYTHON:
+        return cpython_only_module.f(x)
+    elif MICROPYTHON:
+        return x + 1
+    return x if MICROPYTHON else x - 1
+kept = MICROPYTHON and 1
+'''
+
+
+def test_cpython_branches_are_folded_away_in_what_is_compiled(tmp_path):
+    """lib/ is compiled (make mpy, the tests' MicroPython, the firmware's
+    manifest) with `if MICROPYTHON:` made constant; only those tests change,
+    line for line, and the compiler drops the other branch."""
+    mpybuild = load("mpybuild")
+    folded = mpybuild.fold(FOLDS)
+    assert folded.splitlines() == FOLDS.replace("if MICROPYTHON:", "if True:").replace(
+        "if not MICROPYTHON:", "if False:").splitlines()
+    assert "x if MICROPYTHON else" in folded and "kept = MICROPYTHON and" in folded
+    assert mpybuild.fold("import os\nif os.sep:\n    pass\n") is None
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "folds.py").write_text(FOLDS, encoding="utf-8")
+    assert not mpybuild.compile_tree(str(tmp_path / "src"), str(tmp_path / "out"), march="xtensawin")
+    assert b"cpython_only_module" not in (tmp_path / "out" / "folds.mpy").read_bytes()
+    assert b"cpython_only_module" in subprocess.run(
+        [mpybuild.mpy_cross(), "-march=xtensawin", "-o", "/dev/stdout", str(tmp_path / "src" / "folds.py")],
+        capture_output=True).stdout
+    # as the tests' MicroPython runs lib/: compiled for this host, folded
+    assert not mpybuild.compile_tree(str(tmp_path / "src"), str(tmp_path / "host"))
+    r = subprocess.run([mpyrun.tool("micropython"), "-c",
+                        "import sys; sys.path.insert(0, %r); import folds; print(folds.s, folds.f(1), folds.kept)"
+                        % str(tmp_path / "host")], capture_output=True, text=True, timeout=60)
+    assert r.stdout.split() == ["\u00e9t\u00e9", "2", "1"], r

@@ -259,12 +259,25 @@ def test_manifest_freezes_the_port_set_then_exactly_lib(tmp_path):
     frozen = calls[1:]
     assert all(kind in ("module", "package") for kind, _, _ in frozen), frozen
     assert all(opt == mpybuild.OPT for _, _, opt in frozen)   # what `make mpy` measures
-    assert {p for _, p, _ in frozen} == lib_entries()
+    # lib/, each module folded (mpybuild.fold), from a copy in build/
+    copy = os.path.join(ROOT, "build", "frozen-lib")
+    assert {os.path.join(LIB, os.path.relpath(p, copy)) for _, p, _ in frozen} == lib_entries()
     assert len(frozen) == len(lib_entries())
     assert all(os.path.isfile(p) == (k == "module") for k, p, _ in frozen)
+    folded = 0
+    for d, _, fs in os.walk(LIB):
+        for f in fs:
+            if f.endswith(".py"):
+                src = open(os.path.join(d, f), encoding="utf-8").read()
+                got = open(os.path.join(copy, os.path.relpath(d, LIB), f), encoding="utf-8").read()
+                assert got == (mpybuild.fold(src) or src), f
+                folded += got != src
+    assert folded >= 3          # compat, jsonstream, httpc at least
     # a module added to lib/ is frozen too, without editing the manifest
     fake = tmp_path / "firmware"
     shutil.copytree(os.path.join(ROOT, "firmware"), fake)
+    (tmp_path / "tools").mkdir()
+    shutil.copy(os.path.join(ROOT, "tools", "mpybuild.py"), tmp_path / "tools")
     (tmp_path / "lib" / "ai").mkdir(parents=True)
     (tmp_path / "lib" / "ai" / "__init__.py").write_text("")
     (tmp_path / "lib" / "extra.py").write_text("")

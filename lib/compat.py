@@ -17,9 +17,9 @@ VERSION = "0.2.0"
 EPIPE = getattr(errno, "EPIPE", 32)
 ENETUNREACH = getattr(errno, "ENETUNREACH", 101)
 
-try:
+if MICROPYTHON:
     from micropython import const
-except ImportError:
+else:
     def const(x):
         return x
 

@@ -542,8 +542,6 @@ if MICROPYTHON:
         p.value = k
         return i
 else:
-    _run = None
-
     def _scan(p, b, i, n):
         """(CPython: _scan above, by the decoder.)"""
         k = 0
@@ -1168,7 +1166,7 @@ class Parser:
         in the buffer and nothing is built for them."""
         if self._st != _COLON:
             self._at_value()
-        if _run is not None:
+        if MICROPYTHON:     # (_run: the native walker)
             self._cur = 0  # no node: the native walker skips the value
             self._wd = self._bd = self._depth
             _drive(self, None)
@@ -1531,7 +1529,7 @@ def select(src, rules, max_value=16384, buf=None, bufsize=256, max_depth=64,
         p = Parser(src, bufsize, max_depth, max_value, buf, max_items)
         if hasattr(src, "readinto"):
             rules.p = p
-    if _run is not None:
+    if MICROPYTHON:     # (_run: the native walker)
         if rules.w is None:
             # the native walker's node, index and path per walked depth
             k = 2
@@ -1737,11 +1735,10 @@ else:
     # CPython (the tests' interpreter, which has the memory): its json
     # module escapes exactly as _wesc does, and is the reference for it
     import json as _json
-    _wesc = None
 
 
 def _wstr(out, s):
-    if _wesc is None:
+    if not MICROPYTHON:
         out.put(_json.dumps(s, ensure_ascii=False).encode())
         return
     e = s.encode()

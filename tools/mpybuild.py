@@ -2,7 +2,8 @@
 
     python tools/mpybuild.py [--march xtensawin] [--out build/xtensawin] [--quiet]
 
-Options match firmware/manifest.py: -O3 (no line-number tables). Without
+Options match firmware/manifest.py: -O3 (no line-number tables), and the
+CPython-only branches folded away (fold() below). Without
 --march the native code (jsonstream's @micropython.viper functions) is built
 for the machine mpy-cross runs on (-march=host), which is what the
 MicroPython unix port runs; bytecode is the same for every -march. Prints
@@ -12,10 +13,12 @@ the frozen-size budget. Exit status 1 names every file that fails.
 Runs at once into the same --out (make deploy to two boards) do not break
 each other: each .mpy appears whole (written aside, then renamed), and
 only files whose source is gone are removed."""
+import ast
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIB = os.path.join(ROOT, "lib")
@@ -29,9 +32,46 @@ def mpy_cross():
     return here if os.path.exists(here) else shutil.which("mpy-cross")
 
 
+def fold(text):
+    """text with each `if MICROPYTHON:` made `if True:` and each
+    `if not MICROPYTHON:` made `if False:`, or None when it has neither.
+    Code under lib/ is compiled only for MicroPython, and its compiler drops
+    the branch a constant test never takes, so the CPython half of a module
+    costs no flash (nor heap, loaded from a .mpy). Only the test's text
+    changes: line numbers and everything else stay as written."""
+    words = []
+    for node in ast.walk(ast.parse(text)):
+        if not isinstance(node, ast.If):
+            continue
+        t = node.test
+        if isinstance(t, ast.UnaryOp) and isinstance(t.op, ast.Not):
+            t, word = t.operand, "False"
+        else:
+            word = "True"
+        if isinstance(t, ast.Name) and t.id == "MICROPYTHON":
+            words.append((node.test, word))
+    if not words:
+        return None
+    lines = text.splitlines(True)
+    for t, word in sorted(words, key=lambda w: (w[0].lineno, w[0].col_offset), reverse=True):
+        line = lines[t.lineno - 1].encode()     # the offsets count UTF-8 bytes
+        lines[t.lineno - 1] = (line[:t.col_offset] + word.encode()
+                               + line[t.end_col_offset:]).decode()
+    return "".join(lines)
+
+
+def _write_whole(path, data):
+    """Replace path with data; a reader sees the old file or the new one."""
+    aside = "%s.%d.tmp" % (path, os.getpid())
+    with open(aside, "w", encoding="utf-8") as f:
+        f.write(data)
+    os.replace(aside, path)
+
+
 def compile_tree(src, dst, march="host", opt=OPT):
-    """Compile every .py under src to .mpy under dst, each file replaced
-    whole (a reader never sees it half written); return [(file, error)]."""
+    """Compile every .py under src, folded (fold()), to .mpy under dst,
+    each file replaced whole (a reader never sees it half written); return
+    [(file, error)]."""
     tool = mpy_cross()
     errors = []
     for dirpath, _, files in os.walk(src):
@@ -41,13 +81,24 @@ def compile_tree(src, dst, march="host", opt=OPT):
                 continue
             out_dir = os.path.join(dst, rel)
             os.makedirs(out_dir, exist_ok=True)
-            cmd = [tool, "-O%d" % opt, "-march=" + march]
-            # -s: short, machine-independent source names in tracebacks
+            path = os.path.join(dirpath, f)
             out = os.path.join(out_dir, f[:-3] + ".mpy")
             aside = "%s.%d.tmp" % (out, os.getpid())
-            cmd += ["-s", f if rel == "." else os.path.join(rel, f),
-                    "-o", aside, os.path.join(dirpath, f)]
+            try:
+                with open(path, encoding="utf-8") as fh:
+                    folded = fold(fh.read())
+            except (SyntaxError, ValueError):
+                folded = None           # mpy-cross names the error below
+            if folded is not None:     # (outside dst: deploy copies dst)
+                fd, path = tempfile.mkstemp(suffix=".py")
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    fh.write(folded)
+            # -s: short, machine-independent source names in tracebacks
+            cmd = [tool, "-O%d" % opt, "-march=" + march,
+                   "-s", f if rel == "." else os.path.join(rel, f), "-o", aside, path]
             r = subprocess.run(cmd, capture_output=True, text=True)
+            if folded is not None:
+                os.remove(path)
             if r.returncode:
                 errors.append((os.path.relpath(os.path.join(dirpath, f), ROOT),
                                (r.stderr or r.stdout).strip()))
@@ -56,6 +107,25 @@ def compile_tree(src, dst, march="host", opt=OPT):
             else:
                 os.replace(aside, out)
     return errors
+
+
+def folded_tree(src, dst):
+    """A copy of the .py files under src in dst, folded (fold()), for
+    firmware/manifest.py to freeze; files whose source is gone are removed.
+    Returns dst."""
+    for dirpath, _, files in os.walk(src):
+        out_dir = os.path.join(dst, os.path.relpath(dirpath, src))
+        os.makedirs(out_dir, exist_ok=True)
+        for f in files:
+            if f.endswith(".py"):
+                with open(os.path.join(dirpath, f), encoding="utf-8") as fh:
+                    text = fh.read()
+                _write_whole(os.path.join(out_dir, f), fold(text) or text)
+    for dirpath, _, files in os.walk(dst):
+        for f in files:
+            if not os.path.exists(os.path.join(src, os.path.relpath(dirpath, dst), f)):
+                os.remove(os.path.join(dirpath, f))
+    return dst
 
 
 def remove_stale(src, dst):

@@ -329,7 +329,7 @@ def test_error_info_shapes(status, etype, msg, kind):
 def test_error_info_garbage_long_and_empty():
     html = b"<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>"
     m, retry, kind = style.error_info(502, Trickle(html), {})
-    assert m == "502 Bad Gateway nginx" and retry is None and kind is None
+    assert m == "502 Bad Gateway" and retry is None and kind is None
     long = {"type": "error", "error": {"type": "invalid_request_error", "message": "y" * 5000}}
     m, _, _ = style.error_info(400, Trickle(json.dumps(long)), {})
     assert len(m) <= 300 and m.endswith("...")
@@ -537,15 +537,14 @@ def test_models_pagination_and_large_list():
     # one 1000-model page (~100 KB) read through the bounded parser
     with FakeAnthropic(key=KEY, models=5000) as s:
         cfg = make_cfg(s.base_url)
-        from ai.styles import anthropic_more
-        anthropic_more.PAGE, old = 1000, anthropic_more.PAGE
+        style.PAGE, old = 1000, style.PAGE
         try:
             url, h = style.models_request(cfg, None)
             ids = []
             with httpc.request("GET", url, h, timeout=10) as r:
                 token = style.read_models(cfg, r, ids.append)
         finally:
-            anthropic_more.PAGE = old
+            style.PAGE = old
         assert len(ids) == 1000 and token == ids[-1]
 
 

@@ -483,7 +483,8 @@ def test_real_auth_and_model_errors(srv):
 @pytest.mark.parametrize("body,status,want", [
     (b"<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>",
      502, "502 Bad Gateway"),
-    (b"<html><body><h1>oops</h1></body></html>", 500, "HTTP 500"),
+    (b"<html><body><h1>oops</h1></body></html>", 500, "oops"),
+    (b"<html><body></body></html>", 500, "HTTP 500"),
     (b"upstream connect error or disconnect/reset before headers", 503,
      "upstream connect error or disconnect/reset before headers"),
     (b"", 500, "HTTP 500"),

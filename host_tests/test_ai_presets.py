@@ -233,9 +233,9 @@ def test_every_thinking_word_sends_a_value_the_family_takes(provider, style, fak
 def test_nearest_value_of_the_family(provider, model, word, want):
     from ai.styles import oai
     if provider == "gemini":
-        from ai.styles import gemini_more
+        from ai.styles import gemini
         cfg = base_cfg(provider=provider, model=model, thinking=word, key="k")
-        assert gemini_more.thinking(cfg) == {"thinkingLevel": want}
+        assert gemini.thinking(cfg) == {"thinkingLevel": want}
     else:
         assert oai.effort(base_cfg(provider=provider, model=model, thinking=word,
                                    key="k")) == want

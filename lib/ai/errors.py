@@ -1,8 +1,11 @@
 """The driver's error wording (ai/__init__.py), imported when a request
 fails so that a chat that goes well pays no heap for it: the line for an
 HTTP error, a network error, an empty or cut reply, a missing key, and the
-wait before a retry; every line scrubbed of secrets."""
+wait before a retry; every line scrubbed of secrets. Also Head, with which
+the styles' error readers (ai/styles/*_errors.py) quote a page that is not
+JSON."""
 from ai.config import source
+from compat import const
 
 
 def scrub(cfg, msg):
@@ -109,3 +112,57 @@ def cut_mark(cfg, finish):
     if finish == "filter":
         return "\n\n[reply cut short by the content filter]"
     return "\n\n[reply cut short: max tokens reached (raise %s)]" % source(cfg, "max_tokens")
+
+
+_HEAD = const(256)      # bytes of an error body kept to quote it
+_LT = const(0x3C)       # <
+_GT = const(0x3E)       # >
+_SPACE = const(0x20)
+_DEL = const(0x7F)
+
+
+class Head:
+    """An error body passed through to a parser with its first bytes kept,
+    so that a page that is not JSON can still be quoted (line())."""
+
+    def __init__(self, body):
+        self.body = body
+        self.head = bytearray()
+
+    def readinto(self, buf):
+        got = self.body.readinto(buf)
+        if got and len(self.head) < _HEAD:
+            self.head.extend(memoryview(buf)[:min(got, _HEAD - len(self.head))])
+        return got
+
+    def line(self, limit):
+        """The page as one line of at most limit characters: an HTML page's
+        title, or its text without tags. Reads on first, up to the kept
+        size (the parser stopped early on a page that is not JSON)."""
+        buf = bytearray(64)
+        try:
+            while len(self.head) < _HEAD and self.readinto(buf):
+                pass
+        except Exception:
+            pass    # a reset or a timeout: quote what came
+        raw = bytes(self.head)
+        i = raw.lower().find(b"<title>")
+        if i >= 0:
+            j = raw.lower().find(b"</title>", i)
+            raw = raw[i + 7:j if j > 0 else len(raw)]
+        text = bytearray()
+        tag = False
+        for b in raw:
+            if b == _LT:
+                tag = True
+            elif b == _GT:
+                tag = False
+                text.append(_SPACE)
+            elif not tag:
+                text.append(b if b > _SPACE and b != _DEL else _SPACE)    # no control bytes
+        for cut in range(4):        # a character the kept size cut in two
+            try:
+                return " ".join(str(text[:len(text) - cut], "utf-8").split())[:limit]
+            except UnicodeError:
+                pass
+        return " ".join(str(bytes(b if b < _DEL else _SPACE for b in text), "ascii").split())[:limit]

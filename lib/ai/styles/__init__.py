@@ -44,10 +44,10 @@ exposes:
 Errors: a reply that cannot be used (mid-stream error event, truncated
 stream, a bound exceeded) raises StyleError with a message for a person
 (the driver prefixes the provider); jsonstream.JSONError and
-httpc.HTTPError pass through to the driver. Rarely used paths (error
-bodies, model lists) live in <style>_more.py, which the style's module
-__getattr__ imports on first use (a table: CONTRIBUTING.md, Loading
-lazily; style.error_info is found there).
+httpc.HTTPError pass through to the driver. Error replies are read in
+<style>_errors.py, which the style's module __getattr__ imports on the
+first (a table: CONTRIBUTING.md, Loading lazily; style.error_info is found
+there); they quote a page that is not JSON with ai.errors.Head.
 
 Memory rules: a reply's text is never held by the style: it goes to the
 Out (bounded by cfg["max_reply"], streamed, recorded by a flash history,
@@ -62,7 +62,7 @@ import sys
 
 import jsonstream
 import store
-from compat import collect, quote  # noqa: F401  (quote: URL query values, for the *_more modules)
+from compat import collect, quote  # noqa: F401  (quote: URL query values, for the styles' model lists)
 
 HELD = 16384        # characters a style holds in RAM: tool arguments, reasoning
 MAX_ERROR = 300     # characters of a service's error message kept

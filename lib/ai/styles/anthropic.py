@@ -77,7 +77,7 @@ length count (see _input).
 import jsonstream
 from compat import lazy
 from jsonstream import Array, Raw, Stream
-from ai.styles import (HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str, tokens,
+from ai.styles import (HELD, MAX_ERROR, Out, StyleError, quote, output, reply as _reply, as_str, tokens,
                        wire as _str, json_ok)
 
 VERSION = "2023-06-01"
@@ -484,7 +484,39 @@ def read_stream(cfg, events, out):
     return c.reply()
 
 
+# ---------------------------------------------------------------- models
 
-# the rare half, imported on first use (CONTRIBUTING.md: Loading lazily)
-__getattr__ = lazy((("error_info", "ai.styles.anthropic_more"), ("models_request", "ai.styles.anthropic_more"),
-               ("read_models", "ai.styles.anthropic_more")))
+PAGE = 100      # models per page (tests set it: one place, here)
+
+
+def models_request(cfg, page_token):
+    url = "%s/models?limit=%d" % (cfg["base_url"], PAGE)
+    if page_token:
+        url += "&after_id=" + quote(page_token)
+    return url, _headers(cfg)
+
+
+def read_models(cfg, body, add):
+    """add(id) per model; returns the after_id of the next page or None."""
+    st = {"last": None, "more": False, "last_id": None}
+
+    def mid(path, v):
+        if isinstance(v, str):
+            st["last"] = v
+            add(v)
+
+    def more(path, v):
+        st["more"] = v is True
+
+    def last(path, v):
+        if isinstance(v, str):
+            st["last_id"] = v
+
+    jsonstream.select(body, {"data[*].id": mid, "has_more": more, "last_id": last})
+    if not st["more"]:
+        return None
+    return st["last_id"] or st["last"]
+
+
+# the error replies, imported on the first (CONTRIBUTING.md: Loading lazily)
+__getattr__ = lazy((("error_info", "ai.styles.anthropic_errors"),))

@@ -32,7 +32,7 @@ Wire format spoken here (Gemini API v1beta; /v1 bases work the same):
   dropped; an object schema without properties is omitted (the service
   refuses an empty OBJECT).
 
-  Thinking word -> gemini-2.5*: thinkingBudget (BUDGET tables, in gemini_more.py);
+  Thinking word -> gemini-2.5*: thinkingBudget (_BUDGET);
   gemini-3 and later (and unversioned gemini-*-latest aliases):
   thinkingLevel (the words of the model's family: ai/catalog.py EFFORTS;
   Pro models have no "minimal"); other models
@@ -91,7 +91,7 @@ sends it (see _args, _declarations).
 """
 import jsonstream
 from compat import ticks_ms, const, lazy
-from ai.styles import (HELD, MAX_ERROR, StyleError, output, reply as _reply, as_str as _text, tokens,
+from ai.styles import (HELD, MAX_ERROR, StyleError, quote, output, reply as _reply, as_str as _text, tokens,
                        wire as _str, json_ok)
 
 MAX_OPAQUE = 262144       # all signatures of one reply (they can pass 128 KB)
@@ -149,13 +149,36 @@ def request(cfg, history, tools, stream):
     if cfg.get("temperature") is not None:
         gen["temperature"] = cfg["temperature"]
     if cfg.get("thinking"):
-        from ai.styles import gemini_more    # rarely used: imported on demand
-        think = gemini_more.thinking(cfg)
+        think = thinking(cfg)
         if think:
             gen["thinkingConfig"] = think
     if gen:
         body["generationConfig"] = gen
     return url, headers, body
+
+
+# gemini-2.5: thinking word -> thinkingBudget (flash may switch it off: 0)
+_WORDS = ("minimal", "low", "medium", "high", "max")
+_BUDGET = (0, 1024, 8192, 16384, 24576)
+_BUDGET_PRO = (128, 1024, 8192, 16384, 32768)
+
+
+def thinking(cfg):
+    """generationConfig.thinkingConfig for cfg["thinking"] (see the top)."""
+    word = cfg.get("thinking")
+    tmap = cfg.get("thinking_map")      # a preset's: budget | level | none
+    if not word or tmap == "none":
+        return None
+    gen = 2.5 if tmap == "budget" else 3 if tmap == "level" else _generation(cfg)
+    m = _model(cfg).lower()
+    if gen == 2.5:
+        table = _BUDGET_PRO if "-pro" in m else _BUDGET
+        return {"thinkingBudget": table[_WORDS.index(word)] if word in _WORDS else _BUDGET[2]}
+    if gen == 3:        # the words of the model's family (ai/catalog.py EFFORTS)
+        from ai import catalog
+        words = catalog.efforts(cfg["provider"], m)
+        return {"thinkingLevel": catalog.nearest(word, words)} if words else None
+    return None
 
 
 def _generation(cfg):
@@ -554,7 +577,7 @@ class _Reader:
         if self.err is None:
             return None
         msg = "".join(self.err).strip()
-        from ai.styles.gemini_more import first_line     # error path only
+        from ai.styles.gemini_errors import first_line     # error path only
         return first_line(msg) or _str(self.err_status or "error")
 
     def reply(self):
@@ -725,7 +748,56 @@ def read_stream(cfg, events, out):
     return r.reply()
 
 
+# ---------------------------------------------------------------- models
 
-# the rare half, imported on first use (CONTRIBUTING.md: Loading lazily)
-__getattr__ = lazy((("error_info", "ai.styles.gemini_more"), ("models_request", "ai.styles.gemini_more"),
-               ("read_models", "ai.styles.gemini_more")))
+PAGE = 1000               # models per page (the service's maximum; tests set it)
+
+
+def models_request(cfg, page_token):
+    """(url, headers) of one page of the model list."""
+    url = cfg["base_url"] + "/models?pageSize=%d" % PAGE
+    if page_token:
+        url += "&pageToken=" + quote(page_token)
+    return url, _headers(cfg)
+
+
+def read_models(cfg, body, add):
+    """Calls add(id) per chat-capable model of one page; returns the next
+    page token or None."""
+    st = {"idx": None, "name": None, "methods": None, "token": None}
+
+    def close():
+        name, methods = st["name"], st["methods"]
+        if isinstance(name, str) and name and (
+                not isinstance(methods, list) or "generateContent" in methods):
+            add(name[7:] if name.startswith("models/") else name)
+        st["idx"] = st["name"] = st["methods"] = None
+
+    def at(path):
+        if path[1] != st["idx"]:
+            if st["idx"] is not None:
+                close()
+            st["idx"] = path[1]
+
+    def on_name(path, v):
+        at(path)
+        st["name"] = v
+
+    def on_methods(path, v):
+        at(path)
+        st["methods"] = v
+
+    def on_token(path, v):
+        st["token"] = v
+
+    jsonstream.select(body, {"models[*].name": on_name,
+                             "models[*].supportedGenerationMethods": on_methods,
+                             "nextPageToken": on_token})
+    if st["idx"] is not None:
+        close()
+    t = st["token"]
+    return t if isinstance(t, str) and t else None
+
+
+# the error replies, imported on the first (CONTRIBUTING.md: Loading lazily)
+__getattr__ = lazy((("error_info", "ai.styles.gemini_errors"),))

@@ -1,15 +1,16 @@
 """What the two OpenAI styles share (openai.py: chat completions,
 responses.py: Responses), imported with either: the request headers, the
-reasoning effort word, a tool result's text, and the way to their rare
-half (openai_more.py: error replies, the model list), which both import as
-their module __getattr__ (its table). Anthropic and Gemini chats do not pay for it.
+reasoning effort word, a tool result's text, the model list (GET
+{base}/models -> {"data": [{"id"}, ...]}, one page), and the way to their
+error replies (openai_errors.py), which both import as their module
+__getattr__ (its table). Anthropic and Gemini chats do not pay for it.
 A stream's `data: [DONE]` is spotted with Event.startswith (httpc.sse),
 which looks at the reader's buffer: nothing is read ahead or copied."""
+import jsonstream
 from compat import lazy
 
 # (CONTRIBUTING.md: Loading lazily)
-__getattr__ = lazy((("error_info", "ai.styles.openai_more"), ("models_request", "ai.styles.openai_more"),
-               ("read_models", "ai.styles.openai_more")))
+__getattr__ = lazy((("error_info", "ai.styles.openai_errors"),))
 
 
 def bearer_headers(cfg, accept):
@@ -46,3 +47,17 @@ def tool_output(m):
         if not out.startswith("Error"):
             out = "Error: " + out
     return out
+
+
+def models_request(cfg, page_token):
+    """(url, headers) of the model list (one page: the token is unused)."""
+    return cfg["base_url"] + "/models", bearer_headers(cfg, "application/json")
+
+
+def read_models(cfg, body, add):
+    """Call add(id) per model id; returns None (no further pages)."""
+    def on(path, value):
+        if isinstance(value, str):
+            add(value)
+    jsonstream.select(body, {"data[*].id": on}, max_value=1024)
+    return None

@@ -62,7 +62,8 @@ Tool results with is_error get an "Error: " prefix (the wire has no flag).
 """
 import jsonstream
 from ai.styles import HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str, tokens
-from ai.styles.oai import bearer_headers, effort, tool_output, __getattr__  # noqa: F401
+from ai.styles.oai import (bearer_headers, effort, tool_output, models_request, read_models,  # noqa: F401
+                           __getattr__)
 from compat import const
 
 _MAX_CALLS = const(32)          # tool calls in one reply
@@ -309,8 +310,8 @@ def read_stream(cfg, events, out):
         if ev.startswith(b"[DONE]"):
             return r.reply()
         if ev.event == "error":
-            from ai.styles import openai_more
-            raise StyleError(openai_more.event_error(ev))
+            from ai.styles import openai_errors
+            raise StyleError(openai_errors.event_error(ev))
         _select(r, ev, rules, buf)
         if r.error is not None:
             r.raise_error()

@@ -3,7 +3,7 @@
 three endpoints and the Copilot API on one loopback server). A shared
 clock is the seam: the flow's waits advance it, so no test waits real
 intervals, and token expiry is a number. The console's `ai login copilot`
-is in test_shell_ai_more.py; a chat after a token refresh under the
+is in test_shell_ai_commands.py; a chat after a token refresh under the
 MicroPython unix port at 64K is at the end."""
 
 import pytest

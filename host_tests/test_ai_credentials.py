@@ -6,7 +6,7 @@ P`, the config wizard) against loopback fakes that stand in for every
 provider's own host (the catalogue's base URLs point at them) and for a
 Groq-compatible endpoint set in ai.chat.base_url; what each request
 carried is read on the wire. The same resolution under MicroPython is at
-the end, and the console's `ai -m` in test_shell_ai_more.py."""
+the end, and the console's `ai -m` in test_shell_ai_commands.py."""
 import pytest
 
 import ai

@@ -177,8 +177,8 @@ def walk(src, v):
     """Walk one JSON document from src, driven by visitor v (want/put/piece)."""
     # a long text streams in pieces of the buffer's size; the rest of one
     # cut at its limit is read a buffer at a time, with a chain of calls
-    # through the SSE reader and httpc each time (128 bytes made a 1 MB
-    # result 40% slower; the buffer lives only while the reply is read)
+    # through the SSE reader and httpc each time: a small buffer makes a
+    # long result slow (the buffer lives only while the reply is read)
     p = jsonstream.Parser(src, bufsize=512, max_value=_MAX_VALUE)
     path = []
     arr = []  # per open container: True for an array

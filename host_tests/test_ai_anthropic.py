@@ -537,14 +537,15 @@ def test_models_pagination_and_large_list():
     # one 1000-model page (~100 KB) read through the bounded parser
     with FakeAnthropic(key=KEY, models=5000) as s:
         cfg = make_cfg(s.base_url)
-        style.PAGE, old = 1000, style.PAGE
+        from ai import models
+        models.ANTHROPIC_PAGE, old = 1000, models.ANTHROPIC_PAGE
         try:
             url, h = style.models_request(cfg, None)
             ids = []
             with httpc.request("GET", url, h, timeout=10) as r:
                 token = style.read_models(cfg, r, ids.append)
         finally:
-            style.PAGE = old
+            models.ANTHROPIC_PAGE = old
         assert len(ids) == 1000 and token == ids[-1]
 
 

@@ -629,12 +629,12 @@ def list_models(cfg):
 
 def test_fake_models_pagination_and_filter():
     with FakeGemini(models=23) as s:
-        from ai.styles import gemini
-        gemini.PAGE, old = 5, gemini.PAGE
+        from ai import models
+        models.GEMINI_PAGE, old = 5, models.GEMINI_PAGE
         try:
             got, pages = list_models(make_cfg(s.base_url))
         finally:
-            gemini.PAGE = old
+            models.GEMINI_PAGE = old
         assert pages == 5 and len(got) == 22       # the embedding model is left out
         assert got[:3] == ["gemini-2.5-flash", "gemini-2.5-pro", "gemini-3-pro-preview"]
         assert "gemini-embedding-001" not in got and got[-1] == "gemini-fake-00018"

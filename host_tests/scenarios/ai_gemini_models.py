@@ -9,12 +9,12 @@ from ai.styles import gemini as style
 import heapmon
 
 base, key = sys.argv[1:3]
-cfg = {"base_url": base, "key": key}
+cfg = {"base_url": base, "key": key, "style": "gemini"}
 
 heapmon.start()
 print("MODELS", *modelpages.count(style, cfg))
 # a wrong key: the error body through error_info
-url, headers = style.models_request({"base_url": base, "key": "wrong"}, None)
+url, headers = style.models_request({"base_url": base, "key": "wrong", "style": "gemini"}, None)
 r = httpc.request("GET", url, headers, timeout=10)
 try:
     print("ERROR", r.status, style.error_info(r.status, r, r.headers))

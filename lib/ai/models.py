@@ -1,15 +1,30 @@
 """The catalogue and the live model lists: ai.providers() (the catalogue
 as dicts) and ai.fetch_models() (the provider's GET models, page by page),
-imported on first use: a chat never lists models."""
+imported on first use: a chat never lists models.
+
+Wire format of a model list, per style (each style's docstring says it
+too; a style's models_request and read_models are these two functions,
+through its __getattr__ table):
+
+  openai, responses: GET {base}/models -> {"data": [{"id"}, ...]}: one page.
+  anthropic: GET {base}/models?limit=N[&after_id=ID] -> {"data": [{"id"},
+    ...], "has_more", "last_id"}; the next page starts after last_id.
+  gemini: GET {base}/models?pageSize=N[&pageToken=T] -> {"models":
+    [{"name": "models/ID", "supportedGenerationMethods": [...]}, ...],
+    "nextPageToken"}; only the models that list generateContent (or list
+    no methods) are chat models.
+"""
 import httpc
 import jsonstream
-from compat import collect, const, ticks_ms
+from compat import collect, const, quote, ticks_ms
 from ai import catalog
 from ai.config import ConfigError, resolve
 from ai.errors import explain, network_error, scrub
 from ai.styles import StyleError, load
 
 _MAX_PAGES = const(50)
+ANTHROPIC_PAGE = 100    # models per page (tests set these: one place, here)
+GEMINI_PAGE = 1000      # (the service's maximum)
 
 
 def providers():
@@ -64,3 +79,69 @@ def fetch_models(provider, key, use, limit, base_url=None):
         return None, "%s: out of memory after %d models (ask for fewer: limit=%d)" % (
             cfg["provider"], n, n // 2)
     return found, None
+
+
+def models_request(cfg, page_token):
+    """(url, headers) of one page of cfg's model list."""
+    style, url = load(cfg["style"]), cfg["base_url"] + "/models"
+    if cfg["style"] == "anthropic":
+        url += "?limit=%d" % ANTHROPIC_PAGE
+        if page_token:
+            url += "&after_id=" + quote(page_token)
+        return url, style.key_headers(cfg)
+    if cfg["style"] == "gemini":
+        url += "?pageSize=%d" % GEMINI_PAGE
+        if page_token:
+            url += "&pageToken=" + quote(page_token)
+        return url, style.key_headers(cfg)
+    return url, style.bearer_headers(cfg, "application/json")
+
+
+def read_models(cfg, body, add):
+    """Call add(id) per model of one page of cfg's model list; returns the
+    next page's token or None."""
+    st = {"idx": None, "name": None, "methods": None, "token": None, "more": False}
+
+    def value(key):
+        def put(path, v):
+            st[key] = v
+        return put
+
+    if cfg["style"] == "gemini":
+        def close():
+            name, methods = st["name"], st["methods"]
+            if isinstance(name, str) and name and (
+                    not isinstance(methods, list) or "generateContent" in methods):
+                add(name[7:] if name.startswith("models/") else name)
+            st["name"] = st["methods"] = None
+
+        def model(key):
+            put = value(key)
+
+            def at(path, v):
+                if path[1] != st["idx"]:
+                    if st["idx"] is not None:
+                        close()
+                    st["idx"] = path[1]
+                put(path, v)
+            return at
+
+        jsonstream.select(body, {"models[*].name": model("name"),
+                                 "models[*].supportedGenerationMethods": model("methods"),
+                                 "nextPageToken": value("token")})
+        if st["idx"] is not None:
+            close()
+        t = st["token"]
+        return t if isinstance(t, str) and t else None
+
+    def mid(path, v):
+        if isinstance(v, str):
+            st["name"] = v
+            add(v)
+
+    jsonstream.select(body, {"data[*].id": mid, "has_more": value("more"),
+                             "last_id": value("token")}, max_value=1024)
+    if cfg["style"] != "anthropic" or st["more"] is not True:
+        return None
+    t = st["token"]
+    return t if isinstance(t, str) and t else st["name"]

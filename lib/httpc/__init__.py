@@ -3,7 +3,8 @@
 # parts cost heap only when used: httpc.sse (the Server-Sent Events reader,
 # httpc.SSE / httpc.Event, imported on first use), httpc.ca (CA roots and
 # the TLS context, imported by the first https request), httpc.errors (a
-# failure's wording), httpc.body (a body read whole) and httpc.redirect.
+# failure's wording), httpc.body (a body read whole), httpc.redirect and
+# httpc.pool (the pool's figures).
 #
 # Wire format (RFC 9112): request line, headers, CRLF, then the body as
 # Content-Length bytes. Responses are read with Content-Length, chunked
@@ -1023,17 +1024,7 @@ def answer(c):
         raise
 
 
-def pool_stats():
-    """{"opened": TCP connections opened so far, "reused": pooled reuses}."""
-    return dict(_stats)
-
-
-def close_all():
-    """Close every pooled connection."""
-    for k in list(_pool):
-        _pool.pop(k).close()
-
-
-# The SSE reader, imported on first use (CONTRIBUTING.md: Loading lazily);
-# any other name is a submodule.
-__getattr__ = lazy((("SSE", "httpc.sse"), ("Event", "httpc.sse")), "httpc")
+# The SSE reader and the pool's figures, imported on first use
+# (CONTRIBUTING.md: Loading lazily); any other name is a submodule.
+__getattr__ = lazy((("SSE", "httpc.sse"), ("Event", "httpc.sse"),
+                    ("pool_stats", "httpc.pool"), ("close_all", "httpc.pool")), "httpc")

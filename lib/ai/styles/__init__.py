@@ -39,7 +39,8 @@ exposes:
       "key" | "model" | "blocked" steers the hint the driver adds.
   models_request(cfg, page_token) -> (url, headers)
   read_models(cfg, body, add) -> next page token or None
-      add(model_id) per model of one page.
+      add(model_id) per model of one page (ai/models.py's, named in the
+      style's __getattr__ table).
 
 Errors: a reply that cannot be used (mid-stream error event, truncated
 stream, a bound exceeded) raises StyleError with a message for a person

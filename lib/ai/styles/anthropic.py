@@ -43,7 +43,8 @@ Wire format spoken here (anthropic-version 2023-06-01):
   reads retry-after headers).
 
   Models: GET {base}/models?limit=N[&after_id=ID] -> {"data":[{"id",...}],
-  "has_more", "first_id", "last_id"}; the next page token is last_id.
+  "has_more", "first_id", "last_id"}; the next page token is last_id
+  (read in ai/models.py).
 
 Echo (history["_echo"]): only when a reply holds tool_use blocks AND
 thinking or redacted_thinking blocks, the whole content array is kept as
@@ -77,7 +78,7 @@ length count (see _input).
 import jsonstream
 from compat import lazy
 from jsonstream import Array, Raw, Stream
-from ai.styles import (HELD, MAX_ERROR, Out, StyleError, quote, output, reply as _reply, as_str, tokens,
+from ai.styles import (HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str, tokens,
                        wire as _str, json_ok)
 
 VERSION = "2023-06-01"
@@ -87,7 +88,7 @@ ID_OK = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
 
 # ---------------------------------------------------------------- request
 
-def _headers(cfg):
+def key_headers(cfg):
     h = {"anthropic-version": VERSION}
     if cfg.get("key"):
         h["x-api-key"] = cfg["key"]
@@ -96,7 +97,7 @@ def _headers(cfg):
 
 def request(cfg, history, tools, stream):
     """(url, headers, body value tree) for one messages request."""
-    headers = _headers(cfg)
+    headers = key_headers(cfg)
     headers["content-type"] = "application/json"
     if stream:
         headers["accept"] = "text/event-stream"
@@ -484,39 +485,7 @@ def read_stream(cfg, events, out):
     return c.reply()
 
 
-# ---------------------------------------------------------------- models
-
-PAGE = 100      # models per page (tests set it: one place, here)
-
-
-def models_request(cfg, page_token):
-    url = "%s/models?limit=%d" % (cfg["base_url"], PAGE)
-    if page_token:
-        url += "&after_id=" + quote(page_token)
-    return url, _headers(cfg)
-
-
-def read_models(cfg, body, add):
-    """add(id) per model; returns the after_id of the next page or None."""
-    st = {"last": None, "more": False, "last_id": None}
-
-    def mid(path, v):
-        if isinstance(v, str):
-            st["last"] = v
-            add(v)
-
-    def more(path, v):
-        st["more"] = v is True
-
-    def last(path, v):
-        if isinstance(v, str):
-            st["last_id"] = v
-
-    jsonstream.select(body, {"data[*].id": mid, "has_more": more, "last_id": last})
-    if not st["more"]:
-        return None
-    return st["last_id"] or st["last"]
-
-
-# the error replies, imported on the first (CONTRIBUTING.md: Loading lazily)
-__getattr__ = lazy((("error_info", "ai.styles.anthropic_errors"),))
+# the error replies and the model list, imported on first use
+# (CONTRIBUTING.md: Loading lazily)
+__getattr__ = lazy((("error_info", "ai.styles.anthropic_errors"), ("models_request", "ai.models"),
+                    ("read_models", "ai.models")))

@@ -32,7 +32,7 @@ Wire format spoken here (Gemini API v1beta; /v1 bases work the same):
   dropped; an object schema without properties is omitted (the service
   refuses an empty OBJECT).
 
-  Thinking word -> gemini-2.5*: thinkingBudget (_BUDGET);
+  Thinking word -> gemini-2.5*: thinkingBudget (thinking());
   gemini-3 and later (and unversioned gemini-*-latest aliases):
   thinkingLevel (the words of the model's family: ai/catalog.py EFFORTS;
   Pro models have no "minimal"); other models
@@ -61,7 +61,7 @@ Wire format spoken here (Gemini API v1beta; /v1 bases work the same):
   Models: GET {base}/models?pageSize=N[&pageToken=T] -> {"models": [{"name":
   "models/...", "supportedGenerationMethods": [...]}], "nextPageToken"};
   ids are reported without "models/", only models that list
-  generateContent (or list no methods at all).
+  generateContent (or list no methods at all) (read in ai/models.py).
 
 Echo (history["_echo"]) = {"style": "gemini", and only what is present:
   "thoughts": [[text, signature], ...]  thought runs closed by a signature,
@@ -91,7 +91,7 @@ sends it (see _args, _declarations).
 """
 import jsonstream
 from compat import ticks_ms, const, lazy
-from ai.styles import (HELD, MAX_ERROR, StyleError, quote, output, reply as _reply, as_str as _text, tokens,
+from ai.styles import (HELD, MAX_ERROR, StyleError, output, reply as _reply, as_str as _text, tokens,
                        wire as _str, json_ok)
 
 MAX_OPAQUE = 262144       # all signatures of one reply (they can pass 128 KB)
@@ -116,7 +116,7 @@ def _model(cfg):
     return m[7:] if m.startswith("models/") else m
 
 
-def _headers(cfg):
+def key_headers(cfg):
     h = {}
     if cfg.get("key"):
         h["x-goog-api-key"] = cfg["key"]
@@ -125,7 +125,7 @@ def _headers(cfg):
 
 def request(cfg, history, tools, stream):
     """(url, headers, body value tree) for one generateContent request."""
-    headers = _headers(cfg)
+    headers = key_headers(cfg)
     headers["content-type"] = "application/json"
     url = cfg["base_url"] + "/models/" + _model(cfg)
     if stream:
@@ -157,12 +157,6 @@ def request(cfg, history, tools, stream):
     return url, headers, body
 
 
-# gemini-2.5: thinking word -> thinkingBudget (flash may switch it off: 0)
-_WORDS = ("minimal", "low", "medium", "high", "max")
-_BUDGET = (0, 1024, 8192, 16384, 24576)
-_BUDGET_PRO = (128, 1024, 8192, 16384, 32768)
-
-
 def thinking(cfg):
     """generationConfig.thinkingConfig for cfg["thinking"] (see the top)."""
     word = cfg.get("thinking")
@@ -171,9 +165,19 @@ def thinking(cfg):
         return None
     gen = 2.5 if tmap == "budget" else 3 if tmap == "level" else _generation(cfg)
     m = _model(cfg).lower()
-    if gen == 2.5:
-        table = _BUDGET_PRO if "-pro" in m else _BUDGET
-        return {"thinkingBudget": table[_WORDS.index(word)] if word in _WORDS else _BUDGET[2]}
+    if gen == 2.5:      # thinkingBudget: flash may switch thinking off (0), pro not
+        pro = "-pro" in m
+        if word == "minimal":
+            budget = 128 if pro else 0
+        elif word == "low":
+            budget = 1024
+        elif word == "high":
+            budget = 16384
+        elif word == "max":
+            budget = 32768 if pro else 24576
+        else:
+            budget = 8192
+        return {"thinkingBudget": budget}
     if gen == 3:        # the words of the model's family (ai/catalog.py EFFORTS)
         from ai import catalog
         words = catalog.efforts(cfg["provider"], m)
@@ -748,56 +752,7 @@ def read_stream(cfg, events, out):
     return r.reply()
 
 
-# ---------------------------------------------------------------- models
-
-PAGE = 1000               # models per page (the service's maximum; tests set it)
-
-
-def models_request(cfg, page_token):
-    """(url, headers) of one page of the model list."""
-    url = cfg["base_url"] + "/models?pageSize=%d" % PAGE
-    if page_token:
-        url += "&pageToken=" + quote(page_token)
-    return url, _headers(cfg)
-
-
-def read_models(cfg, body, add):
-    """Calls add(id) per chat-capable model of one page; returns the next
-    page token or None."""
-    st = {"idx": None, "name": None, "methods": None, "token": None}
-
-    def close():
-        name, methods = st["name"], st["methods"]
-        if isinstance(name, str) and name and (
-                not isinstance(methods, list) or "generateContent" in methods):
-            add(name[7:] if name.startswith("models/") else name)
-        st["idx"] = st["name"] = st["methods"] = None
-
-    def at(path):
-        if path[1] != st["idx"]:
-            if st["idx"] is not None:
-                close()
-            st["idx"] = path[1]
-
-    def on_name(path, v):
-        at(path)
-        st["name"] = v
-
-    def on_methods(path, v):
-        at(path)
-        st["methods"] = v
-
-    def on_token(path, v):
-        st["token"] = v
-
-    jsonstream.select(body, {"models[*].name": on_name,
-                             "models[*].supportedGenerationMethods": on_methods,
-                             "nextPageToken": on_token})
-    if st["idx"] is not None:
-        close()
-    t = st["token"]
-    return t if isinstance(t, str) and t else None
-
-
-# the error replies, imported on the first (CONTRIBUTING.md: Loading lazily)
-__getattr__ = lazy((("error_info", "ai.styles.gemini_errors"),))
+# the error replies and the model list, imported on first use
+# (CONTRIBUTING.md: Loading lazily)
+__getattr__ = lazy((("error_info", "ai.styles.gemini_errors"), ("models_request", "ai.models"),
+                    ("read_models", "ai.models")))

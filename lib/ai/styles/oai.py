@@ -1,16 +1,16 @@
 """What the two OpenAI styles share (openai.py: chat completions,
 responses.py: Responses), imported with either: the request headers, the
-reasoning effort word, a tool result's text, the model list (GET
-{base}/models -> {"data": [{"id"}, ...]}, one page), and the way to their
-error replies (openai_errors.py), which both import as their module
+reasoning effort word, a tool result's text, and the way to their error
+replies (openai_errors.py) and model list (ai/models.py: GET {base}/models
+-> {"data": [{"id"}, ...]}, one page), which both import as their module
 __getattr__ (its table). Anthropic and Gemini chats do not pay for it.
 A stream's `data: [DONE]` is spotted with Event.startswith (httpc.sse),
 which looks at the reader's buffer: nothing is read ahead or copied."""
-import jsonstream
 from compat import lazy
 
 # (CONTRIBUTING.md: Loading lazily)
-__getattr__ = lazy((("error_info", "ai.styles.openai_errors"),))
+__getattr__ = lazy((("error_info", "ai.styles.openai_errors"), ("models_request", "ai.models"),
+                    ("read_models", "ai.models")))
 
 
 def bearer_headers(cfg, accept):
@@ -48,16 +48,3 @@ def tool_output(m):
             out = "Error: " + out
     return out
 
-
-def models_request(cfg, page_token):
-    """(url, headers) of the model list (one page: the token is unused)."""
-    return cfg["base_url"] + "/models", bearer_headers(cfg, "application/json")
-
-
-def read_models(cfg, body, add):
-    """Call add(id) per model id; returns None (no further pages)."""
-    def on(path, value):
-        if isinstance(value, str):
-            add(value)
-    jsonstream.select(body, {"data[*].id": on}, max_value=1024)
-    return None

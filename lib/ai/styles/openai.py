@@ -62,8 +62,7 @@ Tool results with is_error get an "Error: " prefix (the wire has no flag).
 """
 import jsonstream
 from ai.styles import HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str, tokens
-from ai.styles.oai import (bearer_headers, effort, tool_output, models_request, read_models,  # noqa: F401
-                           __getattr__)
+from ai.styles.oai import bearer_headers, effort, tool_output, __getattr__  # noqa: F401
 from compat import const
 
 _MAX_CALLS = const(32)          # tool calls in one reply

@@ -60,7 +60,7 @@ Wire format (POST {base}/responses, Authorization: Bearer <key>):
   service's message.
 
   Errors and models are those of chat completions ({"error": {"message",
-  "type", "param", "code"}}: openai_errors.py; GET {base}/models: oai.py).
+  "type", "param", "code"}}: openai_errors.py; GET {base}/models: ai/models.py).
 
 Echo: a reply with function calls AND reasoning items that all carry their
 encrypted content keeps its output items, in order, in turn["_echo"] =
@@ -81,8 +81,7 @@ bounded by cfg["max_reply"], arguments by HELD.
 import jsonstream
 from jsonstream import Array
 from ai.styles import HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str, tokens
-from ai.styles.oai import (bearer_headers, effort, tool_output, models_request, read_models,  # noqa: F401
-                           __getattr__)
+from ai.styles.oai import bearer_headers, effort, tool_output, __getattr__  # noqa: F401
 from compat import const
 
 MAX_OPAQUE = const(65536)      # reasoning items of one reply, in characters

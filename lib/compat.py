@@ -24,6 +24,12 @@ else:
         return x
 
 _GC_LEAST = const(1024)    # bytes: tighten() collects no more often
+_ZERO = const(0x30)
+_NINE = const(0x39)
+_UPPER_A = const(0x41)
+_UPPER_Z = const(0x5A)
+_LOWER_A = const(0x61)
+_LOWER_Z = const(0x7A)
 # Heap that an emulated board's flash holds (make sim and the tests load
 # the frozen code's image into the heap; romboot sets this): `free` leaves
 # it out, so the figures read as the board's. 0 on a board.
@@ -163,7 +169,7 @@ def quote(s):
     lacks. Walks bytes (MicroPython interns every one-character str)."""
     out = bytearray()
     for b in s.encode():
-        if 48 <= b <= 57 or 65 <= b <= 90 or 97 <= b <= 122 or b in b"-_.~":
+        if _ZERO <= b <= _NINE or _UPPER_A <= b <= _UPPER_Z or _LOWER_A <= b <= _LOWER_Z or b in b"-_.~":
             out.append(b)
         else:
             out.extend(("%%%02X" % b).encode())

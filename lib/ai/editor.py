@@ -49,6 +49,7 @@ from compat import const
 MAX_REGION = const(8192)       # bytes of the region the model rewrites
 MAX_ANSWER = const(16384)      # characters of its answer
 _PIECE = const(512)
+_LF = const(0x0A)
 SYSTEM = ("You edit one region of a file. Answer with %s in one fenced code block "
           "(```); nothing outside the block is used. If the text has lines that start "
           "with ```, fence it with ````.")
@@ -74,7 +75,7 @@ def _scan(path, start, end):
     b = None
     line = 1                     # the line the next byte belongs to
     pos = 0
-    last = 10
+    last = _LF
     buf = bytearray(_PIECE)
     with open(path, "rb") as f:
         while True:
@@ -94,7 +95,7 @@ def _scan(path, start, end):
                     b = pos + j + 1
                 i = j + 1
             pos += n
-    lines = line if last != 10 else line - 1
+    lines = line if last != _LF else line - 1
     return a, b if b is not None else pos, lines, pos
 
 
@@ -116,9 +117,9 @@ def _copy(src, a, b, write):
 def _escape(src, a, b, write):
     """Bytes a..b of src as the inside of a JSON string (UTF-8 pieces
     decoded at character boundaries). ValueError for bytes that are not
-    UTF-8 text. Returns the last byte (10 when there is none)."""
+    UTF-8 text. Returns the last byte (_LF when there is none)."""
     tail = b""
-    last = 10
+    last = _LF
 
     def piece(data):
         nonlocal tail, last
@@ -162,7 +163,7 @@ def _message(path, req, a, b, label, context, instruction):
     def block(label, a, b):
         text(label + ":\n```\n")
         last = _escape(path, a, b, write)
-        text(("```" if last == 10 else "\n```") + "\n\n")
+        text(("```" if last == _LF else "\n```") + "\n\n")
 
     with open(req, "wb") as f:
         write(b'"')

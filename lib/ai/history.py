@@ -29,8 +29,10 @@ a line torn by a kill is skipped by readers.
 """
 import jsonstream
 import store
-from compat import MICROPYTHON
+from compat import MICROPYTHON, const
 from ai.lines import _Slice, _lines, read
+
+_SP = const(0x20)
 
 
 class History:
@@ -79,7 +81,7 @@ class Turn:
             f.write(b'{"content":"')
         # (its bytes looked at through a view: iterating the str would make
         # a str of each character)
-        if MICROPYTHON and piece and '"' not in piece and "\\" not in piece and min(memoryview(piece)) >= 32:
+        if MICROPYTHON and piece and '"' not in piece and "\\" not in piece and min(memoryview(piece)) >= _SP:
             f.write(piece)      # (as it is: a str's bytes, no copy)
         else:
             f.write(jsonstream.esc(piece))

@@ -36,6 +36,14 @@ from compat import collect, const
 _LOCAL = {}     # the local tools by name (ai.register_tool, in ai/tools.py)
 CACHE = "tools.jsonl"   # the tools cache (ai/toolcache.py), under the flash root
 _HEAD = const(256)      # characters of a result on flash shown to show()
+_MINUS = const(0x2D)      # -
+_ZERO = const(0x30)
+_NINE = const(0x39)
+_UPPER_A = const(0x41)
+_UPPER_Z = const(0x5A)
+_UNDER = const(0x5F)      # _
+_LOWER_A = const(0x61)
+_LOWER_Z = const(0x7A)
 
 
 def tool_name(server, name, force=False):
@@ -48,10 +56,10 @@ def tool_name(server, name, force=False):
     raw = (server + "__" + name).encode()
     out = bytearray()
     for c in raw:
-        if 97 <= c <= 122 or 65 <= c <= 90 or 48 <= c <= 57 or c == 95 or c == 45:
+        if _LOWER_A <= c <= _LOWER_Z or _UPPER_A <= c <= _UPPER_Z or _ZERO <= c <= _NINE or c == _UNDER or c == _MINUS:
             out.append(c)
         elif c < 0x80 or c >= 0xC0:     # not a UTF-8 continuation byte
-            out.append(95)
+            out.append(_UNDER)
     if force or len(out) > 64 or out != raw:
         h = 5381        # djb2 (xor) over server, NUL, tool; small ints only
         for c in server.encode() + b"\0" + name.encode():

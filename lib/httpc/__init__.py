@@ -89,6 +89,15 @@ _MAX_HEADERS = const(64)     # header lines per response
 _DRAIN_MAX = const(4096)     # unread body close() will skip to keep a connection
 _WCHUNK = const(512)         # write coalescing buffer
 _BUF = const(520)            # a connection's buffer until a line needs more
+_TAB = const(0x09)
+_CR = const(0x0D)
+_SP = const(0x20)
+_ZERO = const(0x30)
+_NINE = const(0x39)
+_UPPER_A = const(0x41)
+_UPPER_F = const(0x46)
+_LOWER_A = const(0x61)
+_LOWER_F = const(0x66)
 
 # how a response body is framed (Response._mode)
 _NO_BODY = const(0)          # HEAD, 1xx, 204, 304
@@ -137,19 +146,19 @@ def _hex(buf, a, b):
     e = buf.find(b";", a, b)
     if e < 0:
         e = b
-    while e > a and buf[e - 1] in (32, 9):     # space, tab
+    while e > a and buf[e - 1] in (_SP, _TAB):
         e -= 1
     if e == a or e - a > 8:
         return -1
     v = 0
     for i in range(a, e):
         c = buf[i]
-        if 48 <= c <= 57:           # ASCII 0-9, a-f, A-F
-            c -= 48
-        elif 97 <= c <= 102:
-            c -= 87
-        elif 65 <= c <= 70:
-            c -= 55
+        if _ZERO <= c <= _NINE:
+            c -= _ZERO
+        elif _LOWER_A <= c <= _LOWER_F:
+            c -= _LOWER_A - 10
+        elif _UPPER_A <= c <= _UPPER_F:
+            c -= _UPPER_A - 10
         else:
             return -1
         v = v * 16 + c
@@ -395,7 +404,7 @@ class _Conn:
             if i >= 0:
                 a = self.pos
                 self.pos = i + 1
-                if i > a and buf[i - 1] == 13:
+                if i > a and buf[i - 1] == _CR:
                     i -= 1
                 if i - a > LINE_MAX:
                     break
@@ -665,8 +674,8 @@ def _read_head(c, method, keep_names, req_close):
         a = c.line("while reading the response headers", "status line")
         b = c.le
         ln = bytes(c.rmv[a:b])
-        if (len(ln) < 12 or not ln.startswith(b"HTTP/1.") or ln[8] != 32
-                or not ln[9:12].isdigit() or (len(ln) > 12 and ln[12] != 32)):
+        if (len(ln) < 12 or not ln.startswith(b"HTTP/1.") or ln[8] != _SP
+                or not ln[9:12].isdigit() or (len(ln) > 12 and ln[12] != _SP)):
             raise HTTPError("%s: malformed status line" % host, "protocol", True)
         status = int(ln[9:12])
         try:

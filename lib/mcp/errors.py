@@ -15,6 +15,8 @@ from mcp import client
 _MAX_RESUME = const(3)         # GET reconnections for one response
 _RETRY_MS = const(1000)        # wait before resuming when the server gave no retry:
 _MAX_RETRY_MS = const(10000)   # upper bound on a server's retry: value
+_SP = const(0x20)
+_DEL = const(0x7F)
 
 
 def text(m, key):
@@ -96,8 +98,8 @@ def not_mcp(conn, resp):
     import store
     b = bytearray(getattr(resp, "head", b""))
     for i in range(len(b)):
-        if b[i] < 32 or b[i] == 127:
-            b[i] = 32
+        if b[i] < _SP or b[i] == _DEL:
+            b[i] = _SP
     text = ""
     for cut in range(len(b), max(len(b) - 4, -1), -1):
         try:

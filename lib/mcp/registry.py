@@ -17,6 +17,16 @@ from compat import const
 _MAX_NAME = const(32)
 _MAX_URL = const(512)
 _MAX_TOKEN = const(4096)
+_SP = const(0x20)
+_MINUS = const(0x2D)      # -
+_ZERO = const(0x30)
+_NINE = const(0x39)
+_UPPER_A = const(0x41)
+_UPPER_Z = const(0x5A)
+_UNDER = const(0x5F)      # _
+_LOWER_A = const(0x61)
+_LOWER_Z = const(0x7A)
+_DEL = const(0x7F)
 
 
 def check_name(name):
@@ -27,7 +37,8 @@ def check_name(name):
         return "server name longer than %d characters" % _MAX_NAME
     # bytes, not characters: MicroPython interns every one-character str
     for b in name.encode():
-        if not (97 <= b <= 122 or 65 <= b <= 90 or 48 <= b <= 57 or b == 95 or b == 45):
+        if not (_LOWER_A <= b <= _LOWER_Z or _UPPER_A <= b <= _UPPER_Z or _ZERO <= b <= _NINE
+                or b == _UNDER or b == _MINUS):
             for c in name:
                 if not ("a" <= c <= "z" or "A" <= c <= "Z" or "0" <= c <= "9" or c in "_-"):
                     return "server name may only use letters, digits, _ and - (not %r)" % c
@@ -56,7 +67,7 @@ def check_url(url):
         return "URL must not hold user:password@ (give a token after the URL)"
     for b in url.encode():
         # no spaces or control characters: they would end up in the request line
-        if b <= 32 or b == 127:
+        if b <= _SP or b == _DEL:
             return "URL must not contain spaces or control characters"
     return None
 
@@ -68,7 +79,7 @@ def check_token(token):
         return "token longer than %d characters" % _MAX_TOKEN
     for b in token.encode():
         # it goes into an Authorization header line
-        if b <= 32 or b >= 127:
+        if b <= _SP or b >= _DEL:
             return "token must be printable ASCII without spaces"
     return None
 

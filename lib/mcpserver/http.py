@@ -61,6 +61,7 @@ MAX_BODY = const(8192)      # bytes of a request body
 _HEAD = const(1024)         # bytes of the request line or one header line
 _MAX_HEADERS = const(64)
 _MAX_SESSIONS = const(4)
+_LF = const(0x0A)
 _READ_S = const(5)          # seconds one socket read may wait
 _REQ_MS = const(10000)      # the whole request (head and body)
 _ASK_MS = const(120000)     # the client's answer to a sampling/elicitation request
@@ -705,7 +706,7 @@ class Ctx:
         j = self.n if end else self.buf.rfind(b"\n", self.logged, self.n) + 1
         a, z = self.logged, j
         self.logged = max(j, a)
-        while z > a and self.buf[z - 1] == 10:
+        while z > a and self.buf[z - 1] == _LF:
             z -= 1
         if z > a:
             w = self.out.write

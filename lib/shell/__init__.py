@@ -225,6 +225,14 @@ def _put(s):
         sys.stdout.write(s)
 
 
+_TAB = const(0x09)
+_LF = const(0x0A)
+_CR = const(0x0D)
+_SP = const(0x20)
+_CARET = const(0x5E)    # ^
+_DEL = const(0x7F)
+
+
 def clean(s):
     """Text from outside the console (models, servers, files, errors) made
     safe to show: it can never drive the terminal. C0 controls but newline
@@ -239,7 +247,7 @@ def clean(s):
     i = 0
     while i < n:        # most text needs nothing: find the first suspect
         c = b[i]
-        if (c < 32 and c != 10 and c != 9) or c == 127 or c == 0xC2 or c == 0xE2:
+        if (c < _SP and c != _LF and c != _TAB) or c == _DEL or c == 0xC2 or c == 0xE2:
             break
         i += 1
     if i == n:
@@ -248,12 +256,12 @@ def clean(s):
     while i < n:
         c = b[i]
         i += 1
-        if c == 13:
-            if i == n or b[i] != 10:
-                o.append(10)
-        elif (c < 32 and c != 10 and c != 9) or c == 127:
-            o.append(94)                        # "^"
-            o.append(63 if c == 127 else c + 64)
+        if c == _CR:
+            if i == n or b[i] != _LF:
+                o.append(_LF)
+        elif (c < _SP and c != _LF and c != _TAB) or c == _DEL:
+            o.append(_CARET)
+            o.append(c ^ 0x40)                  # ^@ .. ^_, and DEL ^?
         elif c == 0xC2 and i < n and 0x80 <= b[i] <= 0x9F:
             o.extend(("<U+%04X>" % b[i]).encode())
             i += 1
@@ -262,7 +270,7 @@ def clean(s):
             cp = 0x2000 | (b[i] & 0x3F) << 6 | (b[i + 1] & 0x3F)
             i += 2
             if cp < 0x202A:
-                o.append(10)                    # line / paragraph separator
+                o.append(_LF)                   # line / paragraph separator
             else:
                 o.extend(("<U+%04X>" % cp).encode())
         else:

@@ -28,6 +28,16 @@ from compat import const
 
 WIDTH = const(78)       # columns of an argument line (a serial terminal: 80)
 PAGE = const(20)        # argument lines shown before "Enter for more"
+_LF = const(0x0A)
+_SP = const(0x20)
+_QUOTE = const(0x22)        # "
+_COMMA = const(0x2C)        # ,
+_COLON_B = const(0x3A)      # :
+_LBRACKET = const(0x5B)     # [
+_BSLASH = const(0x5C)       # \
+_RBRACKET = const(0x5D)     # ]
+_LBRACE = const(0x7B)       # {
+_RBRACE = const(0x7D)       # }
 
 
 def ask(call, line):
@@ -108,14 +118,14 @@ def lines(text, is_json, width):
     for c in b:
         brk = False             # the line ends after c
         if not is_json:
-            brk = c == 10
+            brk = c == _LF
             if not brk:
                 ln.append(c)
         elif q:
             ln.append(c)
-            q = esc or c != 34
-            esc = not esc and c == 92
-        elif c == 125 or c == 93:   # } ]
+            q = esc or c != _QUOTE
+            esc = not esc and c == _BSLASH
+        elif c == _RBRACE or c == _RBRACKET:
             if ln:
                 for s in _cut(ln, depth, width):
                     yield s
@@ -123,14 +133,14 @@ def lines(text, is_json, width):
             ln = bytearray([c])
         elif c not in b" \t\r\n":
             ln.append(c)
-            if c == 58:             # :
-                ln.append(32)
-            q = c == 34
-            brk = c == 123 or c == 91 or c == 44    # { [ ,
+            if c == _COLON_B:
+                ln.append(_SP)
+            q = c == _QUOTE
+            brk = c == _LBRACE or c == _LBRACKET or c == _COMMA
         if brk:
             for s in _cut(ln, depth, width):
                 yield s
-            if c == 123 or c == 91:
+            if c == _LBRACE or c == _LBRACKET:
                 depth += 1
             ln = bytearray()
     if ln or not is_json:

@@ -12,6 +12,13 @@ import store
 from shell import term
 from compat import const
 
+_TAB = const(0x09)
+_LF = const(0x0A)
+_FF = const(0x0C)
+_CR = const(0x0D)
+_ESC = const(0x1B)
+_SP = const(0x20)
+
 
 def _kb(n):
     if n < 10240:
@@ -150,7 +157,7 @@ def _binary(buf, n):
             return True
     ctl = 0
     for c in b:
-        if c < 32 and c not in (9, 10, 12, 13, 27):
+        if c < _SP and c not in (_TAB, _LF, _FF, _CR, _ESC):
             ctl += 1
     return ctl * 16 > n
 

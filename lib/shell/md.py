@@ -47,17 +47,38 @@ RULE = "\u2500" * 40
 _MAX_HEAD = const(80)   # line start held to classify a block (then: text)
 _MAX_LINK = const(300)  # link text + url held back (then: literal)
 _FLUSH = const(256)     # output bytes collected before a write
+_TAB = const(0x09)
+_LF = const(0x0A)
+_SP = const(0x20)
+_HASH = const(0x23)       # #
+_LPAREN = const(0x28)     # (
+_RPAREN = const(0x29)     # )
+_STAR = const(0x2A)       # *
+_PLUS = const(0x2B)       # +
+_ZERO = const(0x30)
+_NINE = const(0x39)
+_GT = const(0x3E)         # >
+_UPPER_A = const(0x41)
+_UPPER_Z = const(0x5A)
+_LBRACKET = const(0x5B)   # [
+_BSLASH = const(0x5C)     # \
+_RBRACKET = const(0x5D)   # ]
+_UNDER = const(0x5F)      # _
+_BACKTICK = const(0x60)   # `
+_LOWER_A = const(0x61)
+_LOWER_Z = const(0x7A)
+_PIPE = const(0x7C)       # |
 _INLINE = b"\n*_\\`[|"  # bytes that end a plain run of text
 _ESCAPABLE = b"\\`*_{}[]()#+-.!>~|"
 
 
 def _alnum(c):
     """A letter or digit byte; any byte of a non-ASCII character counts."""
-    return 48 <= c <= 57 or 65 <= c <= 90 or 97 <= c <= 122 or c >= 128
+    return _ZERO <= c <= _NINE or _UPPER_A <= c <= _UPPER_Z or _LOWER_A <= c <= _LOWER_Z or c >= 128
 
 
 def _space(c):
-    return c == 32 or c == 10 or c == 9
+    return c == _SP or c == _LF or c == _TAB
 
 
 class Render:
@@ -85,7 +106,7 @@ class Render:
         self.em = 0           # inline attributes on: 1 italic, 2 bold, 4 code
         self.heading = ""     # the heading attribute while the line is one
         self.styled = False   # some attribute is on in this line
-        self.prev = 32        # last visible byte written
+        self.prev = _SP       # last visible byte written
         self.col = 0          # columns written on this line (the word apart)
 
     # -- output ---------------------------------------------------------
@@ -222,7 +243,7 @@ class Render:
             if self.start:
                 self.head += b[i:k]
                 i = k
-                self._classify(c == 10)
+                self._classify(c == _LF)
             elif self.link is not None or self.pend:
                 self._inline(c, b[i:k])
                 i = k
@@ -233,7 +254,7 @@ class Render:
                 e = i + _FLUSH if i + _FLUSH < n else n
                 while j < e:
                     d = b[j]
-                    if d == 10 or (d in _INLINE if not code else d == 96 and not self.fence):
+                    if d == _LF or (d in _INLINE if not code else d == _BACKTICK and not self.fence):
                         break
                     j += 1
                 while j < n and j > i and b[j] & 0xC0 == 0x80:
@@ -263,7 +284,7 @@ class Render:
         self.rule = self.col if self.table else 0
         self.col = self.em = self.margin = 0
         self.table = False
-        self.prev = 32
+        self.prev = _SP
         self.start = True
         self.head = b""
 
@@ -297,18 +318,18 @@ class Render:
             if not line:
                 return self._newline()
             ch = line[0]
-            if len(line) >= 3 and ch in b"-*_" and not line.strip(bytes((ch, 32))):
+            if len(line) >= 3 and ch in b"-*_" and not line.strip(bytes((ch, _SP))):
                 self._attr(DIM)
                 self._emit(RULE.encode())
                 return self._newline()
-            if ch == 124 and b"-" in line and not line.strip(b"|-: "):
+            if ch == _PIPE and b"-" in line and not line.strip(b"|-: "):
                 self._attr(DIM)             # a table's |---|---| row: as
                 n = self.rule or len(line)  # wide as the row above it
                 self._emit(("\u2500" * min(n, self.width - 1 if self.width else n)).encode())
                 return self._newline()
             if len(line) >= 3 and ch in b"`~" and line[1] == ch and line[2] == ch:
                 self.fence = ch
-                lang = line[3:].strip(bytes((ch, 32)))
+                lang = line[3:].strip(bytes((ch, _SP)))
                 if lang:
                     self._attr(DIM)
                     self._emit(b"  " + lang)
@@ -320,46 +341,46 @@ class Render:
             if not s:
                 return                                  # only indentation so far
             ch = s[0]
-            if ch == 35:                                # "#"
+            if ch == _HASH:
                 n = len(s) - len(s.lstrip(b"#"))
                 if n <= 6:
                     if n == len(s):
                         return
-                    if s[n] == 32:
+                    if s[n] == _SP:
                         self.heading = H1 if n == 1 else BOLD
                         self._attr(self.heading)
                         pre, s = b"", s[n + 1:]
             elif ch in b"-*+_":
                 if len(s) == 1:
                     return
-                if ch != 95 and s[1] == 32 and (len(s) == 2 or s[2] != ch or ch == 43):
+                if ch != _UNDER and s[1] == _SP and (len(s) == 2 or s[2] != ch or ch == _PLUS):
                     pre, s = indent + "\u2022 ".encode(), s[2:]     # the bullet
-                elif not s.strip(bytes((ch, 32))):
+                elif not s.strip(bytes((ch, _SP))):
                     return                              # a rule, or bold: wait
-            elif 48 <= ch <= 57:
+            elif _ZERO <= ch <= _NINE:
                 i = 0
-                while i < len(s) and 48 <= s[i] <= 57:
+                while i < len(s) and _ZERO <= s[i] <= _NINE:
                     i += 1
                 if i < 10:
                     if i == len(s) or (s[i] in b".)" and i + 1 == len(s)):
                         return
-                    if s[i] in b".)" and s[i + 1] == 32:
+                    if s[i] in b".)" and s[i + 1] == _SP:
                         pre, s = indent + s[:i + 2], s[i + 2:]
             elif ch in b"`~":
                 n = len(s) - len(s.lstrip(bytes((ch,))))
                 if n >= 3 or n == len(s):
                     return                              # a fence line: wait for its end
-            elif ch == 124:                             # "|": a table row
+            elif ch == _PIPE:                           # a table row
                 if not s.strip(b"|-: "):
                     return                              # its |---| row: wait
                 self.table = True
-            elif ch == 62:                              # ">"
+            elif ch == _GT:
                 if len(s) == 1:
                     return
                 self._attr(DIM)
                 self._emit(indent + "\u2502 ".encode())     # the quote bar
                 self._reset()
-                pre, s = b"", s[2:] if s[1] == 32 else s[1:]
+                pre, s = b"", s[2:] if s[1] == _SP else s[1:]
         self.start = False
         self.head = b""
         self._emit(pre)
@@ -367,17 +388,17 @@ class Render:
         self.margin = m if m < self.width // 2 else 0
         self._chars(s)
         if final:
-            self._inline(10, b"\n")
+            self._inline(_LF, b"\n")
 
     # -- inline spans -------------------------------------------------------
     def _inline(self, c, ch):
         """One character: c its first byte, ch its bytes."""
-        if c == 10:
+        if c == _LF:
             self._end()
             return self._newline()
         em = self.em
         if em & 4:                      # in `code`
-            if c == 96:
+            if c == _BACKTICK:
                 self.em = em & 3
                 self._off(CODE_OFF)
             else:
@@ -387,16 +408,16 @@ class Render:
         if link is not None:
             if len(link[0]) + len(link[1] or b"") <= _MAX_LINK:
                 if link[1] is None:
-                    if c == 93:                 # "]"
+                    if c == _RBRACKET:
                         link[1] = bytearray()   # text done; "(" must follow
                     else:
                         link[0] += ch
                     return
                 if not link[2]:
-                    if c == 40:                 # "("
+                    if c == _LPAREN:
                         link[2] = True
                         return
-                elif c == 41:                   # ")"
+                elif c == _RPAREN:
                     self.link = None
                     self._attr(UNDER)
                     self._emit(link[0])
@@ -422,14 +443,14 @@ class Render:
                 self.pend = p + ch
                 return
             self._emphasis(c)
-        if c == 42 or c == 95 or c == 92:   # "*", "_", "\\"
+        if c == _STAR or c == _UNDER or c == _BSLASH:
             self.pend = ch
-        elif c == 96:                       # "`"
+        elif c == _BACKTICK:
             self.em |= 4
             self._attr(CODE)
-        elif c == 91:                       # "["
+        elif c == _LBRACKET:
             self.link = [bytearray(), None, False]
-        elif c == 124 and self.table:       # a cell's edge
+        elif c == _PIPE and self.table:     # a cell's edge
             self._attr(DIM)
             self._emit(b"\xe2\x94\x82")    # U+2502
             self._reset()
@@ -445,7 +466,7 @@ class Render:
         prev = self.prev
         left = not _space(c)                # can open
         right = not _space(prev)            # can close
-        if run[0] == 95:
+        if run[0] == _UNDER:
             left = left and not _alnum(prev)
             right = right and not _alnum(c)
         em = self.em
@@ -474,7 +495,7 @@ class Render:
             self.pend = b""
             self._emit(b"\\")
         elif self.pend:
-            self._emphasis(10)
+            self._emphasis(_LF)
 
     # -- a reply on the console (Screen) ------------------------------------
     def wait(self, label="thinking"):

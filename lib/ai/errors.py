@@ -117,7 +117,7 @@ def cut_mark(cfg, finish):
 _HEAD = const(256)      # bytes of an error body kept to quote it
 _LT = const(0x3C)       # <
 _GT = const(0x3E)       # >
-_SPACE = const(0x20)
+_SP = const(0x20)
 _DEL = const(0x7F)
 
 
@@ -157,12 +157,12 @@ class Head:
                 tag = True
             elif b == _GT:
                 tag = False
-                text.append(_SPACE)
+                text.append(_SP)
             elif not tag:
-                text.append(b if b > _SPACE and b != _DEL else _SPACE)    # no control bytes
+                text.append(b if b > _SP and b != _DEL else _SP)    # no control bytes
         for cut in range(4):        # a character the kept size cut in two
             try:
                 return " ".join(str(text[:len(text) - cut], "utf-8").split())[:limit]
             except UnicodeError:
                 pass
-        return " ".join(str(bytes(b if b < _DEL else _SPACE for b in text), "ascii").split())[:limit]
+        return " ".join(str(bytes(b if b < _DEL else _SP for b in text), "ascii").split())[:limit]

@@ -37,7 +37,7 @@ _LATER = const(3)             # not blocking: no complete line has arrived
 
 _LF = const(10)
 _CR = const(13)
-_SPACE = const(32)
+_SP = const(32)
 _COLON = const(58)
 
 
@@ -247,7 +247,7 @@ class SSE:
                         return _LATER
                     continue
                 self.pos = col + 1
-                if self.pos < self.end and b[self.pos] == _SPACE:
+                if self.pos < self.end and b[self.pos] == _SP:
                     self.pos += 1
                 return _AT_DATA
             while k < 0:                   # other fields: the whole line
@@ -271,7 +271,7 @@ class SSE:
         else:
             name = bytes(self._mv[a:col])
             v = col + 1
-            if v < k and b[v] == _SPACE:
+            if v < k and b[v] == _SP:
                 v += 1
             val = bytes(self._mv[v:k])
         ev = self._cur

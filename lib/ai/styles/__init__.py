@@ -72,7 +72,8 @@ MAX_ERROR = 300     # characters of a service's error message kept
 class StyleError(Exception):
     """A reply that cannot be used (mid-stream error, truncated stream, reply
     over its bound). The message is shown to a person after the provider's
-    name. Also ai.config.ConfigError (settings) and the driver's AIError."""
+    name. The driver raises it for its own errors too (network, HTTP), and
+    ai.config.ConfigError (settings) is this class under another name."""
 
 
 class Reply:

@@ -467,8 +467,8 @@ if MICROPYTHON:
             if d == base:
                 r = _END
                 break
-        # (stores only of what changed: the class has a property, which
-        # makes MicroPython look every attribute store up in it first)
+        # (stores only of what changed: each is a search of the parser's
+        # attribute table)
         if i != i0:
             p._i = i
             r |= _MOVED
@@ -634,7 +634,7 @@ class Parser:
         """Move the unread bytes to the front and read more. False at end."""
         if self._src is None:
             return False
-        # (each attribute store counts: the class has a property, see _run)
+        # (attributes read once into locals: each use is a table search)
         i = self._i
         n = self._n
         mv = self._mv

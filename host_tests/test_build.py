@@ -5,7 +5,7 @@ import tempfile
 import threading
 
 import mpyrun
-from toolrun import load
+from toolrun import load, run
 
 
 def test_every_lib_module_compiles_for_xtensawin():
@@ -125,3 +125,18 @@ def test_cpython_branches_are_folded_away_in_what_is_compiled(tmp_path):
                         "import sys; sys.path.insert(0, %r); import folds; print(folds.s, folds.f(1), folds.kept)"
                         % str(tmp_path / "host")], capture_output=True, text=True, timeout=60)
     assert r.stdout.split() == ["\u00e9t\u00e9", "2", "1"], r
+
+
+def test_measurements_give_the_frozen_size_make_mpy_gives(tmp_path):
+    """make measure writes lib/'s frozen size into MEASUREMENTS.md, compiled
+    as make mpy compiles it."""
+    measure = load("bench/measure")
+    rows = measure.frozen_size()
+    total = sum(n for _, n in rows)
+    r = run("mpybuild.py", "--march", "xtensawin", "--out", tmp_path / "x")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[-2].split()[:2] == ["total", str(total)], r.stdout
+    doc = measure.render([], "", "2026-12-03", "abc", rows)
+    assert "## Frozen size" in doc
+    assert "{:,} bytes of .mpy in {} modules".format(total, len(rows)) in doc, doc
+    assert "jsonstream.mpy {:,}".format(dict(rows)["jsonstream.mpy"]) in doc

@@ -8,7 +8,8 @@
    (host_tests/conftest.py: Measure), one JSON line each.
 2. `make bench` (tools/bench/run.py) runs and its report is kept as it
    printed it.
-3. MEASUREMENTS.md is written from both: nothing in it is typed by hand
+3. lib/ is compiled as `make mpy` compiles it, for the frozen size.
+4. MEASUREMENTS.md is written from these: nothing in it is typed by hand
    (the prose around the tables is this file's). The figures of a run on
    a shared 2-core machine move by 1-2K from run to run.
 """
@@ -23,6 +24,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 OUT = os.path.join(HERE, "MEASUREMENTS.md")
 RECORDS = os.path.join(ROOT, "build", "measure", "records.jsonl")
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import mpybuild  # noqa: E402
 
 INTRO = """# Measurements
 
@@ -72,6 +75,17 @@ def run_bench():
     return r.returncode, r.stdout
 
 
+def frozen_size():
+    """[(module, bytes)] of lib/ compiled as `make mpy` does (xtensawin), or
+    None when a module does not compile."""
+    out = os.path.join(ROOT, "build", "measure", "xtensawin")
+    errors = mpybuild.compile_tree(mpybuild.LIB, out, "xtensawin")
+    mpybuild.remove_stale(mpybuild.LIB, out)
+    for f, e in errors:
+        print("measure: %s: %s" % (f, e), file=sys.stderr)
+    return None if errors else mpybuild.sizes(out)
+
+
 def cell(v):
     if isinstance(v, int) and v >= 1024:
         return "%.1f KB" % (v / 1024)
@@ -87,8 +101,17 @@ def tables(records):
     return {t: sorted(rows.items()) for t, rows in out.items()}
 
 
-def render(records, bench, date, rev):
+def render(records, bench, date, rev, frozen=None):
     lines = [INTRO.format(date=date, rev=rev, machine=platform.machine())]
+    if frozen:
+        total = sum(n for _, n in frozen)
+        big = sorted(frozen, key=lambda r: -r[1])[:5]
+        lines.append("## Frozen size\n")
+        lines.append("`make mpy` (xtensawin, -O%d, CPython's branches folded away): %s bytes "
+                     "of .mpy in %d modules; the budget is %s (%.1f KB left). The largest: %s.\n"
+                     % (mpybuild.OPT, "{:,}".format(total), len(frozen), "{:,}".format(mpybuild.BUDGET),
+                        (mpybuild.BUDGET - total) / 1024.0,
+                        ", ".join("%s %s" % (m, "{:,}".format(n)) for m, n in big)))
     for name, rows in tables(records).items():
         cols = []
         for _, figs in rows:
@@ -131,9 +154,11 @@ def main(argv):
     if bench:
         brc, out = run_bench()
         rc = rc or brc
+    frozen = frozen_size()
+    rc = rc or frozen is None
     rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                          capture_output=True, text=True).stdout.strip() or "?"
-    text = render(records, out, datetime.date.today().isoformat(), rev)
+    text = render(records, out, datetime.date.today().isoformat(), rev, frozen)
     with open(OUT, "w") as f:
         f.write(text)
     print("measure: %d figures written to %s%s" % (

@@ -1,8 +1,11 @@
 """Run scenario scripts under the real MicroPython unix port.
 
-lib/ and the scenarios are compiled to .mpy first (bytecode, and native code
-for this host: -march=host, as jsonstream's @micropython.viper functions need
-an architecture; the firmware's are built for xtensawin): compiling .py
+The MicroPython is the unix port of v1.28.0 built for 32-bit x86 and
+configured like the ESP32 port (tools/mpunix.py): objects, pointers and GC
+blocks are the board's size. lib/ and the scenarios are compiled to .mpy
+first (bytecode, and native code for it: -march=x86, as jsonstream's
+@micropython.viper functions need an architecture; the firmware's are
+built for xtensawin): compiling .py
 sources under a small heap cap fails on the compiler's own memory, and on
 the device lib/ is frozen anyway. Native code loaded from the ROM image runs
 from memory the unix port maps outside the GC heap (on the board it runs
@@ -76,6 +79,11 @@ BIN = os.path.dirname(sys.executable)
 
 
 def tool(name):
+    """A tool in .venv; "micropython" is the tests' MicroPython: v1.28.0
+    built for 32 bits (tools/mpunix.py, built on first use)."""
+    if name == "micropython":
+        import mpunix
+        return mpunix.build()
     path = os.path.join(BIN, name)
     return path if os.path.exists(path) else shutil.which(name)
 

@@ -4,9 +4,10 @@
 
 Options match firmware/manifest.py: -O3 (no line-number tables), and the
 CPython-only branches folded away (fold() below). Without
---march the native code (jsonstream's @micropython.viper functions) is built
-for the machine mpy-cross runs on (-march=host), which is what the
-MicroPython unix port runs; bytecode is the same for every -march. Prints
+--march (or with --march host) the native code (jsonstream's
+@micropython.viper functions) is built for the MicroPython the tools run
+(tools/mpunix.py: the unix port built for 32-bit x86); bytecode is the
+same for every -march. Prints
 one line per module with its size, then the total against
 the frozen-size budget. Exit status 1 names every file that fails.
 
@@ -71,8 +72,10 @@ def _write_whole(path, data):
 def compile_tree(src, dst, march="host", opt=OPT):
     """Compile every .py under src, folded (fold()), to .mpy under dst,
     each file replaced whole (a reader never sees it half written); return
-    [(file, error)]."""
+    [(file, error)]. march "host": for the tools' MicroPython."""
     tool = mpy_cross()
+    if march == "host":
+        from mpunix import MARCH as march
     errors = []
     for dirpath, _, files in os.walk(src):
         rel = os.path.relpath(dirpath, src)

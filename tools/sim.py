@@ -61,6 +61,11 @@ def main(args):
 
 
 def tool(name):
+    """A tool in .venv; "micropython" is the 32-bit build of tools/mpunix.py
+    (built on first use)."""
+    if name == "micropython":
+        import mpunix
+        return mpunix.build()
     here = os.path.join(os.path.dirname(sys.executable), name)
     if os.path.exists(here):
         return here

@@ -7,10 +7,12 @@
 # measure the working set (live data: does it grow with content?) does
 # ANTOS_HEAPMON=live (mpyrun's live=True; on a board tools/hil.py sets
 # heapmon.LIVE before the scenario starts) have the GC collect every 1 KB
-# while it samples ("gc=live"); a heap cap is never judged that way. A thread samples gc.mem_alloc() every
-# 100 us on the unix port; on a board every 10 ms, since an ESP32's sleep_us and a sleep_ms
-# shorter than its 10 ms tick wait holding the GIL, which would stop the
-# scenario. Without _thread (a port built without threads) only start(),
+# while it samples ("gc=live"); a heap cap is never judged that way. A
+# thread samples gc.mem_alloc() every 100 us on the unix port (time.sleep,
+# which lets the GIL go: the tests' build has one, as the ESP32 has, and
+# its sleep_us waits holding it); on a board every 10 ms, since an ESP32's
+# sleep_us and a sleep_ms shorter than its 10 ms tick wait holding the
+# GIL, which would stop the scenario. Without _thread (a port built without threads) only start(),
 # report() and explicit sample() calls sample: then the peak is a lower
 # bound (sampler=none in the report line).
 import gc
@@ -25,6 +27,7 @@ except ImportError:
 UNIX = sys.platform in ("linux", "darwin")
 LIVE = os.getenv("ANTOS_HEAPMON") == "live" if hasattr(os, "getenv") else False
 _state = {"peak": 0, "base": 0, "run": False, "gc": None}
+_TICK = 0.0001          # (one float object: a sample allocates nothing)
 
 
 def sample():
@@ -38,7 +41,7 @@ def _sample():
     while _state["run"]:
         sample()
         if UNIX:
-            time.sleep_us(100)
+            time.sleep(_TICK)
         else:
             time.sleep_ms(10)
     _state["run"] = None

@@ -19,6 +19,9 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NODE_STAMP := tools/node/node_modules/.installed
+# The tests' and make sim's MicroPython: v1.28.0 built for 32 bits, once
+# (tools/mpunix.py; needs gcc-multilib, which it installs when run as root)
+MICROPYTHON := $(VENV)/micropython-1.28.0-x86/micropython
 
 .PHONY: test check sim demo bench measure mpy dist clean lint
 
@@ -32,28 +35,31 @@ $(NODE_STAMP): tools/node/package.json tools/node/package-lock.json
 	cd tools/node && npm ci --no-audit --no-fund
 	touch $(NODE_STAMP)
 
+$(MICROPYTHON): | $(STAMP)
+	VENV=$(abspath $(VENV)) $(PY) tools/mpunix.py >/dev/null
+
 JOBS ?= 3
 XDIST = $(if $(filter-out 0 1,$(JOBS)),-n $(JOBS))
 
-test: $(STAMP) $(NODE_STAMP)
+test: $(STAMP) $(NODE_STAMP) $(MICROPYTHON)
 	$(PY) -m pytest host_tests $(XDIST) $(PYTEST_ARGS)
 
-check: $(STAMP)
+check: $(STAMP) $(MICROPYTHON)
 	$(PY) -m pytest host_tests $(XDIST) -m "smoke or not (micropython or peers or conformance or pty)" $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check lib host_tests tools
 
-sim: $(STAMP)
+sim: $(STAMP) $(MICROPYTHON)
 	$(PY) tools/$(if $(DEMO),demo.py $(DEMO_ARGS),sim.py --board $(BOARD) $(SIM_ARGS))
 
-demo: $(STAMP)
+demo: $(STAMP) $(MICROPYTHON)
 	$(PY) tools/demo.py $(DEMO_ARGS)
 
-bench: $(STAMP)
+bench: $(STAMP) $(MICROPYTHON)
 	$(PY) tools/bench/run.py
 
-measure: $(STAMP) $(NODE_STAMP)
+measure: $(STAMP) $(NODE_STAMP) $(MICROPYTHON)
 	$(PY) tools/bench/measure.py --jobs $(JOBS) $(PYTEST_ARGS)
 
 ARCH = xtensawin
@@ -136,7 +142,7 @@ repl: $(STAMP)
 hil: $(STAMP)
 	$(PY) tools/hil.py --port $(PORT) $(if $(HOST),--host $(HOST)) $(if $(ONLY),--only $(ONLY))
 
-simboard: $(STAMP)
+simboard: $(STAMP) $(MICROPYTHON)
 	$(PY) tools/simboard.py $(SIMBOARD_ARGS)
 
 certs: $(STAMP)

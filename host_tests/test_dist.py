@@ -25,6 +25,8 @@ from toolrun import ROOT, load, make
 
 import compat
 
+SIM_ARCH = load("mpunix").MARCH     # the simulated board's .mpy architecture
+
 dist = load("dist")
 
 
@@ -112,11 +114,12 @@ def test_each_part_holds_what_its_modules_import():
 
 @pytest.fixture(scope="module")
 def built():
-    """make dist ARCH=x64 (the simulated board's architecture) into a
-    folder under build/ (served with the tree by `tree`)."""
+    """make dist ARCH=x86 (the simulated board's architecture: the tests'
+    32-bit MicroPython, tools/mpunix.py) into a folder under build/ (served
+    with the tree by `tree`)."""
     os.makedirs(BUILD, exist_ok=True)
     out = tempfile.mkdtemp(prefix="dist-", dir=BUILD)
-    r = make("dist", "ARCH=x64", "DIST_OUT=" + out, dry=False, timeout=600)
+    r = make("dist", "ARCH=" + SIM_ARCH, "DIST_OUT=" + out, dry=False, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     yield out, r.stdout
     shutil.rmtree(out, ignore_errors=True)
@@ -125,7 +128,7 @@ def built():
 def test_make_dist_builds_the_bundle_the_index_and_their_sums(built):
     out, log = built
     v = compat.VERSION
-    assert "mip-x64: the mip index (7 parts, version %s)" % v in log, log
+    assert "mip-%s: the mip index (7 parts, version %s)" % (SIM_ARCH, v) in log, log
     # SHA256SUMS: every file, each sum right
     sums = {}
     for line in open(os.path.join(out, "SHA256SUMS")):
@@ -137,13 +140,13 @@ def test_make_dist_builds_the_bundle_the_index_and_their_sums(built):
                for n in ns if n != "SHA256SUMS"}
     assert set(sums) == on_disk
     # the bundle: every module of lib/ as .mpy under lib/
-    bundle = "antos-ai-%s-x64.zip" % v
+    bundle = "antos-ai-%s-%s.zip" % (v, SIM_ARCH)
     with zipfile.ZipFile(os.path.join(out, bundle)) as z:
         names = set(z.namelist())
         assert names == {"lib/" + f[:-3] + ".mpy" for f in lib_py()}
         assert all(z.read(n)[:1] == b"M" for n in names)
     # the index: micropython-lib's layout; each hash names a file with it
-    index = os.path.join(out, "mip-x64")
+    index = os.path.join(out, "mip-" + SIM_ARCH)
     ix = json.load(open(os.path.join(index, "index.json")))
     assert ix["v"] == 2 and [p["name"] for p in ix["packages"]] == [p[0] for p in dist.PARTS]
     for p in ix["packages"]:
@@ -234,7 +237,7 @@ def test_mip_install_of_a_part_brings_what_it_needs(board, tree, provider):
 
 def test_mip_install_from_the_index_as_mpy_with_deps(board, built, tree, provider):
     out, _ = built
-    index = tree + "/" + os.path.relpath(os.path.join(out, "mip-x64"), ROOT)
+    index = tree + "/" + os.path.relpath(os.path.join(out, "mip-" + SIM_ARCH), ROOT)
     r = board.mpremote("mip", "install", "--index", index, "ai")
     assert r.returncode == 0 and "Done" in r.stdout, r.stdout + r.stderr
     got = installed(board)

@@ -815,10 +815,13 @@ def test_models_list_select_under_32k_heap_both_sizes(mpy, tmp_path):
     assert abs(peaks[1024 * 1024] - peaks[50 * 1024]) < 3000, peaks
 
 
-def test_json_load_needs_more_than_128k_for_50k_list(mpy, tmp_path):
+def test_json_load_needs_more_than_the_boards_heap_for_50k_list(mpy, tmp_path):
+    """MicroPython's json.load of a 50 KB model list needs more than the
+    ANTOS_ESP32's whole 112 KB GC heap (about 120K on the tests' 32-bit
+    build); jsonstream.select reads it in 32K (about 7K)."""
     path = tmp_path / "models.json"
     write_models(str(path), 50 * 1024)
-    r = mpy.run("js_models", heap="128K", args=[path, "json"], timeout=60)
+    r = mpy.run("js_models", heap="112K", args=[path, "json"], timeout=60)
     assert r.rc != 0 and "MemoryError" in r.err + r.out, r
     r = mpy.run("js_models", heap="32K", args=[path], timeout=60)
     assert r.rc == 0, r

@@ -71,10 +71,13 @@ def _need_cc32():
 
 
 def _source(work):
-    """An unpacked MicroPython v1.28.0 tree under work: its path."""
+    """An unpacked MicroPython v1.28.0 tree under work (ours to change): its
+    path."""
     src = os.environ.get("MICROPY_SRC") or (TARBALL if os.path.exists(TARBALL) else None)
     if src and os.path.isdir(src):
-        return src
+        tree = os.path.join(work, "micropython")
+        shutil.copytree(src, tree, symlinks=True)
+        return tree
     if src:
         _say("unpacking " + src)
         with tarfile.open(src) as t:
@@ -86,6 +89,25 @@ def _source(work):
     subprocess.run(["git", "-C", tree, "submodule", "update", "-q", "--init", "--depth", "1",
                     "lib/mbedtls", "lib/micropython-lib"], check=True)
     return tree
+
+
+def _as_the_board(tree):
+    """One change to the unix port's C, where the board behaves otherwise:
+    a board's UART keeps what was typed ahead, while the unix port drops it
+    each time its REPL switches the terminal's mode (tcsetattr TCSAFLUSH):
+    what a person types while a line runs, or the Ctrl-A that brings the
+    raw REPL back after a soft reset (tools/simboard.py), would be lost.
+    TCSANOW keeps it."""
+    path = os.path.join(tree, "ports", "unix", "unix_mphal.c")
+    with open(path) as f:
+        text = f.read()
+    for mode in ("termios", "orig_termios"):
+        old = "tcsetattr(0, TCSAFLUSH, &%s);" % mode
+        if old not in text:
+            sys.exit("mpunix: %s is not v%s's (no %r)" % (path, VERSION, old))
+        text = text.replace(old, "tcsetattr(0, TCSANOW, &%s);" % mode)
+    with open(path, "w") as f:
+        f.write(text)
 
 
 def build():
@@ -106,6 +128,7 @@ def build():
         work = tempfile.mkdtemp(prefix="mpunix-")
         try:
             tree = _source(work)
+            _as_the_board(tree)
             jobs = "-j%d" % (os.cpu_count() or 2)
             quiet = {"stdout": subprocess.DEVNULL}
             subprocess.run(["make", "-C", os.path.join(tree, "mpy-cross"), jobs], check=True, **quiet)

@@ -107,6 +107,11 @@ def _run(names):
             except BaseException as e:  # KeyboardInterrupt too
                 sys.print_exception(e)
                 return
+            # a Ctrl-C that came as the file ended is raised here, as the
+            # board's pyexec does at the end of each file, not in the
+            # REPL's first line (sleep_ms(0) runs what is pending)
+            import time
+            time.sleep_ms(0)
     except KeyboardInterrupt as e:     # a Ctrl-C around the files: as in boot.py
         sys.print_exception(e)
 

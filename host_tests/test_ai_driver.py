@@ -37,6 +37,34 @@ def test_ctrl_c_mid_stream_closes_at_once_and_keeps_history(srv):
     assert ai.ask_simple("again")[0] == "fine"  # the next request works
 
 
+def test_the_last_request_says_whether_it_failed_and_why(srv):
+    """ai.styles.LAST[5]: None for a request that got a reply; else the
+    error line (scrubbed, clipped: it stays for the session), and no
+    token counts."""
+    from ai.styles import LAST
+    srv.queue(Text("fine"))
+    assert ai.ask_simple("x") == ("fine", None)        # (a whole reply: with its usage)
+    assert LAST[:3] == ["chat", "openai", "gpt-4o-mini"] and LAST[5] is None
+    assert isinstance(LAST[3], int) and isinstance(LAST[4], int), LAST
+    srv.queue(Fail(400, message="bad request for key sk-test-0123456789 " + "x" * 400))
+    reply, err = ai.ask_simple("x", {"stream": lambda p: None})
+    assert reply is None and err.startswith("openai: 400 bad request for key ***")
+    assert LAST[3] is None and LAST[4] is None
+    assert LAST[5].startswith("openai: 400 bad request for key ***") and LAST[5].endswith("...")
+    assert len(LAST[5]) <= 123 < len(err) and "sk-test" not in LAST[5]
+    srv.options(gap=0.2)
+    srv.queue(Text("word " * 60))
+
+    def sink(piece):
+        raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        ai.ask([{"role": "user", "content": "talk"}], {"stream": sink})
+    assert LAST[5] == "stopped before the reply ended (Ctrl-C)"
+    srv.options(gap=0)
+    srv.queue(Text("fine"))
+    assert ai.ask_simple("again")[1] is None and LAST[5] is None
+
+
 def test_the_key_never_appears_in_an_error(srv):
     srv.queue(Fail(400, message="bad request for key sk-test-0123456789"))
     reply, err = ai.ask_simple("x")
@@ -112,7 +140,7 @@ def test_the_last_requests_token_usage_where_the_service_reports_it(tmp_path, ki
                           "ai.code.base_url": s.base_url,
                           "ai.code.model": s.model_ids[0],
                           "ai.code.style": "openai" if provider == "openai" else None})
-            LAST[:] = [None] * 5
+            LAST[:] = [None] * 6
             o = {"use": "code"}
             if kind != "openai-whole":
                 o["stream"] = lambda piece: None

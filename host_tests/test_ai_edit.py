@@ -81,17 +81,29 @@ def test_the_fenced_block_is_taken_from_prose_around_it(srv, src):
     assert src.read_text() == "B = 20\n" + SOURCE.split("\n", 2)[2]
 
 
+@pytest.mark.parametrize("answer,added", [
+    ("tail line 1\ntail line 2", "tail line 1\ntail line 2\n"),
+    ("\n\ntail line 1\n\n    tail line 2\n\n\n", "tail line 1\n\n    tail line 2\n"),
+], ids=["code-only", "blank-edges"])
+def test_an_answer_without_a_fence_is_the_new_text(srv, src, answer, added):
+    # "code fences around the response are stripped": a fence is optional
+    srv.queue(Text(answer))
+    summary, err = ai.edit(str(src), 5, 5, "after", "add two lines after the last one")
+    assert (summary, err) == ("+%d -0 lines at 5-5" % added.count("\n"), None)
+    assert src.read_text() == SOURCE + added
+    assert ai.undo() == ("main.py restored (%d bytes)" % len(SOURCE.encode()), None)
+    assert src.read_text() == SOURCE
+
+
 @pytest.mark.parametrize("answer,why", [
     ("Either\n```\nB = 20\n```\nor\n```\nB = 30\n```\n",
      "the model's answer has 2 code blocks, so which one is the new text is unclear; "
      "main.py is unchanged"),
-    ("I would set B to 20 there.\nShall I?",
-     "the model's answer has no code block (it said: I would set B to 20 there.); "
-     "main.py is unchanged"),
     ("Sure:\n```python\nB = 20\n",
      "the model's code block was never closed (the answer was cut short?); "
      "main.py is unchanged"),
-], ids=["two-blocks", "prose-only", "unclosed"])
+    ("\n  \n\n", "the model's answer was empty; main.py is unchanged"),
+], ids=["two-blocks", "unclosed", "blank"])
 def test_an_ambiguous_answer_leaves_the_file_and_says_why(srv, src, answer, why):
     before = src.read_bytes()
     srv.queue(Text(answer))
@@ -258,7 +270,8 @@ def test_micropython_edit_streams_the_file(mpy, measure, tmp_path, size):
 @pytest.mark.parametrize("answer,edited", [
     ("Here you go:\n```python\nvalue_00010 = 42\nvalue_00011 = 43\n```\nHope it helps", True),
     ("Either\n```\nvalue_00010 = 42\n```\nor\n```\nvalue_00010 = 43\n```\n", False),
-    ("I would make them numbers.", False)], ids=["prose-around", "two-blocks", "prose-only"])
+    ("value_00010 = 42\nvalue_00011 = 43\n", True),
+    ("Sure:\n```\nvalue_00010 = 42\n", False)], ids=["prose-around", "two-blocks", "no-fence", "unclosed"])
 def test_micropython_takes_the_block_or_refuses(mpy, tmp_path, answer, edited):
     r, _, root = _edit_run(mpy, tmp_path, 1024, "64K", answer=answer)
     assert r.rc == 0, r

@@ -1,6 +1,7 @@
 """make demo from a person's seat: through a pseudo-terminal, with no key
 and no network beyond this computer, the demo provider (tools/demo.py)
-streams a reply with markdown, the demo MCP server (tools/demo_weather.py,
+streams a reply with markdown, calls the board's own tool a question
+names (board_temp), the demo MCP server (tools/demo_weather.py,
 the MCP Python SDK) is added, its tools cached, and a tool call is
 approved and answered; ai history, ai config and ai status show the demo
 for what it is; at the end nothing is left running and the throw-away
@@ -130,6 +131,10 @@ def test_make_demo_streams_a_chat_and_an_approved_tool_call_with_no_key(demo):
     assert d.attrs("demo provider").bold and d.attrs("markdown").italics
     assert "\u2502 try \u2502 what it shows \u2502" in screen
     assert "\u2022 tool calls wait for your y before anything runs" in screen
+    # the board's own tool the question names, run at once: it only reads
+    out = d.line("ai what is the chip temperature?")
+    assert "-> board_temp {}" in out and "<- chip temperature: 41 C" in out, out
+    assert "\u2502 chip temperature: 41 C" in out and "weather" not in out, out
     # the MCP server, its tools, a call the person approves
     out = d.line("mcp add weather " + d.mcp_url)
     assert "added weather -> %s (try: mcp test weather)" % d.mcp_url in out
@@ -149,7 +154,7 @@ def test_make_demo_streams_a_chat_and_an_approved_tool_call_with_no_key(demo):
     assert "\u2502 Rochdale: 12 C, drizzle" in screen        # the reply's quote
     out = d.line("ai history")
     for want in ("you> hello", "ai> A demo reply", "you> what is the weather in Rochdale?",
-                 "-> weather__get_weather", "<- Rochdale: 12 C, drizzle", "chat: 2 turns"):
+                 "-> weather__get_weather", "<- Rochdale: 12 C, drizzle", "chat: 3 turns"):
         assert want in out, (want, out)
     # ai config and ai status say it is a demo
     d.screen.reset()
@@ -172,6 +177,57 @@ def test_make_demo_streams_a_chat_and_an_approved_tool_call_with_no_key(demo):
     while weather_pids():
         assert time.monotonic() < deadline, weather_pids()
         time.sleep(0.1)
+
+
+# ---------------------------------------------------------------- which tool
+
+WEATHER_TOOLS = [      # as the demo's MCP server lists them (a chat names them server__tool)
+    {"name": "weather__get_weather", "description": "Current weather for a city: temperature and sky.",
+     "parameters": {"type": "object", "required": ["city"],
+                    "properties": {"city": {"type": "string", "title": "City"}}}},
+    {"name": "weather__get_forecast", "description": "Weather for the next days (1 to 3) in a city.",
+     "parameters": {"type": "object", "required": ["city"],
+                    "properties": {"city": {"type": "string", "title": "City"},
+                                   "days": {"type": "integer", "default": 3, "title": "Days"}}}}]
+
+
+@pytest.fixture(scope="module")
+def provider():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("demo", os.path.join(ROOT, "tools", "demo.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def offered(weather=True):
+    """The tools a chat offers: the board's read-only commands (the
+    console's own list), then the MCP server's."""
+    from shell import chattools
+    board = [dict(d) for d in chattools.Local("read")]
+    return [{"type": "function", "function": {k: d[k] for k in ("name", "description", "parameters")}}
+            for d in board + (WEATHER_TOOLS if weather else [])]
+
+
+@pytest.mark.parametrize("question,call", [
+    ("what is the chip temperature?", ("board_temp", {})),
+    ("how much free memory is there?", ("board_free", {})),
+    ("what is the weather in Rochdale?", ("weather__get_weather", {"city": "Rochdale"})),
+    ("what is the forecast for Lisbon?", ("weather__get_forecast", {"city": "Lisbon", "days": 3})),
+    ("show me the file boot.py", ("board_cat", {"file": "boot.py"})),
+    ("hello", None),
+])
+def test_the_demo_calls_the_tool_the_question_names(provider, question, call):
+    text, calls = provider.answer({"messages": [{"role": "user", "content": question}],
+                                   "tools": offered()})
+    assert calls == ([call] if call else []), (question, calls)
+    assert bool(text) == (call is None)
+
+
+def test_the_demo_says_how_to_add_a_weather_tool_when_none_is_offered(provider):
+    text, calls = provider.answer({"messages": [{"role": "user", "content": "weather in Rochdale?"}],
+                                   "tools": offered(weather=False)})
+    assert calls == [] and "no weather tool" in text
 
 
 # ---------------------------------------------------------------- README
@@ -236,8 +292,8 @@ def test_the_documents_demo_sessions_are_real_runs(demo):
     docs = [s[0] for s in sessions]
     assert docs == ["README.md", os.path.join("lib", "shell", "README.md")], docs
     commands = " | ".join(s[0] for s in sessions[0][2])
-    for want in ("ai hello", "mcp add weather", "ai -tools", "ai what is the weather",
-                 "ai history"):       # README's first section: the tour
+    for want in ("ai hello", "ai what is the chip temperature", "mcp add weather", "ai -tools",
+                 "ai what is the weather", "ai history"):       # README's first section: the tour
         assert want in commands, commands
     urls = [("http://127.0.0.1:8392/mcp", d.mcp_url), ("http://127.0.0.1:8391/v1", d.provider_url)]
     first = d.raw.replace("\r", "")

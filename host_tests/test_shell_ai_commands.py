@@ -176,6 +176,20 @@ def test_edit_and_undo(console):
         assert "say what to change" in c.text()
 
 
+def test_edit_writes_an_answer_without_a_fence(console):
+    # small models told to answer with the code only leave the fence out
+    with FakeOpenAI(flavor="ollama") as srv:
+        c = console(ollama_settings(srv))
+        path = os.path.join(c.flash, "main.py")
+        with open(path, "w") as f:
+            f.write(SOURCE)
+        srv.queue(Text("tail line 1\ntail line 2"))
+        c.line("ai edit main.py:4 --after add two lines after the last line")
+        assert "/main.py: +2 -0 lines at 4-4 (ai undo puts it back)" in c.text(), c.text()
+        with open(path) as f:
+            assert f.read() == SOURCE + "tail line 1\ntail line 2\n"
+
+
 def test_ctrl_c_during_an_edit_leaves_the_file(console):
     with FakeOpenAI(flavor="ollama") as srv:
         c = console(ollama_settings(srv))

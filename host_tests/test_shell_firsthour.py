@@ -260,6 +260,30 @@ def test_ai_status_names_what_each_use_type_resolves_to_and_the_tokens(console):
         assert len(srv.requests) == n
 
 
+def test_ai_status_after_a_failed_request_says_it_failed_and_why(console):
+    from peers import free_port
+    port = free_port()              # nothing listens there: as make sim with no Ollama
+    with FakeOpenAI(flavor="ollama") as srv:
+        c = console({"ai.general.provider": "ollama", "ai.general.model": "llama3.2",
+                     "ai.general.base_url": "http://127.0.0.1:%d/v1" % port})
+        c.line("ai hello")
+        assert "ollama: cannot connect to 127.0.0.1:%d" % port in c.flat(), c.flat()
+        for line in ("ai status", "? what model am I using"):
+            c.clear()
+            c.line(line)
+            text = c.flat()
+            assert re.search(r"last request: chat, ollama llama3.2: failed: ollama: cannot "
+                             r"connect to 127\.0\.0\.1:%d" % port, text), text
+            assert "token" not in text.split("last request:")[1], text
+        # a request that gets a reply says its usage again
+        c.line("set ai.general.base_url " + srv.base_url)
+        srv.queue(Text("Hello there."))
+        c.line("ai hello")
+        c.clear()
+        c.line("ai status")
+        assert re.search(r"last request: chat, ollama llama3.2: \d+ tokens in, \d+ out", c.flat())
+
+
 # ---------------------------------------------------------------- ai chat
 
 def test_ai_chat_is_a_mode_with_its_own_commands(console):

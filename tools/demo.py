@@ -14,8 +14,10 @@ settings point ai.general at the demo provider, labelled as a demo
 (ai.general.label: the banner, ai config and ai status show it), and at
 the end stops both servers and deletes the folder (--keep leaves it).
 The banner says where the MCP server is; the tour (README.md's first
-section): `ai hello`, `mcp add weather URL`, `ai -tools`, `ai what is
-the weather in Rochdale?` (approve with y), `ai history`, `exit`.
+section): `ai hello`, `ai what is the chip temperature?` (the board's
+own board_temp: it only reads, so it runs at once), `mcp add weather
+URL`, `ai -tools`, `ai what is the weather in Rochdale?` (approve with
+y), `ai history`, `exit`.
 
 Wire format of the demo provider (PROVIDERS.md section 1, the chat
 completions style; base http://127.0.0.1:PORT/v1, no key):
@@ -34,11 +36,18 @@ completions style; base http://127.0.0.1:PORT/v1, no key):
     errors: {"error": {"message", "type", "param", "code"}} with 400/404.
 What it answers (the last message decides):
   - a tool result: what the tool said, quoted (a model would rephrase it);
-  - a question about the weather with a *weather* tool offered: a call of
-    it with the city named in the question (Rochdale when none);
-  - the same without such a tool: how to add the demo's MCP server;
   - "Call the tool named ping" with ping offered (ai config's probe):
     the call; "Reply with one word: ready" (its test): Ready;
+  - a question that names an offered tool: a call of it. A word of the
+    question in the tool's own name counts 2, in its description 1, the
+    highest wins (the first of equals): "the chip temperature" is the
+    board's board_temp, "the weather in Rochdale" the MCP server's
+    get_weather, "the forecast for Lisbon" its get_forecast. Arguments:
+    the city the question names (Rochdale when none), a file name it
+    holds, a default the schema declares, an enum's first word; a tool
+    that requires anything else is not picked;
+  - a question about the weather with no such tool: how to add the demo's
+    MCP server;
   - anything else: a short markdown reply (heading, bold, a list, code,
     a table) about the question and what to try next.
 """
@@ -64,6 +73,10 @@ MODEL = "demo"
 LABEL = "DEMO: canned replies from tools/demo.py, not a model (ai config sets up one)"
 GAP = 0.03                      # seconds between streamed pieces: it shows it streams
 WEATHER_WORDS = ("weather", "forecast", "temperature", "rain", "sunny", "cold", "warm")
+# words that name no tool: a question's and a description's filler
+STOP = set("a an the is are was of in on at to for and or my me it its s what which who how "
+           "much many does do can you your please tell show give get now today there this that "
+           "board console command usage".split())
 
 
 # ---------------------------------------------------------------- replies
@@ -83,11 +96,54 @@ def _city(question):
     return m.group(1) if m else "Rochdale"
 
 
+def _words_of(text):
+    return set(re.findall(r"[a-z0-9]+", text.lower())) - STOP
+
+
+def _args(tool, question):
+    """The arguments the demo gives a tool for a question, or None when it
+    cannot fill one the tool requires: a city the question names, a file
+    name it holds, an enum's first word, a declared default."""
+    schema = tool.get("parameters") or {}
+    path = re.search(r"[\w-]*[./][\w./-]*\w", question)
+    args = {}
+    for name, p in (schema.get("properties") or {}).items():
+        if name == "city":
+            args[name] = _city(question)
+        elif "default" in p:
+            args[name] = p["default"]
+        elif p.get("enum"):
+            args[name] = p["enum"][0]
+        elif p.get("type") == "string" and path and name in ("file", "path"):
+            args[name] = path.group(0)
+        elif name in (schema.get("required") or ()):
+            return None
+    return args
+
+
+def _pick(tools, question):
+    """(name, arguments) of the offered tool the question names, or None:
+    a word of the question in the tool's own name (without its server's
+    prefix) counts 2, in its description 1; the first best one wins."""
+    asked = _words_of(question)
+    best, score = None, 0
+    for t in tools:
+        name = t.get("name", "")
+        own = _words_of(name.split("__")[-1].replace("_", " "))
+        about = _words_of(t.get("description") or "")
+        n = sum(2 if w in own else 1 if w in about else 0 for w in asked)
+        args = _args(t, question) if n > score else None
+        if args is not None:
+            best, score = (name, args), n
+    return best
+
+
 def answer(body):
     """(text, calls) for a chat completions request body: calls a list of
     (name, arguments dict)."""
     msgs = body.get("messages") or []
-    tools = [t.get("function", {}).get("name", "") for t in body.get("tools") or ()]
+    tools = [t.get("function") or {} for t in body.get("tools") or ()]
+    names = [t.get("name", "") for t in tools]
     last = msgs[-1] if msgs else {}
     if last.get("role") == "tool":
         said = []
@@ -100,17 +156,14 @@ def answer(body):
                 "would put it in its own words.)*" % quoted), []
     q = _text(last.get("content")).strip()
     low = q.lower()
-    if "ping" in tools and "ping" in low:
+    if "ping" in names and "ping" in low:
         return "", [("ping", {})]
     if low.startswith("reply with one word"):
         return "Ready", []
+    call = _pick(tools, q)
+    if call:
+        return "", [call]
     if any(w in low for w in WEATHER_WORDS):
-        forecast = [t for t in tools if t.endswith("get_forecast")]
-        weather = [t for t in tools if "weather" in t]
-        if "forecast" in low and forecast:
-            return "", [(forecast[0], {"city": _city(q), "days": 3})]
-        if weather:
-            return "", [(weather[0], {"city": _city(q)})]
         return ("I have **no weather tool** yet, so I cannot look that up.\n\n"
                 "- add the demo's MCP server: `mcp add weather URL` (the URL is in the "
                 "banner)\n- offer its tools to me: `ai -tools`\n- then ask again"), []
@@ -125,6 +178,7 @@ def answer(body):
             "|---|---|\n"
             "| `mcp add weather URL` | an MCP server |\n"
             "| `ai -tools` | its tools offered to the model |\n"
+            "| `ai what is the chip temperature?` | a board tool: it only reads, so it runs |\n"
             "| `ai what is the weather in Rochdale?` | a tool call you approve |\n"
             % q.replace("*", "")), []
 
@@ -294,7 +348,8 @@ def main(argv):
             return 1
         print("demo: AI provider %s (canned replies, no key), MCP server %s, flash %s "
               "(deleted at the end)" % (provider_url, mcp_url, flash))
-        print("demo: try  ai hello  |  mcp add weather %s  |  ai -tools  |  "
+        print("demo: try  ai hello  |  ai what is the chip temperature?  |  "
+              "mcp add weather %s  |  ai -tools  |  "
               "ai what is the weather in Rochdale?  |  ai history  |  exit" % mcp_url, flush=True)
         return sim.main(["--flash", flash] + (["--heap", heap] if heap else [])
                         + (["--lib", lib] if lib else []))

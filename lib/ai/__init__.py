@@ -31,6 +31,8 @@ from ai.config import ConfigError, resolve, source
 from ai.styles import LAST, Out, StyleError, load
 
 _RETRIES = const(2)
+_KEPT = const(120)            # characters of a failed request's error kept in LAST
+_STOPPED = "stopped before the reply ended (Ctrl-C)"   # LAST[5] until the request ends
 _MAX_WAIT_S = const(20)       # longest server-requested wait we sit through
 MAX_MODELS = 200      # ids kept from a model list by default (see ai/models.py)
 KEEP = ("content-type", "retry-after", "retry-after-ms", "x-should-retry")
@@ -123,6 +125,14 @@ def _oom(cfg, out, tools):
     return what + " sending the request (a shorter conversation: ai -new)"
 
 
+def _failed(cfg, err):
+    """(None, err, None), err kept as the outcome of the request named in
+    LAST (clipped: it stays for the session)."""
+    if cfg is not None:
+        LAST[5] = err if len(err) <= _KEPT else err[:_KEPT] + "..."
+    return None, err, None
+
+
 def ask(history, overrides=None):
     """Send the conversation; returns (reply, err, tool_calls)."""
     cfg = out = None
@@ -133,7 +143,10 @@ def ask(history, overrides=None):
         try:
             cfg = resolve(o)
         except ConfigError as e:
-            return None, str(e), None
+            return None, str(e), None       # (nothing was asked: LAST stays)
+        LAST[0], LAST[1], LAST[2] = cfg["use"], cfg["provider"], cfg["model"]
+        LAST[3] = LAST[4] = None            # (in place: no list per request)
+        LAST[5] = _STOPPED
         tools = o.get("tools")
         if isinstance(tools, str) or not tools:
             tools = None
@@ -141,7 +154,7 @@ def ask(history, overrides=None):
             from ai import copilot
             err = copilot.prepare(cfg, tools)
             if err:
-                return None, err, None
+                return _failed(cfg, err)
         keep = o.get("keep") is not False
         stream = o.get("stream")
         sink = stream
@@ -165,14 +178,12 @@ def ask(history, overrides=None):
         # already when the history records it)
         out = Out(cfg["max_reply"], sink, keep or (fallback is not None and rec is None))
         try:
-            LAST[0], LAST[1], LAST[2] = cfg["use"], cfg["provider"], cfg["model"]
-            LAST[3] = LAST[4] = None        # (in place: no list per request)
             reply = _exchange(cfg, load(cfg["style"]), msgs, tools, out, stream is not None)
         finally:
             collect()
         if not out.size and not reply.calls:
             out.drop()
-            return None, "%s: %s" % (cfg["provider"], _errors().empty_reason(cfg, reply)), None
+            return _failed(cfg, "%s: %s" % (cfg["provider"], _errors().empty_reason(cfg, reply)))
         if out.size and reply.finish in ("length", "filter"):
             # the service cut the reply: said in the text, in every style
             mark = _errors().cut_mark(cfg, reply.finish)
@@ -190,19 +201,23 @@ def ask(history, overrides=None):
             out.drop()
         reply.turn["content"] = reply.text
         history.append(reply.turn)
+        LAST[5] = None
         return reply.text, None, reply.calls
     except StyleError as e:     # (the one exception class of ai: see ai/config.py)
         out.drop()
-        return None, _errors().scrub(cfg, str(e)), None
+        return _failed(cfg, _errors().scrub(cfg, str(e)))
     except MemoryError:
         reply = None
         if out is not None:
             out.drop()
         collect()
         try:
-            return None, _oom(cfg, out, tools), None
+            return _failed(cfg, _oom(cfg, out, tools))
         except MemoryError:     # not even the line's words: a constant, no allocation
-            return None, "out of memory (restart, or free memory: ai -new, ai tools clear)", None
+            err = "out of memory (restart, or free memory: ai -new, ai tools clear)"
+            if cfg is not None:
+                LAST[5] = err
+            return None, err, None
     finally:
         loosen(gc_was)
 

@@ -25,15 +25,18 @@ message is, in this order:
 with a system prompt that asks for the text in one fenced code block, and
 after it the caller's own system prompt (overrides["system"], else the
 settings ai.edit.system, ai.general.system). The text of that block is
-taken, prose around it dropped; an answer with no block, with two or more,
-or with one never closed leaves the file unchanged and the error says why.
+taken, prose around it dropped; an answer with no block is the new text
+itself (the fence is optional: small models told to answer with the code
+only leave it out), but for blank lines at its ends. An answer with two
+blocks or more, one never closed, or no text leaves the file unchanged
+and the error says why; the summary and ai.undo() guard the rest.
 overrides are ai.ask's; a "stream" callable there sees the answer's pieces
 (progress).
 
 Memory: nothing of the file is held in RAM. A scan finds the region's
 byte offsets; the message is written to flash as one JSON string (the file
 read in pieces, escaped piece by piece) and sent as a jsonstream.RawFile;
-the answer streams to flash through the fence filter; the new file is
+the answer streams to flash as it comes (fences left out); the new file is
 written from the old one and the answer by copying pieces. A region over
 MAX_REGION bytes is refused. The splice is atomic (store.write_atomic): on
 any failure, Ctrl-C or an empty answer the file is unchanged. Before it,
@@ -176,20 +179,22 @@ def _message(path, req, a, b, label, context, instruction):
 
 
 class _Answer:
-    """The model's answer to a file on flash: the text of its fenced code
-    block (``` or ~~~, any longer run closes only with as long a run),
-    whatever prose is around it. err() says why the answer cannot be
-    used: no block, more than one, or one never closed. Counts the lines
-    kept."""
+    """The model's answer to a file on flash, and where in it the new text
+    is (span: start and end byte, lines before and after): the text of its
+    one fenced code block (``` or ~~~, any longer run closes only with as
+    long a run), prose around it dropped; with no block, the whole answer
+    but the blank lines at its ends (a fence is optional). err() says why
+    the answer cannot be used: more than one block, one never closed, or
+    no text."""
 
     def __init__(self, f):
         self.f = f
         self.line = []
         self.fence = None       # the open block's fence, e.g. "```"
         self.blocks = 0
-        self.said = None        # the first words outside a block
-        self.lines = 0
         self.size = 0
+        self.lines = 0
+        self.span = None        # [start, end, lines at start, lines at end]
 
     def feed(self, piece):
         while piece:
@@ -215,21 +220,31 @@ class _Answer:
         elif k >= 3:
             self.fence = t[:k]
             self.blocks += 1
+            if self.blocks == 1:        # the text before it was prose
+                self.span = [self.size, self.size, self.lines, self.lines]
             return
-        else:
-            if t and self.said is None:
-                self.said = t[:60]
-            return                  # prose around the block
+        elif self.blocks:
+            return                      # prose after a block
+        elif not t:
+            self._write(s)              # blank: kept only between lines of text
+            return
         if self.blocks > 1:
             return                  # (not used: the answer is refused)
+        if self.span is None:
+            self.span = [self.size, self.size, self.lines, self.lines]
+        self._write(s)
+        self.span[1] = self.size
+        self.span[3] = self.lines
+
+    def _write(self, s):
         data = s.encode()
         self.f.write(data)
         self.size += len(data)
         self.lines += 1
 
     def close(self):
-        if self.line:
-            self._put("".join(self.line))
+        if self.line:               # the last line: whole, like the others
+            self._put("".join(self.line) + "\n")
             self.line = []
 
     def err(self, name):
@@ -237,13 +252,10 @@ class _Answer:
         if self.blocks > 1:
             return ("the model's answer has %d code blocks, so which one is the new text is "
                     "unclear; %s is unchanged" % (self.blocks, name))
-        if not self.blocks:
-            return ("the model's answer has no code block%s; %s is unchanged" % (
-                " (it said: %s)" % self.said if self.said else "", name))
         if self.fence is not None:
             return ("the model's code block was never closed (the answer was cut short?); "
                     "%s is unchanged" % name)
-        if not self.size:
+        if self.span is None or self.span[0] == self.span[1]:
             return "the model's answer was empty; %s is unchanged" % name
         return None
 
@@ -315,7 +327,7 @@ def edit(path, start=None, end=None, where="replace", instruction=None, override
         store.remove(req)
         store.remove(ans)
     removed = (end - start + 1 if lines else 0) if where == "replace" else 0
-    return "+%d -%d lines at %d-%d" % (out.lines, removed, start, end), None
+    return "+%d -%d lines at %d-%d" % (out.span[3] - out.span[2], removed, start, end), None
 
 
 def _splice(path, ans, out, a, b, where, size):
@@ -328,7 +340,7 @@ def _splice(path, ans, out, a, b, where, size):
 
     def write(w):
         _copy(undo, 0, cut, w)
-        _copy(ans, 0, out.size, w)       # (whole lines: a fence line closed them)
+        _copy(ans, out.span[0], out.span[1], w)     # (whole lines: close() ends the last)
         _copy(undo, rest, size, w)
     store.write_atomic(path, write)
 

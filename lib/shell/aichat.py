@@ -9,8 +9,8 @@ them only (a question does not pay for them):
         what each use-type resolves to (ai/config.py): provider, model,
         tools level, the key masked and the setting it comes from, the base
         URL, a label (ai.<use>.label); a use-type that resolves as general
-        does says so in one line; then the last request's token usage
-        (ai.styles.LAST) where the service reported it
+        does says so in one line; then the last request (ai.styles.LAST):
+        why it failed, or its token usage where the service reported it
 """
 import shell
 from shell import out, Error, aicmd
@@ -90,7 +90,8 @@ def _switch(use, model, token):
 def status():
     """ai status: what each use-type resolves to (provider, model, tools
     level, the key masked and the setting it comes from, the base URL),
-    then the last request's token usage where the service reported it."""
+    then the last request: why it failed, or its token usage where the
+    service reported it."""
     from ai.config import resolve, ConfigError
     from ai.styles import LAST
     uses = ["general", "chat", "helper", "edit"]     # ai's, ?'s, ai edit's
@@ -126,7 +127,9 @@ def status():
             shell.DIM)
     if LAST[1] is None:
         return out("last request: none since the console started")
+    if LAST[5] is not None:
+        return out(shell.fold("last request: %s, %s %s: failed: %s" % tuple(LAST[:3] + LAST[5:]), 2))
     if LAST[3] is None and LAST[4] is None:
         return out("last request: %s, %s %s: the service reported no token usage" % tuple(LAST[:3]))
     out("last request: %s, %s %s: %s tokens in, %s out" % tuple(
-        [v if v is not None else "?" for v in LAST]))
+        [v if v is not None else "?" for v in LAST[:5]]))

@@ -27,8 +27,8 @@ _root = None
 _settings = None
 # What a session remembers between console commands, which forget the
 # modules they imported (shell._call): the last AI request, [use, provider,
-# model, tokens in, tokens out] (ai.styles.LAST).
-LAST_REQUEST = [None, None, None, None, None]
+# model, tokens in, tokens out, error or None] (ai.styles.LAST).
+LAST_REQUEST = [None, None, None, None, None, None]
 
 
 def root():

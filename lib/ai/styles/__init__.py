@@ -210,10 +210,11 @@ def as_str(v):
     return history.string(v)
 
 
-# The last request's token usage, where the service reports it: [use,
-# provider, model, tokens in, tokens out] (None: not reported). The driver
-# names the request before it is sent; a style's select() rules hand each
-# count to tokens() (`ai status` shows them). The list lives in store, which
+# The last request and its token usage, where the service reports it:
+# [use, provider, model, tokens in, tokens out (None: not reported), error
+# (None: it got a reply; else why not, clipped)]. The driver names the
+# request before it is sent and sets its outcome; a style's select() rules
+# hand each count to tokens() (`ai status` shows them). The list lives in store, which
 # stays loaded: the console forgets ai.* between commands.
 from store import LAST_REQUEST as LAST  # noqa: E402
 

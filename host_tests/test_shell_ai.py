@@ -18,6 +18,7 @@ import pyte
 import pytest
 
 from fakes import Calls, FakeOpenAI, FakeTextOnly, Text
+from httpserver import wait_for
 from shell import md
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -776,6 +777,9 @@ def test_spinner_turns_and_ctrl_c_works_while_the_provider_is_silent(console):
         c.clear()
         c.type("ai are you there\r")
         c.expect_exact("thinking")
+        # silent means it has the request (else "too late" would answer
+        # the next one): the spinner turns from before the request is sent
+        assert wait_for(lambda: srv.pending() == 0, 30)
         t0 = time.time()
         c.child.send("\x03")
         c.expect_prompt(timeout=10)

@@ -221,9 +221,9 @@ def conformance_passed(rc, out, scenario):
         assert REFUSALS[scenario] in out, out
 
 
-def test_conformance_lists_these_scenarios():
-    node = peers.conformance_node()
-    r = subprocess.run([node, peers.CONFORMANCE_BIN, "list", "--client"], capture_output=True,
+def test_conformance_lists_these_scenarios(conformance_suite):
+    node, suite = conformance_suite
+    r = subprocess.run([node, suite, "list", "--client"], capture_output=True,
                        text=True, timeout=60)
     assert sorted(re.findall(r"^  - (\S+)", r.stdout, re.M)) == sorted(SCENARIOS), r.stdout
 

@@ -412,7 +412,7 @@ def test_login_heap_does_not_grow_with_the_metadata(mpy, tmp_path):
 
 # --------------------------------------------------------------- console
 
-def test_mcp_login_at_the_console(console):
+def test_mcp_login_at_the_console(console, conformance_suite):
     with peers.ConformanceServer("auth/metadata-default") as srv:
         c = console({})
         c.line("mcp add conf " + srv.url)

@@ -17,7 +17,7 @@ import pytest
 
 import mcp
 import store
-from mcp import client
+from mcp import client, items
 from mcpfake import McpFake as Fake, reply, sse, text_result
 import mpyrun
 import peers
@@ -607,7 +607,7 @@ def test_result_flattening_and_bounds():
         assert lines[2] == "[audio audio/wav, 4 bytes]"
         assert lines[3] == "X file <file:///x>"
         assert lines[4] == "[resource mem://t]"
-        assert lines[5] == "z" * client.MAX_RESOURCE + "... (truncated)"
+        assert lines[5] == "z" * items.MAX_RESOURCE + "... (truncated)"
         assert lines[6] == "[blob mem://b app/bin, 3 bytes]"
         assert lines[7:] == ["", "[weird content]"]
         assert json.loads(ok(mcp.call(conn, "structured", {}))) == {"a": [1, 2], "b": "c"}
@@ -645,7 +645,7 @@ def test_the_result_spool_is_one_given_back_after_each_call(flash, monkeypatch):
 
     def interrupted(*a):
         raise KeyboardInterrupt
-    monkeypatch.setattr(client, "_guard", interrupted)
+    monkeypatch.setattr(client, "guard", interrupted)
     conn = types.SimpleNamespace(last_is_error=False)
     with pytest.raises(KeyboardInterrupt):
         client.call(conn, "work", {})

@@ -84,7 +84,7 @@ def test_cancellation_is_seen_by_the_server(ts_server):
     conn = session(peer, timeout=10, deadline=2)
     text, err = mcp.call(conn, "slow", {})
     assert text is None and err == "ts: no complete reply within 2 s (raise mcp.deadline)"
-    rid = json.loads(json.dumps(conn._id))      # the call's id (no request since)
+    rid = json.loads(json.dumps(conn.rid))      # the call's id (no request since)
     want = "cancelled %d timed out" % rid
     t = time.monotonic() + 20
     while want not in peer.log() and time.monotonic() < t:

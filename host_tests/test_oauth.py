@@ -26,7 +26,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 import compat
 import mcp
 import store
-from mcp import client, es256, oauth
+from mcp import client, es256, exchange, oauth
 from httpserver import Server
 import peers
 from test_shell_ai import console, read_settings  # noqa: F401  (the pty Console fixture)
@@ -303,7 +303,7 @@ def test_refusals():
         assert err == ("x: unusable access token from the authorization server "
                        "(token must be printable ASCII without spaces)")
     # an authorization server over http:// only for an http:// MCP server
-    conn = client.Conn("https://mcp.example/mcp", name="s")
+    conn = exchange.Conn("https://mcp.example/mcp", name="s")
     with pytest.raises(client.McpError, match="an authorization server must use https://"):
         oauth._http(conn, "GET", "http://as.example/.well-known/x", {})
     # a resource identifier covers the MCP URL: same origin, a parent path

@@ -1,7 +1,8 @@
 # mcp: Model Context Protocol client (Streamable HTTP) and the registry of
-# configured servers. The protocol code lives in mcp/client.py (wire format
-# documented there), the registry in mcp/registry.py. Submodules are imported
-# on first use so `import mcp` costs little heap.
+# configured servers. The calls live in mcp/client.py, the session's
+# JSON-RPC exchange below them in mcp/exchange.py (wire format documented
+# there), the registry in mcp/registry.py. Submodules are imported on first
+# use so `import mcp` costs little heap.
 #
 #   conn, err = mcp.connect(url, token=None, name=None, elicit=None,
 #                           sample=None, listen=True, timeout=30,

@@ -13,9 +13,10 @@
 # counted: "... (truncated, N bytes)"), and a blob is described, not read:
 # "[blob URI MIME, N bytes]" (its size counted from the base64 stream).
 from compat import collect, const
-from mcp import client, items
+from mcp import client, exchange, items
+from mcp.exchange import McpError
 
-# client.walk's actions (its const names are not attributes under MicroPython)
+# exchange.walk's actions (its const names are not attributes under MicroPython)
 _SKIP = const(0)
 _TAKE = const(1)
 _STREAM = const(2)
@@ -27,7 +28,7 @@ READ_TOOL = "read_resource"     # the chat's tool: <server>__read_resource
 
 def check(conn):
     if "resources" not in conn.caps:
-        raise client.McpError("%s offers no resources" % conn.name)
+        raise McpError("%s offers no resources" % conn.name)
 
 
 class _List(client.Listing):
@@ -69,7 +70,7 @@ class _List(client.Listing):
         if c is None or not isinstance(c.get("uri"), str):
             return
         if self.count >= _MAX_LISTED:
-            raise client.McpError("more than %d resources" % _MAX_LISTED)
+            raise McpError("more than %d resources" % _MAX_LISTED)
         self.count += 1
         d = c.get("description")
         if d is not None:
@@ -82,18 +83,18 @@ def _walk(conn, each):
     acc = _List(each)
     cursor = None
     for _ in range(_MAX_PAGES):
-        client._request(conn, "resources/list", {"cursor": cursor} if cursor else None, acc)
+        exchange.request(conn, "resources/list", {"cursor": cursor} if cursor else None, acc)
         acc.flush()
         cursor = acc.cursor
         if not isinstance(cursor, str) or not cursor:
             return acc.count
         collect()
-    raise client.McpError("%s: resources/list has more than %d pages" % (conn.name, _MAX_PAGES))
+    raise McpError("%s: resources/list has more than %d pages" % (conn.name, _MAX_PAGES))
 
 
 def listing(conn, each):
     """(count, err): each resource to each(dict) as it is parsed."""
-    return client._guard(conn, _walk, conn, each)
+    return client.guard(conn, _walk, conn, each)
 
 
 class _Read(client.PassBytes):
@@ -173,5 +174,5 @@ def read(conn, uri, out=None, limit=client.MAX_TEXT):
     if out is None:
         text, err = client.as_text(conn, limit, _read, conn, uri)
     else:
-        text, err = "", client._guard(conn, _read, conn, uri, out, limit)[1]
+        text, err = "", client.guard(conn, _read, conn, uri, out, limit)[1]
     return (None, err) if err else (text, None)

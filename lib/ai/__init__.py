@@ -241,7 +241,7 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
     except MemoryError:
         collect()
         return None, ("out of memory running the tools (fewer tools: ai tools clear; "
-                      "a smaller mcp.max_result; or start over: ai -new)")
+                      "a smaller ai.max_tool_result; or start over: ai -new)")
     finally:
         loosen(gc_was)
 

@@ -31,7 +31,9 @@
 # rest only counted ("... (truncated, N bytes)"); the kept text goes to the
 # str mcp.call returns, or to the caller's output (ai.run: a file on flash),
 # and structuredContent is skipped unread when text came, else copied as
-# compact JSON without being held.
+# compact JSON without being held. With into= (a file path) the whole text
+# is written to the file (mcp/tofile.py), a text item's bytes straight from
+# the parser's buffer: no str per piece.
 
 import jsonstream
 import httpc
@@ -45,12 +47,13 @@ _MAX_TOOLS = const(128)        # tools accepted from one server (all pages)
 _MAX_PAGES = const(16)         # tools/list pages followed
 _MAX_VALUE = const(16384)      # any materialized JSON value (schemas, params)
 _DEADLINE = const(300)         # seconds for one operation unless connect() says
+WHOLE = 1 << 30     # the limit of a result written whole (into=: mcp/tofile.py)
 # exchange.walk's actions (its const names are not attributes under MicroPython)
 _SKIP = const(0)
 _TAKE = const(1)
 _STREAM = const(2)
 _DIVE = const(3)
-_COPY = const(4)    # the visitor reads the value itself: v.copy(path, parser)
+_COPY = const(4)    # the accumulator reads the value itself: v.acc.copy(path, parser)
 
 
 # ------------------------------------------------------------ accumulators
@@ -227,9 +230,10 @@ class _Call(PassBytes):
     on flash if it comes first). An item is finished when the next index
     (or the end) arrives; items other than text are worded by
     items.item(). The text goes to dest.add() as it comes, cut at
-    limit bytes (the rest only counted: total, and PassBytes.NOTE at the end);
-    dest.drop() forgets it when the message turns out not to be our
-    response."""
+    limit bytes (the rest only counted: total, and PassBytes.NOTE at the end),
+    or at WHOLE to a file, a text item's bytes through dest.copy(parser)
+    (mcp/tofile.py); dest.drop() forgets it when the message turns out not
+    to be our response."""
 
     def reset(self):
         if self.total:
@@ -261,15 +265,20 @@ class _Call(PassBytes):
         if n > 5:
             return _SKIP
         if k == "text" or k == "data" or k == "blob":
-            return _STREAM
+            return _COPY if n == 4 and k == "text" and self.limit == WHOLE else _STREAM
         if k == "resource":
             return _DIVE if n == 4 else _SKIP
         return _TAKE if k in ("type", "mimeType", "uri", "name") else _SKIP
 
     def copy(self, path, p):
-        """structuredContent, no text so far: as compact JSON, straight into
-        the text once the content list is done, else to a spool that
-        finish() uses only if no text comes."""
+        """A text item to the file (into=); structuredContent, no text so
+        far: as compact JSON, straight into the text once the content list
+        is done, else to a spool that finish() uses only if no text comes."""
+        if len(path) == 4:
+            self._item(path)
+            self._sep()
+            self.total += self.dest.copy(p)
+            return
         from mcp import items
         if self.listed:
             self._flush()
@@ -360,8 +369,9 @@ def guard(conn, fn, *args):
         return None, "%s: network error (%s)" % (conn.name, e)
     except MemoryError:
         collect()
-        return None, ("%s: out of memory reading the reply (a smaller mcp.max_result; "
-                      "ai tools clear if the tools cache is large)" % conn.name)
+        return None, ("%s: out of memory reading the reply (a smaller mcp.max_result, in a "
+                      "chat ai.max_tool_result; ai tools clear if the tools cache is large)"
+                      % conn.name)
     finally:
         conn.t0 = None
         loosen(gc_was)
@@ -451,12 +461,15 @@ def _call(conn, name, args, dest, limit):
     pending(conn, "tools/call", params, acc)
     acc.finish()
     conn.last_is_error = acc.is_error
+    return acc.total
 
 
-def call(conn, name, args=None, out=None, limit=MAX_TEXT):
+def call(conn, name, args=None, out=None, limit=MAX_TEXT, into=None):
     """(text, err): the result flattened to text, cut at limit bytes. With
     out, the text goes to out.add(piece) as it is read instead and text is
-    "" (a failed tool's text too: err is then just "tool error")."""
+    "" (a failed tool's text too: err is then just "tool error"). With into
+    (a file path), the whole text is written there as it is read: (its
+    size in bytes, err), mcp/tofile.py."""
     conn.last_is_error = False
     if args is None or args == "":
         args = {}
@@ -467,6 +480,9 @@ def call(conn, name, args=None, out=None, limit=MAX_TEXT):
             return None, "bad tool arguments for %s: %s" % (name, e)
     if not isinstance(args, dict):
         return None, "bad tool arguments for %s: not a JSON object" % name
+    if into is not None:
+        from mcp import tofile
+        return tofile.whole(conn, into, _call, conn, name, args)
     if out is None:
         text, err = as_text(conn, limit, _call, conn, name, args)
     else:

@@ -146,7 +146,7 @@ _SKIP = const(0)
 _TAKE = const(1)
 _STREAM = const(2)
 _DIVE = const(3)
-_COPY = const(4)    # the visitor reads the value itself: v.copy(path, parser)
+_COPY = const(4)    # the accumulator reads the value itself: v.acc.copy(path, parser)
 
 
 def walk(src, v):
@@ -172,7 +172,7 @@ def walk(src, v):
             else:
                 v.put(path, p.read_value())
         elif act == _COPY:
-            v.copy(path, p)
+            v.acc.copy(path, p)
         elif act == _DIVE and p.peek() in (jsonstream.OBJ, jsonstream.ARR):
             arr.append(p.next() == jsonstream.ARR)
             path.append(-1)
@@ -265,9 +265,6 @@ class Msg:
             self.acc.put(path, v)
         else:
             self.f[path[-1]] = v
-
-    def copy(self, path, p):
-        self.acc.copy(path, p)
 
     def piece(self, path, s):
         if path[0] == "result":

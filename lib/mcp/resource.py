@@ -10,7 +10,8 @@
 # Memory: a listing hands each resource to each() as it is parsed (one in
 # RAM at a time, its description cut at 1 KB); a read streams text items
 # into dest.add() cut at limit bytes while they are read (the rest only
-# counted: "... (truncated, N bytes)"), and a blob is described, not read:
+# counted: "... (truncated, N bytes)"), or whole to a file (into=,
+# mcp/tofile.py), and a blob is described, not read:
 # "[blob URI MIME, N bytes]" (its size counted from the base64 stream).
 from compat import collect, const
 from mcp import client, exchange, items
@@ -21,6 +22,7 @@ _SKIP = const(0)
 _TAKE = const(1)
 _STREAM = const(2)
 _DIVE = const(3)
+_COPY = const(4)
 _MAX_PAGES = const(16)
 _MAX_LISTED = const(1000)       # resources walked in one listing (all pages)
 READ_TOOL = "read_resource"     # the chat's tool: <server>__read_resource
@@ -98,8 +100,9 @@ def listing(conn, each):
 
 
 class _Read(client.PassBytes):
-    """result.contents[*]: text items to dest (cut at limit bytes), blobs
-    described. Items are separated by a blank line."""
+    """result.contents[*]: text items to dest (cut at limit bytes, or whole
+    to a file: mcp/tofile.py), blobs described. Items are separated by a
+    blank line."""
 
     def reset(self):
         if self.total:
@@ -115,6 +118,8 @@ class _Read(client.PassBytes):
             return _DIVE
         k = path[-1]
         if n == 4:
+            if k == "text" and self.limit == client.WHOLE:
+                return _COPY
             if k == "text" or k == "blob":
                 return _STREAM
             if k == "uri" or k == "mimeType":
@@ -140,6 +145,10 @@ class _Read(client.PassBytes):
         self._item(path)
         self.it[path[-1]] = v
 
+    def copy(self, path, p):
+        self._item(path)
+        self.total += self.dest.copy(p)
+
     def piece(self, path, s):
         self._item(path)
         if path[-1] == "text":
@@ -163,14 +172,19 @@ def _read(conn, uri, dest, limit):
     acc = _Read(dest, limit)
     client.pending(conn, "resources/read", {"uri": uri}, acc)
     acc.finish()
+    return acc.total
 
 
-def read(conn, uri, out=None, limit=client.MAX_TEXT):
+def read(conn, uri, out=None, limit=client.MAX_TEXT, into=None):
     """(text, err): the resource's contents as text (see the top comment);
-    with out, the text goes to out.add(piece) and text is ""."""
+    with out, the text goes to out.add(piece) and text is ""; with into (a
+    file path), the whole text is written there: (its size in bytes, err)."""
     conn.last_is_error = False
     if not isinstance(uri, str) or not uri:
         return None, "read_resource needs a uri (a string)"
+    if into is not None:
+        from mcp import tofile
+        return tofile.whole(conn, into, _read, conn, uri)
     if out is None:
         text, err = client.as_text(conn, limit, _read, conn, uri)
     else:

@@ -40,7 +40,6 @@ import httpc
 from compat import collect, const, ticks_ms, tighten, loosen
 from mcp import MAX_RESULT as MAX_TEXT     # flattened tool result kept (bytes)
 from mcp import exchange
-from mcp.exchange import McpError
 
 _MAX_DESC = const(1024)        # tool description kept (chars)
 _MAX_TOOLS = const(128)        # tools accepted from one server (all pages)
@@ -101,7 +100,7 @@ class _Tools(Listing):
         if self.page and self.each is not None:
             # a message that was not our response carried tools, which
             # went to each() already: refuse rather than mix them in
-            raise McpError("a reply that was not ours carried a tool list")
+            raise exchange.McpError("a reply that was not ours carried a tool list")
         self.page = []
         self.i = None
         self.cur = None
@@ -138,7 +137,7 @@ class _Tools(Listing):
             self.hidden += 1    # we cannot run tasks
             return
         if self.count >= _MAX_TOOLS:
-            raise McpError("more than %d tools" % _MAX_TOOLS)
+            raise exchange.McpError("more than %d tools" % _MAX_TOOLS)
         self.count += 1
         schema = c.get("inputSchema")
         if not isinstance(schema, dict):
@@ -358,7 +357,7 @@ def guard(conn, fn, *args):
     gc_was = tighten()
     try:
         return fn(*args), None
-    except McpError as e:
+    except exchange.McpError as e:
         return None, str(e)
     except httpc.HTTPError as e:
         from mcp.errors import failed
@@ -407,7 +406,7 @@ def _list_tools(conn, raw, each):
         if not isinstance(cursor, str) or not cursor:
             return out if each is None else acc.count
         collect()
-    raise McpError("%s: tools/list has more than %d pages" % (conn.name, _MAX_PAGES))
+    raise exchange.McpError("%s: tools/list has more than %d pages" % (conn.name, _MAX_PAGES))
 
 
 def tools(conn, raw=False, each=None):

@@ -17,10 +17,10 @@ import peers
 # The heap free when the calls start is printed (LIMIT ... FREE)
 CAP = "64K"
 # The soak: the project's goal for the library (the board keeps 64K of its
-# 112K for the program's own); it passes at 42K (round 6, a small call
+# 112K for the program's own); it passes at 41-42K (round 6, a small call
 # right after the first big result, ran out of memory below)
 GOAL = "48K"
-SOAK_CAP = "46K"
+SOAK_CAP = "45K"
 SOAK_ROUNDS = 200
 SOAK_BIG = 15000
 KB = 1024

@@ -144,6 +144,21 @@ else:
         dst[d:d + n] = src[s:s + n]
 
 
+def drive(steps):
+    """Run a step generator to its end here, blocking; its return value.
+    Protocol code is written once as step generators that never wait
+    themselves: they yield a connection when it must become ready (only
+    with block=False, under the asyncio driver: httpc/aio.py) and an int
+    for ms to sleep (a retry's wait), which is slept here."""
+    try:
+        while True:
+            ms = next(steps)
+            if isinstance(ms, int):
+                sleep_ms(ms)
+    except StopIteration as e:
+        return e.value
+
+
 def board():
     """This board's profile without its sources (boards/<BOARD>/profile.json,
     which the firmware freezes as the module boardprofile): {"board",

@@ -26,7 +26,7 @@ official SDKs retry, and words the errors. Styles only translate.
 import httpc
 import jsonstream
 from compat import VERSION as __version__  # noqa: F401  (ai.__version__)
-from compat import sleep_ms, collect, const, lazy, ticks_ms, ticks_diff, tighten, loosen
+from compat import collect, const, drive, lazy, ticks_ms, ticks_diff, tighten, loosen
 from ai.config import ConfigError, resolve, source
 from ai.styles import LAST, Out, StyleError, load
 
@@ -44,9 +44,12 @@ def _left(cfg, t0):
     return max(cfg["deadline"] - ticks_diff(ticks_ms(), t0) / 1000, 0)
 
 
-def _exchange(cfg, style, history, tools, out, streaming):
-    """One model request with retries, all within the deadline. Returns a
-    Reply or raises StyleError with the line to show."""
+def _exchange(cfg, style, history, tools, out, streaming, opener=None):
+    """One model request with retries, all within the deadline: a step
+    generator (compat.drive; opener: the asyncio driver's connections,
+    httpc.aio) that returns a Reply or raises StyleError with the line to
+    show."""
+    block = opener is None
     t0 = ticks_ms()
     attempt = 0
     # a key that can be renewed (a Copilot session token): once, on a 401
@@ -58,10 +61,9 @@ def _exchange(cfg, style, history, tools, out, streaming):
         # into the middle of the free space a long reply text needs
         collect()
         try:
-            resp = httpc.request("POST", url, headers,
-                                 (size, lambda w: jsonstream.dump(body, w, view=True)),
-                                 keep=KEEP, timeout=cfg["timeout"],
-                                 deadline=_left(cfg, t0))
+            resp = yield from httpc.steps(
+                "POST", url, headers, (size, lambda w: jsonstream.dump(body, w, view=True)),
+                keep=KEEP, timeout=cfg["timeout"], deadline=_left(cfg, t0), opener=opener)
         except httpc.HTTPError as e:
             raise StyleError(_errors().network_error(cfg, e))
         done = False
@@ -74,8 +76,11 @@ def _exchange(cfg, style, history, tools, out, streaming):
                     # ask() puts the GC setting back)
                     if out.spool is None:
                         out.stream_gc = False
-                    # event/id lines are short: a small line buffer
-                    reply = style.read_stream(cfg, httpc.SSE(resp, 256), out)
+                    # event/id lines are short: a small line buffer; the
+                    # asyncio driver parses an event once it is there
+                    # whole: room for the events of a chat
+                    reply = yield from style.stream(
+                        cfg, httpc.SSE(resp, 256, 0 if block else _WHOLE_EVENT), out, block)
                 else:       # (also a server that ignored "stream": one reply)
                     reply = style.read_reply(cfg, resp, out)
                 done = True
@@ -104,11 +109,12 @@ def _exchange(cfg, style, history, tools, out, streaming):
                 or wait >= _left(cfg, t0)):
             raise StyleError(errors.explain(cfg, resp.status, msg, kind, wait))
         collect()
-        sleep_ms(int(wait * 1000))
+        yield int(wait * 1000)      # (slept by the driver)
         attempt += 1
 
 
 _FALLBACK_PARSE = const(8192)     # longest text-fallback reply searched for calls
+_WHOLE_EVENT = const(1024)        # (asyncio) an SSE event parsed once it is whole
 
 
 def _oom(cfg, out, tools):
@@ -135,6 +141,12 @@ def _failed(cfg, err):
 
 def ask(history, overrides=None):
     """Send the conversation; returns (reply, err, tool_calls)."""
+    return drive(steps(history, overrides))
+
+
+def steps(history, overrides=None, opener=None):
+    """ask() as a step generator (compat.drive; the asyncio driver, ai.aio,
+    passes its opener)."""
     cfg = out = None
     tools = (overrides or ()) and overrides.get("tools")
     gc_was = tighten()
@@ -178,7 +190,9 @@ def ask(history, overrides=None):
         # already when the history records it)
         out = Out(cfg["max_reply"], sink, keep or (fallback is not None and rec is None))
         try:
-            reply = _exchange(cfg, load(cfg["style"]), msgs, tools, out, stream is not None)
+            # (the asyncio driver always streams: its reads never wait)
+            reply = yield from _exchange(cfg, load(cfg["style"]), msgs, tools, out,
+                                         stream is not None or opener is not None, opener)
         finally:
             collect()
         if not out.size and not reply.calls:

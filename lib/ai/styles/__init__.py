@@ -63,7 +63,7 @@ import sys
 
 import jsonstream
 import store
-from compat import collect, quote  # noqa: F401  (quote: URL query values, for the styles' model lists)
+from compat import collect, drive, quote  # noqa: F401  (quote: URL query values, for the styles' model lists)
 
 HELD = 16384        # characters a style holds in RAM: tool arguments, reasoning
 MAX_ERROR = 300     # characters of a service's error message kept
@@ -150,6 +150,14 @@ class Out:
     def drop(self):
         if self.spool is not None:
             self.spool.drop()
+
+
+def blocking(stream):
+    """A style's read_stream(cfg, events, out) -> Reply: its step generator
+    stream(cfg, events, out, block) run here, waiting (compat.drive)."""
+    def read_stream(cfg, events, out):
+        return drive(stream(cfg, events, out))
+    return read_stream
 
 
 def output(cfg, out):

@@ -61,7 +61,7 @@ OpenAI-shaped services may refuse the unknown field).
 Tool results with is_error get an "Error: " prefix (the wire has no flag).
 """
 import jsonstream
-from ai.styles import HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str, tokens
+from ai.styles import HELD, MAX_ERROR, Out, StyleError, blocking, output, reply as _reply, as_str, tokens
 from ai.styles.oai import bearer_headers, effort, tool_output, __getattr__  # noqa: F401
 from compat import const
 
@@ -292,16 +292,16 @@ def read_reply(cfg, body, out=None):
     return r.reply()
 
 
-def read_stream(cfg, events, out):
+def stream(cfg, events, out, block=True):
     """Reply from an SSE stream; text pieces go to out (an Out, or a sink)
-    as they arrive."""
+    as they arrive. A step generator (ai.styles: the style contract)."""
     r = _Reader(cfg, output(cfg, out), True)
     rules = _rules(r, "delta")
     # one parse buffer for every event, the size of a chunk of a few words
     # (read in one piece: no copy within the buffer)
     buf = bytearray(320)
     while True:
-        ev = events.next()
+        ev = events.next() if block else (yield from events.take())
         if ev is None:
             raise StyleError("stream ended early")
         if ev.empty:
@@ -314,6 +314,9 @@ def read_stream(cfg, events, out):
         _select(r, ev, rules, buf)
         if r.error is not None:
             r.raise_error()
+
+
+read_stream = blocking(stream)
 
 
 # ---------------------------------------------------------------- errors

@@ -1,0 +1,278 @@
+# httpc.aio: the asyncio driver of httpc's step generators, imported only
+# by programs that await (ai.aio, mcp.aio): a blocking program never loads
+# asyncio.
+#
+#     resp = await httpc.aio.request("GET", url, ...)   # as httpc.request
+#     value = await httpc.aio.run(steps)                 # any step generator
+#
+# The protocol (request and head, chunked bodies, SSE, the styles' events,
+# the MCP exchange) is written once, as step generators (compat.drive):
+# given block=False they never wait, they yield the connection that must
+# become ready (c.wr: to write, else to read) or an int, ms to sleep. run()
+# awaits that and goes on; the blocking driver (compat.drive) runs the same
+# generators with block=True, where the reads wait inside.
+#
+# What still holds the loop: the DNS lookup (getaddrinfo blocks), the TLS
+# handshake (its arithmetic; on MicroPython its round trips too: it runs
+# inside the request's first write), the request's writes (they wait for
+# the socket to take them: a long request on a slow link), and a unit of
+# the reply too long for its buffer (an SSE event over its buffer, a whole
+# JSON body) read to its end as it arrives.
+#
+# Time: one watchdog task per run() (not a wait_for per read) cancels the
+# run's task when no byte came within the connection's timeout, or its
+# deadline passed; run() turns that into the HTTPError the blocking driver
+# raises ("timed out waiting for HOST", kind "timeout" or "deadline").
+# Cancelling the task (or leaving an `async with` early) closes the
+# connection at once (never pooled) and re-raises CancelledError.
+#
+# The board's budget: connections count in the one pool of httpc (its
+# TLS_MAX and SOCKETS_MAX; pool_stats, close_all). A new connection that
+# does not fit waits for one to close, up to its connect timeout, then
+# fails as the blocking driver does ("no room for a connection ...").
+import errno
+import select
+import socket
+
+from compat import MICROPYTHON, ticks_ms, ticks_diff
+import httpc
+from httpc import HTTPError
+
+if MICROPYTHON:
+    import asyncio
+    from asyncio import core as _core
+
+    def _ready(c):
+        """Wait until c's socket can be read (or written: c.wr)."""
+        if c.wr:
+            yield _core._io_queue.queue_write(c.sock)
+        else:
+            yield _core._io_queue.queue_read(c.sock)
+
+    def _task():
+        return _core.cur_task
+else:
+    import asyncio
+
+    async def _ready(c):
+        s = c.sock
+        if not c.wr and getattr(s, "pending", None) and s.pending():
+            return      # (TLS: bytes already decrypted, the socket is quiet)
+        loop = asyncio.get_running_loop()
+        fut = loop.create_future()
+        fd = s.fileno()
+        add, remove = (loop.add_writer, loop.remove_writer) if c.wr else \
+            (loop.add_reader, loop.remove_reader)
+        add(fd, _wake, fut)
+        try:
+            await fut
+        finally:
+            remove(fd)
+
+    def _wake(fut):
+        if not fut.done():
+            fut.set_result(None)
+
+    def _task():
+        return asyncio.current_task()
+
+_BUDGET_POLL = 20       # ms between looks for room under the board's budget
+_IDLE = 200             # ms the watchdog sleeps while nothing waits
+
+
+class _Watch:
+    """The run's watchdog: while a wait is armed (due: ticks_ms it ends),
+    a task that cancels the run's task when it passes; err is then the
+    HTTPError run() raises in its place."""
+
+    def __init__(self, task):
+        self.task = task
+        self.due = None
+        self.err = None
+        self.me = asyncio.create_task(self.watch())
+
+    def arm(self, c):
+        """A wait on c: the read timeout, or what is left of the deadline
+        when that is sooner (httpc._due raises once it has passed)."""
+        ms = c.timeout_ms
+        left = httpc._due(c.deadline, c.host)
+        late = left is not None and left <= ms
+        if late:
+            ms = left
+        self.late = late
+        self.c = c
+        self.due = ticks_ms() + ms
+
+    async def watch(self):
+        while True:
+            due = self.due
+            wait = _IDLE if due is None else ticks_diff(due, ticks_ms())
+            if wait <= 0 and due is not None:
+                c = self.c
+                self.err = httpc._late(c.deadline, c.host) if self.late else \
+                    HTTPError("timed out waiting for %s" % c.host, "timeout", c.sent)
+                self.task.cancel()
+                return
+            await asyncio.sleep_ms(wait) if MICROPYTHON else await asyncio.sleep(wait / 1000)
+
+
+async def run(steps):
+    """Run a step generator in this task, awaiting what it waits for; its
+    return value. Cancelled, it closes the generator (whose finally blocks
+    close its connection) and re-raises."""
+    watch = None
+    exc = None
+    try:
+        while True:
+            try:
+                w = steps.send(None) if exc is None else steps.throw(exc)
+            except StopIteration as e:
+                return e.value
+            exc = None
+            if isinstance(w, int):
+                if MICROPYTHON:
+                    await asyncio.sleep_ms(w)
+                else:
+                    await asyncio.sleep(w / 1000)
+                continue
+            if watch is None:
+                watch = _Watch(_task())
+            try:
+                watch.arm(w)
+            except HTTPError as e:      # the deadline has passed
+                exc = e
+                continue
+            try:
+                await _ready(w)
+            except asyncio.CancelledError:
+                if watch.err is None:
+                    raise               # the caller's: closed below
+                exc, watch.err = watch.err, None
+                if not MICROPYTHON:
+                    watch.task.uncancel()
+                watch.me = asyncio.create_task(watch.watch())
+            watch.due = None
+    except BaseException:
+        steps.close()       # (GeneratorExit at its yield: its finally blocks run)
+        raise
+    finally:
+        if watch is not None:
+            watch.me.cancel()
+
+
+def _open(key, connect_timeout, ca, deadline):
+    """A new connection, as httpc._open makes one, without waiting: a step
+    generator (the opener of httpc.steps). Waits its turn under the
+    board's budget; connects without blocking; on MicroPython the TLS
+    handshake runs in the request's first write, on CPython here."""
+    scheme, host, port = key
+    t0 = ticks_ms()
+    while True:
+        try:
+            httpc._room(key)
+            break
+        except HTTPError as e:
+            if e.kind != "budget" or ticks_diff(ticks_ms(), t0) >= connect_timeout * 1000:
+                raise
+            yield _BUDGET_POLL
+    ctx = None
+    if scheme == "https":
+        from httpc.ca import context
+        ctx = context(ca)
+    fam, addr = httpc._address(host, port)
+    s = socket.socket(fam, socket.SOCK_STREAM)
+    try:
+        s.setblocking(False)
+    except BaseException:
+        s.close()
+        raise
+    c = httpc._made(httpc._Conn(key, host, s))
+    try:
+        httpc._nodelay(s)
+        c.deadline = deadline
+        c.set_timeout(connect_timeout * 1000)
+        where = "%s:%d" % (host, port)
+        try:
+            s.connect(addr)
+        except OSError as e:
+            if e.args[0] not in (errno.EINPROGRESS, errno.EAGAIN):
+                raise _refused(e, where)
+            c.wr = True
+            try:
+                yield c
+            except HTTPError as e:
+                if e.kind == "timeout":
+                    raise HTTPError("timed out connecting to %s" % where, "timeout")
+                raise
+            c.wr = False
+            c.poll.modify(s, select.POLLOUT)
+            ev = c.poll.poll(0)
+            c.poll.modify(s, select.POLLIN)
+            if ev and ev[0][1] & (select.POLLERR | select.POLLHUP):
+                try:
+                    s.connect(addr)     # (again: it raises what went wrong)
+                except OSError as e:
+                    raise _refused(e, where)
+                raise HTTPError("cannot connect to %s" % where, "connect")
+        httpc._stats["opened"] += 1
+        if ctx is not None:
+            from compat import clock_ok
+            clock_ok()
+            try:
+                if MICROPYTHON:
+                    c.use(ctx.wrap_socket(s, server_hostname=host, do_handshake_on_connect=False))
+                else:
+                    t = ctx.wrap_socket(s, server_hostname=host, do_handshake_on_connect=False)
+                    c.use(t)
+                    yield from _handshake(c, t)
+            except (OSError, ValueError) as e:
+                if isinstance(e, HTTPError):
+                    raise
+                from httpc.errors import handshake_error
+                raise handshake_error(e, host, where)
+        return c
+    except BaseException:
+        c.close()
+        raise
+
+
+if not MICROPYTHON:
+    def _handshake(c, t):
+        import ssl
+        while True:
+            try:
+                t.do_handshake()
+                return
+            except ssl.SSLWantReadError:
+                c.wr = False
+            except ssl.SSLWantWriteError:
+                c.wr = True
+            yield c
+            c.wr = False
+
+
+def _refused(e, where):
+    from httpc.errors import reason
+    return HTTPError("cannot connect to %s: %s" % (where, reason(e)), "connect")
+
+
+async def request(method, url, headers=None, body=None, keep=(), timeout=30,
+                  connect_timeout=10, max_redirects=3, ca=None, secret=(), deadline=None,
+                  fresh=False):
+    """httpc.request, awaited: the Response (its head read). Read its body
+    with `await read(resp, buf)` (or httpc.SSE over it, with take())."""
+    return await run(httpc.steps(method, url, headers, body, keep, timeout, connect_timeout,
+                                 max_redirects, ca, secret, deadline, True, fresh, _open))
+
+
+async def readinto(resp, buf):
+    """resp.readinto(buf), awaiting bytes: the count, 0 at the end."""
+    return await run(_readinto(resp, buf))
+
+
+def _readinto(resp, buf):
+    while True:
+        n = resp.readinto(buf, False)
+        if n is not None:
+            return n
+        yield resp._c

@@ -34,6 +34,7 @@ _RETRIES = const(2)
 _KEPT = const(120)            # characters of a failed request's error kept in LAST
 _STOPPED = "stopped before the reply ended (Ctrl-C)"   # LAST[5] until the request ends
 _MAX_WAIT_S = const(20)       # longest server-requested wait we sit through
+_WHOLE_EVENT = const(1024)    # (asyncio) an SSE event is parsed once it is whole
 MAX_MODELS = 200      # ids kept from a model list by default (see ai/models.py)
 KEEP = ("content-type", "retry-after", "retry-after-ms", "x-should-retry")
 
@@ -114,7 +115,6 @@ def _exchange(cfg, style, history, tools, out, streaming, opener=None):
 
 
 _FALLBACK_PARSE = const(8192)     # longest text-fallback reply searched for calls
-_WHOLE_EVENT = const(1024)        # (asyncio) an SSE event parsed once it is whole
 
 
 def _oom(cfg, out, tools):
@@ -269,10 +269,17 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
     """The tool-use loop (see ai/loop.py): (reply, err). local=True (or
     "read"): the board's read-only console commands are tools too; "all":
     those that change something too, each call only after approve()."""
+    return drive(run_steps(history, overrides, tools, mcps, max_rounds, approve, show, local))
+
+
+def run_steps(history, overrides=None, tools=None, mcps=None, max_rounds=8,
+              approve=None, show=None, local=None, opener=None):
+    """run() as a step generator (compat.drive; ai.aio passes its opener)."""
     gc_was = tighten()
     try:
         from ai import loop
-        return loop.run(history, overrides, tools, mcps, max_rounds, approve, show, local)
+        return (yield from loop.run(history, overrides, tools, mcps, max_rounds, approve, show,
+                                    local, opener))
     except MemoryError:
         collect()
         return None, ("out of memory running the tools (fewer tools: ai tools clear; "

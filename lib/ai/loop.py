@@ -171,9 +171,19 @@ def _connect(conns, server):
     return conn, err
 
 
-def _dispatch(route, call, conns, history):
+def _awaited(v, opener):
+    """v, or under the asyncio driver (opener) what it gives once awaited
+    when it is a coroutine (an approve() or a tool's run that is async):
+    a step generator."""
+    if opener is not None and (hasattr(v, "send") or hasattr(v, "__await__")):
+        v = yield v
+    return v
+
+
+def _dispatch(route, call, conns, history, opener=None):
     """Run one call: (content, is_error); content is a str, or for an MCP
-    result recorded to flash a jsonstream.RawFile (never an error)."""
+    result recorded to flash a jsonstream.RawFile (never an error). A step
+    generator (compat.drive)."""
     import mcp
     limit = mcp.max_result()
     try:
@@ -184,7 +194,7 @@ def _dispatch(route, call, conns, history):
         return "arguments must be a JSON object", True
     if route[0] == "local":
         try:
-            text = str(route[1]["run"](args))
+            text = str((yield from _awaited(route[1]["run"](args), opener)))
         except Exception as e:  # a failing tool must not end the chat
             return "%s failed: %s" % (call["name"], e), True
         e = text.encode()
@@ -222,15 +232,17 @@ def _result(pair):
 
 
 def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
-        approve=None, show=None, local=None):
-    """Ask, run the tools the model calls, ask again: (reply, err).
+        approve=None, show=None, local=None, opener=None):
+    """Ask, run the tools the model calls, ask again: (reply, err). A step
+    generator (compat.drive; opener: the asyncio driver's, ai.aio, where
+    approve and a local tool's run may be coroutine functions).
 
     approve(call) -> True to run the call (default: all run, but a board
     tool's call that changes something); it gets a copy of the call with
     "server", "tool", "annotations" and for a board tool "board" (_asked);
     show(call, text, is_error) is told each result (the console prints a
     short line; a result kept on flash is shown by its first characters)."""
-    from ai import ask
+    from ai import steps
     conns = {}
     try:
         try:
@@ -241,7 +253,7 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
         if t:
             o["tools"] = t
         for _ in range(max_rounds):
-            reply, err, calls = ask(history, o)
+            reply, err, calls = yield from steps(history, o, opener)
             if err:
                 return None, err
             if not calls:
@@ -256,10 +268,10 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
                         not c["annotations"]["readOnlyHint"]:
                     text, bad = ("this call changes the board: it runs only when a person "
                                  "approves it (ai.run(approve=...))"), True
-                elif approve is not None and not approve(c):
+                elif approve is not None and not (yield from _awaited(approve(c), opener)):
                     text, bad = "the user refused this call", True
                 else:
-                    text, bad = _dispatch(route, call, conns, history)
+                    text, bad = yield from _dispatch(route, call, conns, history, opener)
                 text = text or ""
                 if isinstance(text, str):
                     # a server may echo a key or token: scrubbed before the

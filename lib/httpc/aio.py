@@ -116,48 +116,88 @@ class _Watch:
             await asyncio.sleep_ms(wait) if MICROPYTHON else await asyncio.sleep(wait / 1000)
 
 
-async def run(steps):
-    """Run a step generator in this task, awaiting what it waits for; its
-    return value. Cancelled, it closes the generator (whose finally blocks
-    close its connection) and re-raises."""
-    watch = None
-    exc = None
-    try:
-        while True:
+class Steps:
+    """A step generator run in the calling task, a step at a time: step()
+    sends it what the last wait gave and awaits what it yields next (a
+    connection, ms to sleep, or an awaitable it hands over, e.g. an
+    approval that is a coroutine, whose value it gets back). Closed (by
+    close(), or by step() when the task is cancelled) the generator's
+    finally blocks run: its connection is closed, never pooled."""
+
+    def __init__(self, steps):
+        self.g = steps
+        self.watch = None
+        self.val = self.exc = self.value = None
+        self.done = False
+
+    async def step(self):
+        """One step: True once the generator has returned (its value in
+        .value)."""
+        try:
             try:
-                w = steps.send(None) if exc is None else steps.throw(exc)
+                w = self.g.send(self.val) if self.exc is None else self.g.throw(self.exc)
             except StopIteration as e:
-                return e.value
-            exc = None
+                self.value = e.value
+                self.done = True
+                self._unwatch()
+                return True
+            self.val = self.exc = None
             if isinstance(w, int):
                 if MICROPYTHON:
                     await asyncio.sleep_ms(w)
                 else:
                     await asyncio.sleep(w / 1000)
-                continue
-            if watch is None:
-                watch = _Watch(_task())
-            try:
-                watch.arm(w)
-            except HTTPError as e:      # the deadline has passed
-                exc = e
-                continue
-            try:
-                await _ready(w)
-            except asyncio.CancelledError:
-                if watch.err is None:
-                    raise               # the caller's: closed below
-                exc, watch.err = watch.err, None
-                if not MICROPYTHON:
-                    watch.task.uncancel()
-                watch.me = asyncio.create_task(watch.watch())
-            watch.due = None
-    except BaseException:
-        steps.close()       # (GeneratorExit at its yield: its finally blocks run)
-        raise
-    finally:
-        if watch is not None:
-            watch.me.cancel()
+            elif isinstance(w, httpc._Conn):
+                await self._wait(w)
+            else:
+                try:
+                    self.val = await w
+                except Exception as e:      # (the generator words it)
+                    self.exc = e
+            return False
+        except BaseException:
+            self.close()
+            raise
+
+    async def _wait(self, c):
+        watch = self.watch
+        if watch is None:
+            watch = self.watch = _Watch(_task())
+        try:
+            watch.arm(c)
+        except HTTPError as e:          # the deadline has passed
+            self.exc = e
+            return
+        try:
+            await _ready(c)
+        except asyncio.CancelledError:
+            if watch.err is None:
+                raise                   # the caller's
+            self.exc, watch.err = watch.err, None
+            if not MICROPYTHON:
+                watch.task.uncancel()
+            watch.me = asyncio.create_task(watch.watch())
+        watch.due = None
+
+    def close(self):
+        if not self.done:
+            self.done = True
+            self.g.close()      # (GeneratorExit at its yield: its finally blocks run)
+        self._unwatch()
+
+    def _unwatch(self):
+        if self.watch is not None:
+            self.watch.me.cancel()
+            self.watch = None
+
+
+async def run(steps):
+    """Run a step generator in this task to its end: its return value.
+    Cancelled, it closes the generator and re-raises."""
+    s = Steps(steps)
+    while not await s.step():
+        pass
+    return s.value
 
 
 def _open(key, connect_timeout, ca, deadline):

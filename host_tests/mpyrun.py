@@ -341,9 +341,12 @@ class Runner:
 
     def smallest(self, fn, cap, floor=None):
         """Smallest heap (1K steps) at which fn(heap) passes, by bisection:
-        fn(cap) is taken to pass and fn(floor) (default cap - 24K) to fail."""
+        fn(cap) is taken to pass; fn(floor) (default cap - 24K) is tried,
+        and the floor lowered by 24K while it passes too."""
         hi = parse_size(cap) // 1024
         lo = parse_size(floor) // 1024 if floor else hi - 24
+        while lo > 1 and fn("%dK" % lo):
+            hi, lo = lo, max(lo - 24, 1)
         while hi - lo > 1:
             mid = (lo + hi) // 2
             if fn("%dK" % mid):

@@ -302,7 +302,8 @@ class Runner:
         return slope, s1 - f1 / slope, a1
 
     def path(self):
-        return os.path.join(self.build, "lib") + ":" + os.path.join(self.build, "scen")
+        # .frozen: what the port freezes (asyncio...), as on the board
+        return os.path.join(self.build, "lib") + ":" + os.path.join(self.build, "scen") + ":.frozen"
 
     def cmd(self, scenario, heap="64K", args=(), frozen=True):
         """The command line: `heap` is the heap left free after the emulated

@@ -25,7 +25,7 @@
 # and the rest of the event before are consumed, a partial line is kept
 # for the next call. take() is next() as a step generator (compat.drive):
 # it yields the connection to wait for (the asyncio driver, httpc/aio.py).
-from compat import const, copy
+from compat import const, copy, ticks_ms, ticks_diff
 from httpc import HTTPError, LINE_MAX, _dec
 
 # where the reader is (SSE._st)
@@ -39,6 +39,7 @@ _BLANK = const(1)             # a blank line: the event ends
 _AT_DATA = const(2)           # the value of a data line starts here
 _LATER = const(3)             # not blocking: no complete line has arrived
 
+_LAP = const(5)               # ms take() parses on before the loop's other tasks run
 _LF = const(10)
 _CR = const(13)
 _SP = const(32)
@@ -123,6 +124,7 @@ class SSE:
         self._ev = None       # the stream's one Event
         self._given = False   # _cur was returned by next()
         self._held = False    # (block False) at _cur's data, not yet whole
+        self._lap = 0         # (take) ticks_ms when the loop last had its turn
         self.ended = False
         self._st = _EVENT_END
         self._nl = False      # "\n" owed between two data lines
@@ -146,12 +148,18 @@ class SSE:
     def take(self):
         """next(False) as a step generator (compat.drive): yields the
         connection to wait for until the next event is there whole; the
-        event, or None at the end."""
+        event, or None at the end. Events that keep arriving are parsed
+        one after another, so every _LAP ms it also yields 0 (a sleep of
+        none): the loop's other tasks run."""
         while True:
             ev = self.next(False)
             if ev is not None or self.ended:
+                if ticks_diff(ticks_ms(), self._lap) >= _LAP:
+                    yield 0
+                    self._lap = ticks_ms()
                 return ev
             yield self._src._c
+            self._lap = ticks_ms()
 
     def _fill(self, block=True):
         """More bytes into the buffer: True; False at the end of the stream;

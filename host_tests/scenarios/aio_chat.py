@@ -1,0 +1,121 @@
+# ai.aio as an asyncio program on a board runs it (issue 37):
+# argv mode provider base_url model key store_root [more]
+#   same     a plain ask, a stream and a tool round by the blocking calls,
+#            then the same by ai.aio: a line each, the test compares them
+#   ticker   a 10 ms ticker task beside aio.stream of a long reply: TICKER
+#            worst gap (ms) once the first piece arrived, the time to it,
+#            the pieces; heapmon's peak over the whole program
+#   abandon  a stream left by a KeyboardInterrupt (the loop ends, no
+#            finally runs): the sockets still open, then httpc.close_all()
+#            and the next call
+import sys
+import time
+import asyncio
+import aisteps
+import httpc
+from ai import aio, loop  # noqa: F401  (in the baseline, as frozen code is)
+import heapmon
+
+mode = sys.argv[1]
+ov = aisteps.setup(*sys.argv[2:8])
+more = sys.argv[8:]
+TOOL = {"name": "add", "description": "Add two numbers",
+        "parameters": {"type": "object", "properties": {"a": {"type": "integer"},
+                                                         "b": {"type": "integer"}}},
+        "run": lambda a: a["a"] + a["b"]}
+
+
+def roles(h):
+    return [(m["role"], m.get("content"), [(c["name"], c["args"]) for c in m.get("tool_calls") or ()])
+            for m in h]
+
+
+def blocking():
+    import ai
+    h = [{"role": "user", "content": "hello"}]
+    r = ai.ask(h, ov)
+    print("ASK B", repr(r[0]), repr(r[1]), roles(h))
+    pieces = []
+    o = dict(ov)
+    o["stream"] = pieces.append
+    h = [{"role": "user", "content": "stream please"}]
+    r = ai.ask(h, o)
+    print("STREAM B", repr("".join(pieces)), repr(r[0]), repr(r[1]), roles(h))
+    h = [{"role": "user", "content": "add 2 and 3"}]
+    r = ai.run(h, ov, tools=[TOOL], approve=lambda c: True)
+    print("RUN B", repr(r), roles(h))
+
+
+async def asynchronous():
+    h = [{"role": "user", "content": "hello"}]
+    r = await aio.ask(h, ov)
+    print("ASK A", repr(r[0]), repr(r[1]), roles(h))
+    h = [{"role": "user", "content": "stream please"}]
+    pieces = []
+    async with aio.stream(h, ov) as s:
+        async for p in s:
+            pieces.append(p)
+    print("STREAM A", repr("".join(pieces)), repr(s.reply), repr(s.err), roles(h))
+
+    async def approve(c):
+        await asyncio.sleep_ms(1)
+        return True
+    h = [{"role": "user", "content": "add 2 and 3"}]
+    r = await aio.run(h, ov, tools=[TOOL], approve=approve)
+    print("RUN A", repr(r), roles(h))
+
+
+async def ticker(state):
+    last = time.ticks_ms()
+    while True:
+        await asyncio.sleep_ms(10)
+        now = time.ticks_ms()
+        if state[1] is not None:
+            state[0] = max(state[0], time.ticks_diff(now, last))
+        state[2] += 1
+        last = now
+
+
+async def long_reply():
+    state = [0, None, 0]      # worst gap, ms to the first piece, ticks
+    t = asyncio.create_task(ticker(state))
+    t0 = time.ticks_ms()
+    n = 0
+    size = 0
+    o = dict(ov)
+    o["keep"] = False
+    h = [{"role": "user", "content": "a long one"}]
+    async with aio.stream(h, o) as s:
+        async for p in s:
+            if state[1] is None:
+                state[1] = time.ticks_diff(time.ticks_ms(), t0)
+            n += 1
+            size += len(p)
+    t.cancel()
+    print("TICKER", state[0], state[1], n, size, repr(s.err), state[2])
+
+
+async def abandon():
+    h = [{"role": "user", "content": "a long one"}]
+    async with aio.stream(h, ov) as s:
+        async for p in s:
+            raise KeyboardInterrupt
+
+
+heapmon.start()
+if mode == "same":
+    blocking()
+    asyncio.run(asynchronous())
+elif mode == "ticker":
+    asyncio.run(long_reply())
+elif mode == "abandon":
+    try:
+        asyncio.run(abandon())
+    except KeyboardInterrupt:
+        print("ABANDONED", httpc.pool_stats()["sockets"])
+    httpc.close_all()
+    print("CLOSED", httpc.pool_stats()["sockets"])
+    asyncio.new_event_loop()
+    r = asyncio.run(aio.ask([{"role": "user", "content": "again"}], ov))
+    print("AGAIN", repr(r[0]), repr(r[1]), httpc.pool_stats()["sockets"])
+heapmon.report()

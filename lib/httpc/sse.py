@@ -39,7 +39,7 @@ _BLANK = const(1)             # a blank line: the event ends
 _AT_DATA = const(2)           # the value of a data line starts here
 _LATER = const(3)             # not blocking: no complete line has arrived
 
-_LAP = const(5)               # ms take() parses on before the loop's other tasks run
+_LAP = const(2)               # ms take() parses on before the loop's other tasks run
 _LF = const(10)
 _CR = const(13)
 _SP = const(32)

@@ -22,6 +22,14 @@ from fakes import Calls, FakeAnthropic, FakeGemini, FakeOpenAI, FakeResponses, T
 from httpserver import wait_for
 from tlsfront import LocalCA, TLSFront
 
+@pytest.fixture(autouse=True)
+def no_connections():
+    """Every test starts and ends with no connection open."""
+    httpc.close_all()
+    yield
+    httpc.close_all()
+
+
 STYLES = [
     ("openai", FakeOpenAI, "gpt-4o-mini", "sk-test", {}),
     ("responses", FakeResponses, "gpt-5-mini", "sk-test", {"style": "responses"}),
@@ -241,3 +249,238 @@ def test_micropython_ticker_keeps_ticking_while_64k_streams(mpy, tmp_path, tls):
     assert int(worst) <= TICK_BOUND, line
     if tls:
         assert split.cut > 50, split.cut     # the records really came in parts
+
+
+class Silent:
+    """A loopback server that takes a request and then says nothing more
+    (after the response head and one event when `events`): it records when
+    the client closes each connection (recv gives b"")."""
+
+    def __init__(self, events=False):
+        self.events = events
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        self.base_url = "http://127.0.0.1:%d/v1" % self.port
+        self.got = threading.Event()
+        self.closed = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(c,), daemon=True).start()
+
+    def _serve(self, c):
+        data = b""
+        while b"\r\n\r\n" not in data:
+            more = c.recv(65536)
+            if not more:        # (a TLS client hello is no request: closed)
+                self.closed.append(time.monotonic())
+                c.close()
+                return
+            data += more
+        head, _, body = data.partition(b"\r\n\r\n")
+        n = 0
+        for line in head.split(b"\r\n"):
+            if line.lower().startswith(b"content-length:"):
+                n = int(line.split(b":")[1])
+        while len(body) < n:
+            body += c.recv(65536)
+        if self.events:
+            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                      b"Transfer-Encoding: chunked\r\n\r\n")
+            ev = b'data: {"choices":[{"index":0,"delta":{"content":"first "}}]}\n\n'
+            c.sendall(b"%x\r\n%s\r\n" % (len(ev), ev))
+        self.got.set()
+        while True:
+            try:
+                if not c.recv(1):
+                    break
+            except OSError:
+                break
+        self.closed.append(time.monotonic())
+        c.close()
+
+    def close(self):
+        self.sock.close()
+
+
+def ov_for(base):
+    return {"provider": "openai", "style": "openai", "base_url": base, "model": "gpt-4o-mini",
+            "key": "sk-test", "timeout": 10}
+
+
+async def cancel_when(coro, ready, srv):
+    """Run coro as a task, cancel it once ready() holds: (CancelledError
+    raised?, seconds from the cancel to the server seeing the close)."""
+    t = asyncio.create_task(coro)
+    for _ in range(1000):
+        if ready():
+            break
+        await asyncio.sleep(0.005)
+    assert ready(), "never got to the cancel point"
+    n = len(srv.closed)
+    t0 = time.monotonic()
+    t.cancel()
+    try:
+        await t
+        raised = False
+    except asyncio.CancelledError:
+        raised = True
+    for _ in range(100):
+        if len(srv.closed) > n:
+            break
+        await asyncio.sleep(0.005)
+    return raised, (srv.closed[-1] - t0) if len(srv.closed) > n else None
+
+
+def check_cancelled(raised, took):
+    assert raised, "CancelledError was not raised"
+    assert took is not None and took < 0.1, took
+    assert httpc.pool_stats()["sockets"] == 0, httpc.pool_stats()
+
+
+def next_call_works():
+    with FakeOpenAI(key="sk-test", models=["gpt-4o-mini"]) as srv:
+        srv.queue(Text("Still here."))
+        r = asyncio.run(aio.ask([{"role": "user", "content": "again"}], ov_for(srv.base_url)))
+    assert r[:2] == ("Still here.", None), r
+    httpc.close_all()
+
+
+def test_cancel_while_the_provider_is_silent_closes_at_once():
+    srv = Silent()
+    try:
+        h = [{"role": "user", "content": "hi"}]
+        raised, took = asyncio.run(cancel_when(aio.ask(h, ov_for(srv.base_url)), srv.got.is_set,
+                                               srv))
+        check_cancelled(raised, took)
+        assert h == [{"role": "user", "content": "hi"}]
+    finally:
+        srv.close()
+    next_call_works()
+
+
+def test_cancel_mid_stream_keeps_the_partial_reply_and_closes():
+    srv = Silent(events=True)
+    got = []
+
+    async def read(s):
+        async for p in s:
+            got.append(p)
+
+    async def main():
+        async with aio.stream([{"role": "user", "content": "hi"}], ov_for(srv.base_url)) as s:
+            r = await cancel_when(read(s), lambda: got, srv)
+        return r, s
+    try:
+        (raised, took), s = asyncio.run(main())
+        check_cancelled(raised, took)
+        assert got == ["first "] and s.reply == "first " and "stopped" in s.err, (got, s.reply, s.err)
+    finally:
+        srv.close()
+    next_call_works()
+
+
+@pytest.mark.parametrize("where", ["approval", "tool", "next-round"])
+def test_cancel_in_a_tool_round_closes_and_leaves_no_socket(where):
+    """During an awaited approval, during an async tool, and in the next
+    round's request after the tool: cancelled, nothing is left open."""
+    waiting = threading.Event()
+
+    async def forever(*a):
+        waiting.set()
+        await asyncio.sleep(60)
+        return True
+    tool = dict(TOOL)
+    if where == "tool":
+        tool["run"] = forever
+    with FakeOpenAI(key="sk-test", models=["gpt-4o-mini"]) as srv:
+        srv.queue(Calls([("add", {"a": 2, "b": 3})]))
+        o = ov_for(srv.base_url)
+        h = [{"role": "user", "content": "add"}]
+
+        held = threading.Event()
+
+        def hold_next(call):        # the second request gets no answer
+            srv.options(hold=held)
+            return True
+        approve = forever if where == "approval" else hold_next
+        ready = waiting.is_set if where != "next-round" else (lambda: len(srv.requests) == 2)
+
+        async def main():
+            t = asyncio.create_task(aio.run(h, o, tools=[tool], approve=approve))
+            for _ in range(1000):
+                if ready():
+                    break
+                await asyncio.sleep(0.005)
+            assert ready()
+            t.cancel()
+            try:
+                await t
+            except asyncio.CancelledError:
+                return True
+            return False
+        assert asyncio.run(main())
+        held.set()      # (a held reply notices the close when it is written)
+        assert wait_for(lambda: not srv._socks, 0.5), "the provider still holds a connection"
+    assert httpc.pool_stats()["sockets"] == 0, httpc.pool_stats()
+    next_call_works()
+
+
+def test_cancel_during_the_tls_handshake(tmp_path):
+    """A server that takes the TCP connection and never answers the TLS
+    hello: the cancel closes the socket."""
+    srv = Silent()          # (it reads a request head that never comes)
+    old = httpc.CA_FILE
+    httpc.CA_FILE = LocalCA(tmp_path).der
+    try:
+        started = []
+
+        async def main():
+            t = asyncio.create_task(aio.ask([{"role": "user", "content": "hi"}],
+                                            ov_for("https://localhost:%d/v1" % srv.port)))
+            await asyncio.sleep(0.2)
+            started.append(httpc.pool_stats()["sockets"])
+            t.cancel()
+            try:
+                await t
+            except asyncio.CancelledError:
+                return True
+        assert asyncio.run(main())
+        assert started == [1]
+        assert wait_for(lambda: srv.closed, 0.1)
+        assert httpc.pool_stats()["sockets"] == 0
+    finally:
+        httpc.CA_FILE = old
+        srv.close()
+    next_call_works()
+
+
+def test_a_silent_provider_times_out_without_a_wait_for_per_read():
+    """timeout: seconds without a byte, enforced by the call's watchdog."""
+    srv = Silent(events=True)
+    try:
+        o = ov_for(srv.base_url)
+        o["timeout"] = 1
+        t0 = time.monotonic()
+        got = []
+
+        async def main():
+            async with aio.stream([{"role": "user", "content": "hi"}], o) as s:
+                async for p in s:
+                    got.append(p)
+            return s
+        s = asyncio.run(main())
+        took = time.monotonic() - t0
+        assert got == ["first "] and s.reply is None and "timed out" in s.err, (got, s.err)
+        assert 0.9 < took < 3, took
+        assert wait_for(lambda: srv.closed, 1)
+        assert httpc.pool_stats()["sockets"] == 0
+    finally:
+        srv.close()

@@ -83,8 +83,8 @@ class stream:
         return self
 
     async def __aexit__(self, *exc):
-        if not self._s.done:
-            self._s.close()
+        self._s.close()
+        if self._s.stopped and self.err is None:
             self.err = "stopped before the reply ended"
             if self._kept is not None:
                 self.reply = self._kept.text()
@@ -95,11 +95,15 @@ class stream:
         return self
 
     async def __anext__(self):
+        s = self._s
         while not self._pieces:
-            if self._s.done:
+            if s.done:
                 raise StopAsyncIteration
-            if await self._s.step():
-                self.reply, self.err, self.tool_calls = self._s.value
+            # the wait the last step asked for, then the next step: a piece
+            # it gives is handed on before its own wait
+            await s.wait()
+            if s.advance():
+                self.reply, self.err, self.tool_calls = s.value
                 if not self.err and (LAST[3] is not None or LAST[4] is not None):
                     self.usage = (LAST[3], LAST[4])
                 self._end()

@@ -77,7 +77,7 @@ else:
         return asyncio.current_task()
 
 _BUDGET_POLL = 20       # ms between looks for room under the board's budget
-_IDLE = 200             # ms the watchdog sleeps while nothing waits
+_IDLE = 100             # ms the watchdog sleeps at most between looks
 
 
 class _Watch:
@@ -106,7 +106,8 @@ class _Watch:
     async def watch(self):
         while True:
             due = self.due
-            wait = _IDLE if due is None else ticks_diff(due, ticks_ms())
+            # (in slices: a wait armed after this one may end sooner)
+            wait = _IDLE if due is None else min(ticks_diff(due, ticks_ms()), _IDLE)
             if wait <= 0 and due is not None:
                 c = self.c
                 self.err = httpc._late(c.deadline, c.host) if self.late else \
@@ -117,31 +118,44 @@ class _Watch:
 
 
 class Steps:
-    """A step generator run in the calling task, a step at a time: step()
-    sends it what the last wait gave and awaits what it yields next (a
-    connection, ms to sleep, or an awaitable it hands over, e.g. an
-    approval that is a coroutine, whose value it gets back). Closed (by
-    close(), or by step() when the task is cancelled) the generator's
-    finally blocks run: its connection is closed, never pooled."""
+    """A step generator run in the calling task, a step at a time:
+    advance() runs it to its next yield (sending it what the last wait
+    gave), wait() awaits what it yielded: a connection to become ready, ms
+    to sleep, or an awaitable it hands over (an approval that is a
+    coroutine), whose value it gets back. Closed (by close(), or when the
+    task is cancelled in wait()) the generator's finally blocks run: its
+    connection is closed, never pooled."""
 
     def __init__(self, steps):
         self.g = steps
-        self.watch = None
+        self.watch = self.w = None
         self.val = self.exc = self.value = None
-        self.done = False
+        self.done = self.stopped = False
+        self.keys = []      # the servers waited on: their pooled connections
 
-    async def step(self):
-        """One step: True once the generator has returned (its value in
-        .value)."""
+    def advance(self):
+        """Run the generator to its next wait: True once it has returned
+        (its value in .value)."""
         try:
-            try:
-                w = self.g.send(self.val) if self.exc is None else self.g.throw(self.exc)
-            except StopIteration as e:
-                self.value = e.value
-                self.done = True
-                self._unwatch()
-                return True
-            self.val = self.exc = None
+            w = self.g.send(self.val) if self.exc is None else self.g.throw(self.exc)
+        except StopIteration as e:
+            self.value = e.value
+            self.done = True
+            self._unwatch()
+            return True
+        except BaseException:
+            self.done = True
+            self._unwatch()
+            raise
+        self.val = self.exc = None
+        self.w = w
+        return False
+
+    async def wait(self):
+        """Await what the generator asked for at its last advance()."""
+        w = self.w
+        self.w = None
+        try:
             if isinstance(w, int):
                 if MICROPYTHON:
                     await asyncio.sleep_ms(w)
@@ -149,17 +163,25 @@ class Steps:
                     await asyncio.sleep(w / 1000)
             elif isinstance(w, httpc._Conn):
                 await self._wait(w)
-            else:
+            elif w is not None:
                 try:
                     self.val = await w
                 except Exception as e:      # (the generator words it)
                     self.exc = e
-            return False
         except BaseException:
             self.close()
             raise
 
+    async def step(self):
+        """advance() and wait(): True once the generator has returned."""
+        if self.advance():
+            return True
+        await self.wait()
+        return False
+
     async def _wait(self, c):
+        if c.key not in self.keys:
+            self.keys.append(c.key)
         watch = self.watch
         if watch is None:
             watch = self.watch = _Watch(_task())
@@ -180,9 +202,17 @@ class Steps:
         watch.due = None
 
     def close(self):
+        """Stop the generator before its end (a cancel, a stream left
+        early): its connection is closed, and so are the pooled ones of
+        the servers it used (an earlier round's: nothing stays open for a
+        call that was given up)."""
         if not self.done:
-            self.done = True
+            self.done = self.stopped = True
             self.g.close()      # (GeneratorExit at its yield: its finally blocks run)
+            for k in self.keys:
+                c = httpc._pool.pop(k, None)
+                if c is not None:
+                    c.close()
         self._unwatch()
 
     def _unwatch(self):

@@ -8,15 +8,23 @@
 #   abandon  a stream left by a KeyboardInterrupt (the loop ends, no
 #            finally runs): the sockets still open, then httpc.close_all()
 #            and the next call
+#   budget   three awaited asks at once: each answer, the most connections
+#            held at once (netcount stops a run over the board's budget)
+#   reuse    two awaited asks one after the other (one connection)
+#   mem-blocking, mem-async, mem-two   heapmon's peak of a streamed reply
+#            by ai.ask, by aio.stream, by two aio.streams at once
+#   imports  a blocking ai.ask: does anything load asyncio?
 import sys
 import time
-import asyncio
 import aisteps
 import httpc
-from ai import aio, loop  # noqa: F401  (in the baseline, as frozen code is)
-import heapmon
+from ai import loop  # noqa: F401  (in the baseline, as frozen code is)
 
 mode = sys.argv[1]
+if mode not in ("imports", "mem-blocking"):
+    import asyncio
+    from ai import aio
+import heapmon
 ov = aisteps.setup(*sys.argv[2:8])
 more = sys.argv[8:]
 TOOL = {"name": "add", "description": "Add two numbers",
@@ -115,10 +123,52 @@ async def long_reply():
 
 
 async def abandon():
-    h = [{"role": "user", "content": "a long one"}]
-    async with aio.stream(h, ov) as s:
-        async for p in s:
-            raise KeyboardInterrupt
+    # the stream in a task of its own: the KeyboardInterrupt, raised in
+    # another, ends the loop with that task's frames never resumed
+    got = []
+
+    async def read():
+        async with aio.stream([{"role": "user", "content": "a long one"}], ov) as s:
+            async for p in s:
+                got.append(p)
+    asyncio.create_task(read())
+    while not got:
+        await asyncio.sleep_ms(5)
+    raise KeyboardInterrupt
+
+
+async def many(n):
+    async def one(i):
+        return await aio.ask([{"role": "user", "content": "question %d" % i}], ov)
+    tasks = [asyncio.create_task(one(i)) for i in range(n)]
+    out = []
+    for t in tasks:
+        out.append(await t)
+    return out
+
+
+class Count:
+    n = 0
+
+    def add(self, piece):
+        self.n += len(piece)
+
+
+async def streams(n):
+    o = dict(ov)
+    o["keep"] = False
+
+    async def one(i):
+        k = 0
+        async with aio.stream([{"role": "user", "content": "q%d" % i}], o) as s:
+            async for p in s:
+                k += len(p)
+        return k, s.err
+    tasks = [asyncio.create_task(one(i)) for i in range(n)]
+    out = []
+    for t in tasks:
+        out.append(await t)
+    return out
 
 
 heapmon.start()
@@ -137,4 +187,28 @@ elif mode == "abandon":
     asyncio.new_event_loop()
     r = asyncio.run(aio.ask([{"role": "user", "content": "again"}], ov))
     print("AGAIN", repr(r[0]), repr(r[1]), httpc.pool_stats()["sockets"])
+elif mode == "budget":
+    for r in asyncio.run(many(3)):
+        print("BUDGET", repr(r[0]), repr(r[1]))
+    print("POOL", httpc.pool_stats()["opened"])
+elif mode == "reuse":
+    for r in asyncio.run(many(1)) + asyncio.run(many(1)):
+        print("REUSE", repr(r[0]), repr(r[1]))
+    print("POOL", httpc.pool_stats()["opened"], httpc.pool_stats()["reused"])
+elif mode == "mem-blocking":
+    import ai
+    n = Count()
+    o = dict(ov)
+    o["stream"] = n.add
+    o["keep"] = False
+    r = ai.ask([{"role": "user", "content": "q"}], o)
+    print("MEM", n.n, repr(r[1]))
+elif mode == "mem-async":
+    print("MEM", repr(asyncio.run(streams(1))))
+elif mode == "mem-two":
+    print("MEM", repr(asyncio.run(streams(2))))
+elif mode == "imports":
+    import ai
+    r = ai.ask([{"role": "user", "content": "q"}], ov)
+    print("IMPORTS", repr(r[1]), "asyncio" in sys.modules, "httpc.aio" in sys.modules)
 heapmon.report()

@@ -34,7 +34,7 @@ _RETRIES = const(2)
 _KEPT = const(120)            # characters of a failed request's error kept in LAST
 _STOPPED = "stopped before the reply ended (Ctrl-C)"   # LAST[5] until the request ends
 _MAX_WAIT_S = const(20)       # longest server-requested wait we sit through
-_WHOLE_EVENT = const(1024)    # (asyncio) an SSE event is parsed once it is whole
+_WHOLE_EVENT = const(512)     # (asyncio) an SSE event is parsed once it is whole
 MAX_MODELS = 200      # ids kept from a model list by default (see ai/models.py)
 KEEP = ("content-type", "retry-after", "retry-after-ms", "x-should-retry")
 
@@ -67,6 +67,9 @@ def _exchange(cfg, style, history, tools, out, streaming, opener=None):
                 keep=KEEP, timeout=cfg["timeout"], deadline=_left(cfg, t0), opener=opener)
         except httpc.HTTPError as e:
             raise StyleError(_errors().network_error(cfg, e))
+        # sent: the request's value tree is not kept while the reply streams
+        # (a retry asks the style again)
+        headers = body = None
         done = False
         try:
             if resp.status == 200:
@@ -144,9 +147,10 @@ def ask(history, overrides=None):
     return drive(steps(history, overrides))
 
 
-def steps(history, overrides=None, opener=None):
+def steps(history, overrides=None, opener=None, hand=None):
     """ask() as a step generator (compat.drive; the asyncio driver, ai.aio,
-    passes its opener)."""
+    passes its opener; hand(out): the reply's Out as soon as it is made,
+    for a stream left early to read what it kept)."""
     cfg = out = None
     tools = (overrides or ()) and overrides.get("tools")
     gc_was = tighten()
@@ -189,6 +193,8 @@ def steps(history, overrides=None, opener=None):
         # the text fallback searches the text for calls: kept (on flash
         # already when the history records it)
         out = Out(cfg["max_reply"], sink, keep or (fallback is not None and rec is None))
+        if hand is not None:
+            hand(out)
         try:
             # (the asyncio driver always streams: its reads never wait)
             reply = yield from _exchange(cfg, load(cfg["style"]), msgs, tools, out,

@@ -56,27 +56,22 @@ class stream:
     The request runs in the task that iterates (no task of its own): each
     piece is parsed when it is asked for. Leaving the block before the end
     (break, an exception, a cancel) closes the request; s.reply is then
-    the text that arrived (kept unless opts keep is False) and s.err says
-    it was stopped. s.usage is (tokens in, tokens out) where the service
+    the text that arrived (as ai.ask keeps it: unless opts keep is False)
+    and s.err says it was stopped. s.usage is (tokens in, tokens out) where the service
     reported them, else None."""
 
     def __init__(self, history, overrides=None):
         o = dict(overrides or {})
         user = o.get("stream")
         self._pieces = []
-        self._kept = None
-        if o.get("keep") is not False:
-            import store
-            self._kept = store.Spool("reply")
+        self._out = []      # the reply's Out (ai.steps hands it over)
 
         def sink(piece):
             self._pieces.append(piece)
-            if self._kept is not None:
-                self._kept.add(piece)
             if user is not None:
                 user(piece)
         o["stream"] = sink
-        self._s = Steps(ai.steps(history, o, _open))
+        self._s = Steps(ai.steps(history, o, _open, self._out.append))
         self.reply = self.err = self.tool_calls = self.usage = None
 
     async def __aenter__(self):
@@ -86,8 +81,8 @@ class stream:
         self._s.close()
         if self._s.stopped and self.err is None:
             self.err = "stopped before the reply ended"
-            if self._kept is not None:
-                self.reply = self._kept.text()
+            if self._out and self._out[0].spool is not None:
+                self.reply = self._out[0].text()     # (what was kept of it)
         self._end()
         return False
 
@@ -110,6 +105,5 @@ class stream:
         return self._pieces.pop(0)
 
     def _end(self):
-        if self._kept is not None:
-            self._kept.drop()
-            self._kept = None
+        if self._out:
+            self._out.pop().drop()

@@ -19,10 +19,11 @@
 # the reply too long for its buffer (an SSE event over its buffer, a whole
 # JSON body) read to its end as it arrives.
 #
-# Time: one watchdog task per run() (not a wait_for per read) cancels the
-# run's task when no byte came within the connection's timeout, or its
-# deadline passed; run() turns that into the HTTPError the blocking driver
-# raises ("timed out waiting for HOST", kind "timeout" or "deadline").
+# Time: one watchdog task for every call waiting (not a wait_for per read)
+# cancels a call's task when no byte came within the connection's timeout,
+# or its deadline passed; the call turns that into the HTTPError the
+# blocking driver raises ("timed out waiting for HOST", kind "timeout" or
+# "deadline").
 # Cancelling the task (or leaving an `async with` early) closes the
 # connection at once (never pooled) and re-raises CancelledError.
 #
@@ -34,7 +35,7 @@ import errno
 import select
 import socket
 
-from compat import MICROPYTHON, ticks_ms, ticks_diff
+from compat import CALLS, MICROPYTHON, ticks_ms, ticks_diff
 import httpc
 from httpc import HTTPError
 
@@ -51,6 +52,9 @@ if MICROPYTHON:
 
     def _task():
         return _core.cur_task
+
+    def _loop():
+        return _core._task_queue     # (new with each new_event_loop)
 else:
     import asyncio
 
@@ -76,45 +80,48 @@ else:
     def _task():
         return asyncio.current_task()
 
+    def _loop():
+        return asyncio.get_running_loop()
+
 _BUDGET_POLL = 20       # ms between looks for room under the board's budget
+
+
+def _threshold(t=None):
+    """gc.threshold() (MicroPython's; CPython's GC has none to keep)."""
+    if MICROPYTHON:
+        import gc
+        if t is None:
+            return gc.threshold()
+        gc.threshold(t)
 _IDLE = 100             # ms the watchdog sleeps at most between looks
 
 
-class _Watch:
-    """The run's watchdog: while a wait is armed (due: ticks_ms it ends),
-    a task that cancels the run's task when it passes; err is then the
-    HTTPError run() raises in its place."""
+_armed = []             # the Steps waiting now with a time limit (_watch)
+_watcher = [None, None]     # the one watchdog task while any is armed, its loop
 
-    def __init__(self, task):
-        self.task = task
-        self.due = None
-        self.err = None
-        self.me = asyncio.create_task(self.watch())
 
-    def arm(self, c):
-        """A wait on c: the read timeout, or what is left of the deadline
-        when that is sooner (httpc._due raises once it has passed)."""
-        ms = c.timeout_ms
-        left = httpc._due(c.deadline, c.host)
-        late = left is not None and left <= ms
-        if late:
-            ms = left
-        self.late = late
-        self.c = c
-        self.due = ticks_ms() + ms
-
-    async def watch(self):
-        while True:
-            due = self.due
-            # (in slices: a wait armed after this one may end sooner)
-            wait = _IDLE if due is None else min(ticks_diff(due, ticks_ms()), _IDLE)
-            if wait <= 0 and due is not None:
-                c = self.c
-                self.err = httpc._late(c.deadline, c.host) if self.late else \
+async def _watch():
+    """Every _IDLE ms: a Steps whose wait passed its time limit gets the
+    error to raise in .err and its task is cancelled (Steps._wait turns
+    that into the error). Ends when nothing waits."""
+    while _armed:
+        now = ticks_ms()
+        i = 0
+        while i < len(_armed):
+            s = _armed[i]
+            if ticks_diff(now, s.due) >= 0:
+                c = s.c
+                s.err = httpc._late(c.deadline, c.host) if s.late else \
                     HTTPError("timed out waiting for %s" % c.host, "timeout", c.sent)
-                self.task.cancel()
-                return
-            await asyncio.sleep_ms(wait) if MICROPYTHON else await asyncio.sleep(wait / 1000)
+                _armed.pop(i)
+                s.task.cancel()
+            else:
+                i += 1
+        if MICROPYTHON:
+            await asyncio.sleep_ms(_IDLE)
+        else:
+            await asyncio.sleep(_IDLE / 1000)
+    _watcher[0] = None
 
 
 class Steps:
@@ -128,10 +135,15 @@ class Steps:
 
     def __init__(self, steps):
         self.g = steps
-        self.watch = self.w = None
+        self.w = self.c = self.task = self.err = None
+        self.due = 0
+        self.late = False
         self.val = self.exc = self.value = None
         self.done = self.stopped = False
         self.keys = []      # the servers waited on: their pooled connections
+        if not CALLS[0]:
+            CALLS[1] = _threshold()
+        CALLS[0] += 1
 
     def advance(self):
         """Run the generator to its next wait: True once it has returned
@@ -180,26 +192,39 @@ class Steps:
         return False
 
     async def _wait(self, c):
-        if c.key not in self.keys:
+        if self.keys is not None and c.key not in self.keys:
             self.keys.append(c.key)
-        watch = self.watch
-        if watch is None:
-            watch = self.watch = _Watch(_task())
+        # the limit: the read timeout, or what is left of the deadline
+        # when that is sooner (httpc._due raises once it has passed)
+        ms = c.timeout_ms
         try:
-            watch.arm(c)
-        except HTTPError as e:          # the deadline has passed
+            left = httpc._due(c.deadline, c.host)
+        except HTTPError as e:
             self.exc = e
             return
+        self.late = left is not None and left <= ms
+        self.c = c
+        self.due = ticks_ms() + (left if self.late else ms)
+        self.task = _task()
+        loop = _loop()
+        if _watcher[1] is not loop:     # a new loop (an old one abandoned)
+            _armed.clear()
+            _watcher[0], _watcher[1] = None, loop
+        _armed.append(self)
+        if _watcher[0] is None:
+            _watcher[0] = asyncio.create_task(_watch())
         try:
             await _ready(c)
         except asyncio.CancelledError:
-            if watch.err is None:
+            if self.err is None:
                 raise                   # the caller's
-            self.exc, watch.err = watch.err, None
+            self.exc, self.err = self.err, None
             if not MICROPYTHON:
-                watch.task.uncancel()
-            watch.me = asyncio.create_task(watch.watch())
-        watch.due = None
+                self.task.uncancel()
+        finally:
+            if self in _armed:
+                _armed.remove(self)
+            self.c = self.task = None
 
     def close(self):
         """Stop the generator before its end (a cancel, a stream left
@@ -209,16 +234,20 @@ class Steps:
         if not self.done:
             self.done = self.stopped = True
             self.g.close()      # (GeneratorExit at its yield: its finally blocks run)
-            for k in self.keys:
+            for k in self.keys or ():
                 c = httpc._pool.pop(k, None)
                 if c is not None:
                     c.close()
         self._unwatch()
 
     def _unwatch(self):
-        if self.watch is not None:
-            self.watch.me.cancel()
-            self.watch = None
+        """The end, whichever way: the last of the calls at once puts the
+        GC setting back (compat.CALLS)."""
+        if self.keys is not None:
+            self.keys = None
+            CALLS[0] -= 1
+            if not CALLS[0]:
+                _threshold(CALLS[1])
 
 
 async def run(steps):

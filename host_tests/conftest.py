@@ -11,8 +11,9 @@ import mpyrun  # noqa: E402
 
 # Real MCP peers (fixtures and the summary hook). Imported rather than
 # listed in pytest_plugins, so `pytest` also works from the repository root.
-from peers import (conformance, everything_process, everything_server,  # noqa: E402,F401
-                   pytest_terminal_summary, sdk_process, sdk_server, ts_server)
+from peers import (conformance, conformance_suite, everything_process,  # noqa: E402,F401
+                   everything_server, pytest_terminal_summary, sdk_process, sdk_server,
+                   ts_server)
 
 # a simulated flash folder whose /bin scripts are named test_*.py (the
 # conformance suite's fixture tools): not test modules
@@ -49,7 +50,8 @@ def testdata():
 #   micropython  runs scenarios under the unix port (the `mpy` fixture, or a
 #                module that drives test_simboard's simulated board)
 #   peers        a real MCP server from PyPI or npm
-#   conformance  the official MCP conformance suite
+#   conformance  the official MCP conformance suite (the conformance_suite
+#                fixture, which the conformance fixture uses)
 #   pty          drives a program through a pseudo-terminal (pexpect)
 #   smoke        a MicroPython test `make check` keeps (marked by hand)
 # `make check` runs: not (micropython or peers or conformance or pty), or smoke.
@@ -74,7 +76,7 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker("micropython")     # (a simulated board is the unix port too)
         if any(f in used for f in _PEER_FIXTURES):
             item.add_marker("peers")
-        if "conformance" in used:
+        if "conformance_suite" in used:        # (the conformance fixture uses it)
             item.add_marker("conformance")
         if getattr(getattr(item, "module", None), "pexpect", None) is not None:
             item.add_marker("pty")

@@ -22,6 +22,8 @@ Fixtures (registered by conftest.py through `pytest_plugins = ["peers"]`):
       from its dist/esm/examples/server) or host_tests/peers/ts_server.mjs
       ("full", "notools", "legacy": its MODE), on the machine's Node >= 20
   conformance(scenario, command, timeout=120) -> (returncode, output)
+  conformance_suite -> (node, the suite's command): for a test that runs
+      the suite by hand (both put a test in the conformance tier)
 ConformanceServer(scenario): the suite's server alone, for a client driven
   by hand (.url, .stop() -> the checks it printed).
 Peer: .url .port .pid .startup_s .alive .kill() .stop() .restart() .log()
@@ -582,13 +584,21 @@ def ts_server():
 
 
 @pytest.fixture(scope="session")
-def conformance():
-    """conformance(scenario, command, timeout=120, **kw) -> (returncode, output)."""
+def conformance_suite():
+    """(node, the suite's command): the conformance suite of tools/node and
+    the Node 22 it runs on. A test that runs the suite takes this fixture
+    (or `conformance`), which puts it in the conformance tier."""
     try:
-        conformance_node()
+        node = conformance_node()
         require_file(CONFORMANCE_BIN, "@modelcontextprotocol/conformance")
     except PeerError as e:
         _fail(e)
+    return node, CONFORMANCE_BIN
+
+
+@pytest.fixture(scope="session")
+def conformance(conformance_suite):
+    """conformance(scenario, command, timeout=120, **kw) -> (returncode, output)."""
 
     def run(scenario, command, timeout=120, **kw):
         try:

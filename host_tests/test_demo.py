@@ -129,7 +129,15 @@ def test_make_demo_streams_a_chat_and_an_approved_tool_call_with_no_key(demo):
     assert "A demo reply" in screen and "# A demo" not in screen
     assert d.attrs("A demo reply").bold and d.attrs("A demo reply").underscore
     assert d.attrs("demo provider").bold and d.attrs("markdown").italics
-    assert "\u2502 try \u2502 what it shows \u2502" in screen
+    # the reply's table, its cells padded into columns
+    assert "\n".join([
+        "\u2502 try                                 \u2502 what it shows                  \u2502",
+        "\u2500" * 72,
+        "\u2502 mcp add weather URL                 \u2502 an MCP server                  \u2502",
+        "\u2502 ai -tools                           \u2502 its tools offered to the model \u2502",
+        "\u2502 ai what is the chip temperature?    \u2502 a board tool that only reads   \u2502",
+        "\u2502 ai what is the weather in Rochdale? \u2502 a tool call you approve        \u2502"]) in screen, screen
+    assert d.attrs("mcp add weather URL").fg == "cyan"
     assert "\u2022 tool calls wait for your y before anything runs" in screen
     # the board's own tool the question names, run at once: it only reads
     out = d.line("ai what is the chip temperature?")

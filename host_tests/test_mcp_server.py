@@ -291,11 +291,10 @@ def conformance_board(mpy, tmp_path_factory):
 
 
 @pytest.mark.parametrize("scenario", CONFORMANCE)
-def test_conformance_server_scenarios(conformance_board, scenario):
+def test_conformance_server_scenarios(conformance_board, conformance_suite, scenario):
     b, url = conformance_board
-    node = peers.conformance_node()
-    peers.require_file(peers.CONFORMANCE_BIN, "@modelcontextprotocol/conformance")
-    r = subprocess.run([node, peers.CONFORMANCE_BIN, "server", "--url", url,
+    node, suite = conformance_suite
+    r = subprocess.run([node, suite, "server", "--url", url,
                         "--scenario", scenario], capture_output=True, text=True,
                        timeout=120, env=peers.node_env(node), cwd=b.flash)
     out = peers._ANSI.sub("", r.stdout + r.stderr)

@@ -34,7 +34,7 @@ import pytest
 
 from fakes import Calls, FakeAnthropic, FakeGemini, FakeOpenAI, FakeTextOnly, Text
 from mcpfake import McpFake, reply, sse
-import mpyrun
+import mcp
 from mpyrun import parse_size
 
 PAT = "0123456789abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ.,;\n"
@@ -55,9 +55,14 @@ RESULT_CAP = CAP
 # memory at 64K ("out of memory after 279 characters of the reply"; the
 # result itself goes from the socket to flash, never whole in RAM)
 BIG_RUN_CAP = "68K"
-# bytes of a tool result kept: the board's default (its profile's
-# mcp_max_result), the note after a cut one
-LIMIT = mpyrun.figure("mcp_max_result")
+# the project's goal for the library (the board keeps 64K of its 112K for
+# the program's own), and mcp.call(..., into=) of a 1 MB result: it passes
+# at 26K (the imports included)
+GOAL = "48K"
+INTO_CAP = "30K"
+# bytes of a tool result kept: the default of mcp.max_result (a program's
+# str) and ai.max_tool_result (a chat's), the note after a cut one
+LIMIT = mcp.MAX_RESULT
 CUT_1MB = LIMIT + len("\n... (truncated, 1048576 bytes)")
 MCP_RUN_CAP = CAP
 
@@ -220,6 +225,67 @@ def test_console_long_replies(mpy, measure, tmp_path):
     assert peaks[65536] - peaks[1024] < 2048, peaks
 
 
+def table_of(size):
+    """A markdown table of about size bytes: a header, its rule, rows."""
+    rows = ["| n | city | weather |", "|---|---|---|"]
+    n = len(rows[0]) + len(rows[1]) + 2
+    while n < size:
+        rows.append("| %d | Rochdale %d | %s|" % (len(rows), len(rows) % 7,
+                                                 "drizzle " * (len(rows) % 4)))
+        n += len(rows[-1]) + 1
+    return "\n".join(rows) + "\n"
+
+
+def _table_rows(r):
+    return [ln for ln in CSI.sub("", r.out).split("\n") if ln.startswith("\u2502")]
+
+
+def test_console_table_replies(mpy, measure, tmp_path):
+    """A reply that is one table, through the console with markdown on, at
+    the console's goal: 512 bytes are held until the table ends and written
+    with the cells in columns; 16 KB and 64 KB go out row by row once 2 KB
+    are held, with the same working set (measured with room to spare: the
+    live run's GC needs more heap than the firmware's)."""
+    peaks = {}
+    for size in (512, 16384, 65536):
+        text = table_of(size)
+        with FakeOpenAI(flavor="ollama") as srv:
+            srv.options(chunked=True)
+            srv.delta_size = 32
+            srv.queue(Text(text), Text(text))
+            settings = json.dumps({
+                "ai.general.provider": "ollama", "ai.general.base_url": srv.base_url,
+                "ai.general.model": "llama3.2"})
+
+            def run(heap, live=False):
+                flash = tmp_path / ("%d-%s-%s" % (size, heap, live))
+                flash.mkdir()
+                (flash / "settings.json").write_text(settings)
+                return _console_run(mpy, flash, ["ai", "a", "table"], heap, live=live)
+            live = run("96K", live=True)
+            assert _console_ok(live), (live.out[-2000:], live.err)
+            peaks[size] = live.working
+            r = run(CONSOLE_GOAL)
+            assert _console_ok(r), (r.out[-2000:], r.err)
+            if size == 512:
+                def passes(heap):
+                    srv.queue(Text(text))
+                    got = run(heap)
+                    return _console_ok(got) and len(set(map(len, _table_rows(got)))) == 1
+                measure.smallest("heap", "the console's `ai QUESTION` with a 512 B table, aligned",
+                                 passes, CONSOLE_GOAL, "64K", goal=CONSOLE_GOAL)
+        rows = _table_rows(r)
+        assert len(rows) == text.count("\n") - 1, (len(rows), r.out[-500:])
+        assert rows[0] == ("\u2502 n  \u2502 city       \u2502 weather                 \u2502"
+                           if size == 512 else "\u2502 n \u2502 city \u2502 weather \u2502"), rows[:3]
+        # aligned: every row as wide; as it comes: each as wide as its text
+        assert (len(set(map(len, rows))) == 1) == (size == 512), rows[:5]
+        print("console %d B table: working set %d B" % (size, peaks[size]))
+    measure.record("working", "the console's `ai QUESTION`, 0.5/16/64 KB tables",
+                   **{"%d B" % k: v for k, v in peaks.items()})
+    assert abs(peaks[65536] - peaks[16384]) < 2048, peaks
+
+
 def test_console_long_replies_in_a_row(mpy, tmp_path):
     """One console, three questions whose replies are 1, 16 and 64 KB, then
     `ai history`, at the console's goal heap: what one reply leaves behind
@@ -329,6 +395,28 @@ def test_mcp_call_cuts_a_1mb_result_while_reading(mpy, measure, tmp_path, big_se
         return x.rc == 0 and x.out.count("None True '\\n... (truncated, %d bytes)'" % BIG) == 2
     measure.smallest("heap", "mcp.call of a 1 MB result (cut to the board's mcp.max_result, a str)", passes,
                      CAP, "48K")
+
+
+def test_mcp_call_into_a_file_takes_a_1mb_result_at_the_goal_heap(mpy, measure, tmp_path,
+                                                                   big_server):
+    """mcp.call(..., into=PATH) of the SDK server's 1 MB result (with the
+    duplicate structuredContent, skipped, and without): the whole text in
+    the file, written from the parser's buffer as it is read; no str is
+    made, so the heap a call needs does not grow with the result."""
+    assert parse_size(INTO_CAP) <= parse_size(GOAL)
+
+    def run(heap):
+        return mpy.run("mcp_big", heap=heap, args=[tmp_path, big_server, BIG, "into"],
+                       timeout=300, cwd=str(tmp_path))
+    r = run(INTO_CAP)
+    assert r.rc == 0, r
+    for tool in ("big", "big_text"):
+        assert "CALL %s %d None True %d" % (tool, BIG, BIG) in r.out, r.out
+
+    def passes(heap):
+        x = run(heap)
+        return x.rc == 0 and x.out.count("None True %d" % BIG) == 2
+    measure.smallest("heap", "mcp.call of a 1 MB result into a file", passes, INTO_CAP, "16K")
 
 
 def test_mcp_call_of_a_python_caller_without_the_store_module(mpy, measure, tmp_path,

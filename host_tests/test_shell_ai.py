@@ -273,6 +273,10 @@ REPLY_MD = ("# Weather report\n"
             "```python\n"
             "print('**not bold**')\n"
             "```\n"
+            "| city | weather |\n"
+            "|---|---|\n"
+            "| Rochdale | **12 C**, drizzle |\n"
+            "| Z\u00fcrich | sun |\n"
             "More at [the site](http://127.0.0.1/x).")
 
 
@@ -302,7 +306,11 @@ def test_ai_hello_streams_markdown_and_keeps_history(console):
         assert "print('**not bold**')" in screen          # code is literal
         assert c.attrs("print(").fg == "cyan"
         assert "```" not in screen
-        assert "More at the site <http://127.0.0.1/x>." in screen
+        # the table's cells padded into columns (held until it ended)
+        table = ["\u2502 city     \u2502 weather       \u2502", "\u2500" * 28,
+                 "\u2502 Rochdale \u2502 12 C, drizzle \u2502", "\u2502 Z\u00fcrich   \u2502 sun           \u2502"]
+        assert "\n".join(table + ["More at the site <http://127.0.0.1/x>."]) in screen, screen
+        assert c.attrs("12 C").bold and not c.attrs("Rochdale").bold
         assert c.attrs("the site").underscore
         # the turn is on flash: user + assistant, one JSON line each
         hist = os.path.join(c.flash, "history", "chat.jsonl")
@@ -894,19 +902,81 @@ def test_md_close_writes_what_is_held_whatever_the_width():
             assert render(src, lambda: 1, width=width) == got
 
 
-def test_md_tables_render_simply():
-    got = render("| name | value |\n|---|:---:|\n| a | **b** |\ntext | not a table", width=60)
-    # the rule under the header is as wide as the header as shown
-    assert plain(got) == ("\u2502 name \u2502 value \u2502\n" + "\u2500" * 16 + "\n"
-                          "\u2502 a \u2502 b \u2502\ntext | not a table\n")
-    assert md.DIM + "\u2502" + md.RESET in got
+def test_md_tables_are_aligned_into_columns():
+    """A table's rows are held until it ends, then written with the cells
+    padded into columns (a cell's width: its characters, not its UTF-8
+    bytes); inline markdown in a cell is rendered, and the text is
+    sanitized; the same for any split of the stream."""
+    src = ("| name | value |\n|---|:---:|\n| a | **b** |\n| \u00e9t\u00e9 \u4e2d | `x|y` |\n"
+           "| ctl\x07 | [l](http://u) |\ntext | not a table")
+    got = render(src, width=60)
+    assert plain(got) == ("\u2502 name  \u2502 value        \u2502\n" + "\u2500" * 24 + "\n"
+                          "\u2502 a     \u2502 b            \u2502\n"
+                          "\u2502 \u00e9t\u00e9 \u4e2d \u2502 x|y          \u2502\n"
+                          "\u2502 ctl^G \u2502 l <http://u> \u2502\n"
+                          "text | not a table\n"), plain(got)
+    assert md.DIM + "\u2502" + md.RESET in got and "\x07" not in got
+    assert md.BOLD + "b" + md.BOLD_OFF + "            " + md.DIM in got
+    assert md.CODE + "x|y" + md.CODE_OFF in got and md.UNDER + "l" + md.UNDER_OFF in got
+    rnd = random.Random(11)
+    for _ in range(40):
+        assert render(src, lambda: rnd.randint(1, 9), width=60) == got
+    assert render(src) == got                   # no width: aligned as well
+    # a row with fewer cells gets empty ones; one without its last "|" is closed;
+    # the table ends with the reply as well as with a line that is not a row
+    assert plain(render("| a | b\n|-|-|\n| ccc |\n| x | y | z |")) == (
+        "\u2502 a   \u2502 b \u2502   \u2502\n" + "\u2500" * 15 + "\n"
+        "\u2502 ccc \u2502   \u2502   \u2502\n\u2502 x   \u2502 y \u2502 z \u2502\n")
+    # a table wider than the terminal goes out as it comes: not aligned,
+    # the rule as wide as the row above it, a row wrapped as a line is
     wide = "| a much longer header | \u00e9t\u00e9 |\n|---|---|\n| x | y |"
     for width in (0, 60):
         rows = plain(render(wide, width=width)).split("\n")
         assert rows[1] == "\u2500" * len(rows[0]) == "\u2500" * 30, (width, rows)
-    narrow = [r for r in plain(render(wide, width=20)).split("\n") if r.startswith("\u2500")]
-    assert narrow and 0 < len(narrow[0]) <= 19, narrow      # never past the width
-    # a long paragraph with a width: the pieces stay about a line, whatever its size
+        assert rows[2] == "\u2502 x                    \u2502 y   \u2502", rows
+    narrow = plain(render(wide, width=20)).split("\n")
+    assert narrow[:4] == ["\u2502 a much longer", "header \u2502 \u00e9t\u00e9 \u2502",
+                          "\u2500" * 14, "\u2502 x \u2502 y \u2502"], narrow
+    # fits as it comes (27 columns) but not once aligned (35): as it comes
+    assert plain(render("| a | bbbbbbbbbbbbbbbbbbbb |\n| cccccccc | d |", width=31)) == (
+        "\u2502 a \u2502 bbbbbbbbbbbbbbbbbbbb \u2502\n\u2502 cccccccc \u2502 d \u2502\n")
+
+
+def test_md_a_table_is_held_up_to_a_bound():
+    """The rows are held up to 2 KB (each row's object counted too): a
+    longer table goes out row by row as it arrives (not aligned), and
+    nothing held grows past the bound, however long the table."""
+    head = "| n | v |\n|---|---|\n"
+    rows = "".join("| %d | %s |\n" % (i, "v" * (i % 9)) for i in range(600))
+    writes = []
+    r = md.Render(writes.append, True, width=80)
+    fed = held = 0
+    for i in range(0, len(head + rows), 50):
+        piece = (head + rows)[i:i + 50]
+        r.feed(piece)
+        fed += len(piece.encode())
+        held = max(held, r.held)
+        assert len(r.out) <= 300 and len(r.rows or ()) <= 2048 // 32, (len(r.out), r.rows)
+        # what was fed and not written is within the bound
+        assert fed - sum(len(w.encode()) for w in writes) <= 2048 + 300
+    r.close()
+    assert 1024 < held <= 2048, held
+    got = plain("".join(writes)).split("\n")
+    assert got[2:5] == ["\u2502 0 \u2502  \u2502", "\u2502 1 \u2502 v \u2502",
+                        "\u2502 2 \u2502 vv \u2502"], got[:5]
+    assert len(got) == 603 and got[-1] == "", got[-3:]
+    # a short table in a long reply: held only while it lasts
+    writes = []
+    r = md.Render(writes.append, True, width=80)
+    r.feed("before\n| a | b |\n|--|--|\n| c | d |\n")
+    assert plain("".join(writes)) == "before\n"
+    r.feed("after the table\n")
+    assert plain("".join(writes)).endswith("\u2502 c \u2502 d \u2502\nafter the table\n")
+    r.close()
+
+def test_md_pieces_stay_about_a_line_with_a_width():
+    """A long paragraph with a width: the pieces stay about a line,
+    whatever its size."""
     writes = []
     r = md.Render(writes.append, True, width=80)
     r.feed("word \u00e9\u4e2d\U0001F600 " * 6000)

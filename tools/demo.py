@@ -178,7 +178,7 @@ def answer(body):
             "|---|---|\n"
             "| `mcp add weather URL` | an MCP server |\n"
             "| `ai -tools` | its tools offered to the model |\n"
-            "| `ai what is the chip temperature?` | a board tool: it only reads, so it runs |\n"
+            "| `ai what is the chip temperature?` | a board tool that only reads |\n"
             "| `ai what is the weather in Rochdale?` | a tool call you approve |\n"
             % q.replace("*", "")), []
 

@@ -17,17 +17,21 @@ its own mpremote call, so on a freshly soft-reset heap, as
 
 once with the GC as the firmware sets it (boot.py) and once with
 heapmon.LIVE (the GC collects every 1 KB while heapmon samples), and
-their HEAPMON lines (host_tests/scenarios/heapmon.py) fill a table:
+their HEAPMON lines (host_tests/scenarios/heapmon.py) fill a table. The
+run with the firmware's GC gives four columns, baseline + peak + least
+free = heap (each rounded so that the sum holds as printed):
   baseline   heap in use once the scenario's imports are done
-  working    the live run's sampled peak above its baseline: the live
-             data, what the "working set" column of
-             tools/bench/MEASUREMENTS.md gives on the unix port
-  least free the heap's size minus the firmware-GC run's peak (live data
-             and garbage not yet collected): the free heap at the worst
-             moment
-A board without _thread samples only at the start and the end: its row
-says "lower bound". A scenario passes when both mpremote calls succeed
-and print the line the tests check for.
+  peak       the sampled peak above it: live data and garbage not yet
+             collected, at the worst moment
+  least free what was left free then
+  heap       the heap's size at the end
+and the live run a fifth, not part of that sum:
+  working    its sampled peak above its own baseline: the live data,
+             what the "working set" column of tools/bench/MEASUREMENTS.md
+             gives on the unix port
+A board without _thread samples only at the start and the end: its peak
+and working say "lower bound". A scenario passes when both mpremote calls
+succeed and print the line the tests check for.
 
 Scenarios that talk to servers (the fake LLM providers of host_tests/fakes,
 the MCP Python SDK server, the reference "everything" server) run them on
@@ -203,15 +207,28 @@ class Row:
     def cells(self):
         h, v = self.firmware, self.live
         if not (h and v):
-            return [self.name, self.result, "", "", "", ""]
-        base, peak, heap = int(h["baseline"]), int(h["peak"]), int(h["heap"])
-        working = kb(int(v["peak"]) - int(v["baseline"])) + \
-            (" (lower bound)" if v.get("sampler") == "none" else "")
-        return [self.name, self.result, kb(base), working, kb(heap - peak), kb(heap)]
+            return [self.name, self.result] + [""] * (len(HEAD) - 2)
+        # rounded at the running sums: baseline + peak + least free = heap
+        base, peak, heap = (tenths(int(h[k])) for k in ("baseline", "peak", "heap"))
+        return [self.name, self.result, kb(base), kb(peak - base) + bound(h),
+                kb(heap - peak), kb(heap),
+                kb(tenths(int(v["peak"]) - int(v["baseline"]))) + bound(v)]
 
 
-def kb(n):
-    return "%.1f KB" % (n / 1024.0)
+HEAD = ["scenario", "result", "baseline", "peak", "least free", "heap", "working"]
+
+
+def tenths(n):
+    """n bytes in tenths of a KB, rounded."""
+    return int(n / 102.4 + 0.5)
+
+
+def kb(t):
+    return "%d.%d KB" % divmod(t, 10)
+
+
+def bound(fields):
+    return " (lower bound)" if fields.get("sampler") == "none" else ""
 
 
 def heapmon_fields(out):
@@ -274,10 +291,9 @@ def run_once(case, port, tool, srv, tmp, timeout, live, loaded=()):
 
 
 def table(rows):
-    head = ["scenario", "result", "baseline", "working", "least free", "heap"]
-    cells = [head] + [r.cells() for r in rows]
-    widths = [max(len(c[i]) for c in cells) for i in range(len(head))]
-    return "\n".join("  ".join(c[i].ljust(widths[i]) for i in range(len(head))).rstrip()
+    cells = [HEAD] + [r.cells() for r in rows]
+    widths = [max(len(c[i]) for c in cells) for i in range(len(HEAD))]
+    return "\n".join("  ".join(c[i].ljust(widths[i]) for i in range(len(HEAD))).rstrip()
                      for c in cells)
 
 
@@ -386,9 +402,10 @@ def main(argv=None):
     subprocess.run([tool, "connect", a.port, "reset"], capture_output=True)
     print()
     print(table(rows))
-    print("\nbaseline: heap in use after the imports; working: sampled peak above it with "
-          "the GC collecting every 1 KB (live data: MEASUREMENTS.md's working set); least "
-          "free: heap size - peak with the firmware's GC")
+    print("\nwith the firmware's GC, baseline + peak + least free = heap: in use after the "
+          "imports, the most in use above that (live data and garbage), what was left free "
+          "then, the heap's size; working: a second run's peak above its baseline with the "
+          "GC collecting every 1 KB (live data: MEASUREMENTS.md's working set)")
     for r in rows:
         if r.result == "FAIL":
             print("\n%s failed:\n%s" % (r.name, r.detail))

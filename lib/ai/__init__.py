@@ -26,7 +26,7 @@ official SDKs retry, and words the errors. Styles only translate.
 import httpc
 import jsonstream
 from compat import VERSION as __version__  # noqa: F401  (ai.__version__)
-from compat import collect, const, drive, lazy, ticks_ms, ticks_diff, tighten, loosen
+from compat import collect, const, drive, lazy, left, ticks_ms, tighten, loosen
 from ai.config import ConfigError, resolve, source
 from ai.styles import LAST, Out, StyleError, load
 
@@ -37,12 +37,6 @@ _MAX_WAIT_S = const(20)       # longest server-requested wait we sit through
 _WHOLE_EVENT = const(512)     # (asyncio) an SSE event is parsed once it is whole
 MAX_MODELS = 200      # ids kept from a model list by default (see ai/models.py)
 KEEP = ("content-type", "retry-after", "retry-after-ms", "x-should-retry")
-
-
-def _left(cfg, t0):
-    """Seconds left of cfg's deadline that started at ticks t0 (0 when it
-    has passed: httpc then fails at once with kind "deadline")."""
-    return max(cfg["deadline"] - ticks_diff(ticks_ms(), t0) / 1000, 0)
 
 
 def _exchange(cfg, style, history, tools, out, streaming, opener=None):
@@ -64,7 +58,8 @@ def _exchange(cfg, style, history, tools, out, streaming, opener=None):
         try:
             resp = yield from httpc.steps(
                 "POST", url, headers, (size, lambda w: jsonstream.dump(body, w, view=True)),
-                keep=KEEP, timeout=cfg["timeout"], deadline=_left(cfg, t0), opener=opener)
+                keep=KEEP, timeout=cfg["timeout"], deadline=left(cfg["deadline"], t0),
+                opener=opener)
         except httpc.HTTPError as e:
             raise StyleError(_errors().network_error(cfg, e))
         # sent: the request's value tree is not kept while the reply streams
@@ -110,7 +105,7 @@ def _exchange(cfg, style, history, tools, out, streaming, opener=None):
                 raise StyleError(err)
             continue
         if (wait is None or attempt == _RETRIES or wait > _MAX_WAIT_S
-                or wait >= _left(cfg, t0)):
+                or wait >= left(cfg["deadline"], t0)):
             raise StyleError(errors.explain(cfg, resp.status, msg, kind, wait))
         collect()
         yield int(wait * 1000)      # (slept by the driver)
@@ -289,7 +284,7 @@ def run_steps(history, overrides=None, tools=None, mcps=None, max_rounds=8,
     except MemoryError:
         collect()
         return None, ("out of memory running the tools (fewer tools: ai tools clear; "
-                      "a smaller mcp.max_result; or start over: ai -new)")
+                      "a smaller ai.max_tool_result; or start over: ai -new)")
     finally:
         loosen(gc_was)
 

@@ -235,7 +235,7 @@ class Steps:
             self.done = self.stopped = True
             self.g.close()      # (GeneratorExit at its yield: its finally blocks run)
             for k in self.keys or ():
-                c = httpc._pool.pop(k, None)
+                c = httpc.pooled.pop(k, None)
                 if c is not None:
                     c.close()
         self._unwatch()
@@ -313,7 +313,7 @@ def _open(key, connect_timeout, ca, deadline):
                 except OSError as e:
                     raise _refused(e, where)
                 raise HTTPError("cannot connect to %s" % where, "connect")
-        httpc._stats["opened"] += 1
+        httpc.counts["opened"] += 1
         if ctx is not None:
             from compat import clock_ok
             clock_ok()

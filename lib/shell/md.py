@@ -12,14 +12,19 @@ streams: headings (bold; H1 also underlined), **bold**, *italic* / _italic_,
 `inline code` (cyan), fenced code blocks (``` or ~~~, cyan, indented, the
 language as a dim label), bullet lists ("-", "*", "+" -> a bullet), numbered
 lists, block quotes (a dim bar), rules, links [text](url) (underlined
-text, the url dim after it) and tables, simply: a row's "|" become dim
-bars, the "|---|---|" row a rule as wide as the row above it (cells are
-not aligned: that would hold the whole table). With a width (the terminal's columns) lines are wrapped
+text, the url dim after it) and tables: a row's "|" become dim bars, the
+"|---|---|" row a rule as wide as the table, and the rows are held until
+the table ends, then written with their cells padded into columns (a
+cell's width is its characters). A table whose rows take more than
+_MAX_TABLE bytes (each counted with _ROW more), one wider than the
+terminal, or one the heap has no room for goes out as it comes instead:
+row by row, not aligned, the rule as wide as the row above it. With a width (the terminal's columns) lines are wrapped
 at word boundaries before that column (list items and quotes go on under
 their text; code blocks are never wrapped). Text goes out as soon as it
 can be classified: only a line's first few characters (until the block
 kind is known), the word being written (to wrap before it), an emphasis
-run ("*", "**"), a backslash escape or a link's text are held back.
+run ("*", "**"), a backslash escape, a link's text or a table's rows are
+held back.
 Attributes never outlive a line, so a cut stream cannot leave the terminal
 bold. With tty=False the markdown passes through unchanged (plain text for
 pipes and files). `nl` is the line end written ("\r\n" on a raw terminal).
@@ -30,7 +35,8 @@ Memory: the text is walked as UTF-8 bytes (MicroPython interns every
 one-character str for good), plain runs are copied whole, and the output
 waits in one buffer written out every _FLUSH bytes: what is held is bounded
 by a screen line (a line start of _MAX_HEAD bytes, one pending link of
-_MAX_LINK, a word of at most a line, the buffer), never by the reply.
+_MAX_LINK, a word of at most a line, the buffer) or a table of
+_MAX_TABLE, never by the reply.
 """
 import shell
 from shell import term
@@ -47,6 +53,12 @@ RULE = "\u2500" * 40
 _MAX_HEAD = const(80)   # line start held to classify a block (then: text)
 _MAX_LINK = const(300)  # link text + url held back (then: literal)
 _FLUSH = const(256)     # output bytes collected before a write
+_MAX_TABLE = const(2048)  # a table's rows held to align them (then: as they come),
+_ROW = const(32)          # each row counted with what its object costs
+BAR = DIM + "\u2502" + RESET     # a cell's edge as written; in a held row
+_BAR = b"\x1b[2m\xe2\x94\x82\x1b[0m"
+_EDGE = b"\x1f"                  # one byte (clean() leaves no control character)
+_RULED = b"\x1b[2m\xe2\x94\x80"   # how the |---| row's rule starts
 _TAB = const(0x09)
 _LF = const(0x0A)
 _SP = const(0x20)
@@ -77,6 +89,59 @@ def _alnum(c):
     return _ZERO <= c <= _NINE or _UPPER_A <= c <= _UPPER_Z or _LOWER_A <= c <= _LOWER_Z or c >= 128
 
 
+def _cols(b, i, j):
+    """Columns the bytes b[i:j] show: characters, our escape codes left out."""
+    n = 0
+    while i < j:
+        if b[i] == 0x1B:                # ESC [ ... m
+            i = b.find(b"m", i, j)
+            if i < 0:
+                break
+        elif b[i] & 0xC0 != 0x80:
+            n += 1
+        i += 1
+    return n
+
+
+def _cells(b, e, widths, write):
+    """The cells of a held table row b[:e] (_EDGE between them): without
+    write, widen widths to them; with it -> the row, its cells padded to
+    widths (None: the row has no cell)."""
+    row = bytearray()
+    k = s = 0
+    while True:
+        j = b.find(_EDGE, s, e)
+        t = e if j < 0 else j
+        if k:               # a cell: its text, spaces around it left out
+            while s < t and b[s] == _SP:
+                s += 1
+            while t > s and b[t - 1] == _SP:
+                t -= 1
+        elif j < 0:
+            return None
+        c = _cols(b, s, t)
+        if k and j < 0 and not c:
+            break           # after the last bar: no cell (a reset)
+        if not write:
+            if k == len(widths):
+                widths.append(c)
+            elif c > widths[k]:
+                widths[k] = c
+        elif k:
+            row += _BAR + b" " + b[s:t] + b" " * (widths[k] - c + 1)
+        else:
+            row += b[s:t] + b" " * (widths[0] - c)
+        k += 1
+        if j < 0:
+            s = e
+            break
+        s = j + 1
+    while k < len(widths):          # a row with fewer cells
+        row += _BAR + b" " * (widths[k] + 2)
+        k += 1
+    return row + _BAR + b[s:e]
+
+
 def _space(c):
     return c == _SP or c == _LF or c == _TAB
 
@@ -97,6 +162,10 @@ class Render:
         self.margin = 0       # columns a wrapped line starts at (a list item's)
         self.table = False    # the line is a table row
         self.rule = 0         # columns of the line before, when a table row
+        self.hold = -1        # where in out the table row being held starts
+                              # (-2: this table goes out as it comes)
+        self.rows = None      # the table's rows held before it (bytes each),
+        self.held = 0         # their bytes (counted with _ROW each)
         self.out = bytearray()
         self.start = True     # at the start of a line (head being classified)
         self.head = b""       # held line start
@@ -157,6 +226,8 @@ class Render:
         elif self.wcols and not self.long and self.col > self.margin and \
                 self.col + g + self.wcols > self.width - 1:
             self.out[b:b + g] = (self.nl + " " * self.margin).encode()
+            if self.hold >= 0:      # a table row wider than the terminal
+                self._release()
             self.col = self.margin + self.wcols
         else:
             self.col += g + self.wcols
@@ -188,13 +259,24 @@ class Render:
             self._attr(ITAL)
 
     def _flush(self):
-        """Write out what is settled (up to a word still being written)."""
-        k = len(self.out) if self.brk < 0 else self.brk
+        """Write out what is settled (up to a word still being written, or
+        a table being held while it is within _MAX_TABLE)."""
+        if self.hold >= 0 and self._over():
+            self._release()
+        k = self.hold
+        if k < 0:
+            k = len(self.out) if self.brk < 0 else self.brk
+        self._out(k)
+
+    def _out(self, k):
+        """Write out out[0:k]."""
         if k:
-            s = str(memoryview(self.out)[0:k], "utf-8")
+            s = str(memoryview(self.out)[0:k], "utf-8").replace("\x1f", BAR)
             self.out[0:k] = b""         # (the buffer is kept)
             if self.brk > 0:
                 self.brk -= k
+            if self.hold > 0:
+                self.hold -= k
             self.w(s)
 
     def feed(self, text):
@@ -222,10 +304,11 @@ class Render:
         # after what was held is written: its last word is settled too (a
         # word left pending would be cut off by the flush below)
         self._word(True)
-        if self.tty and self.styled:
-            self._put(RESET)
         if self.col:
-            self._put(self.nl)
+            self._newline()     # (a table's last row is kept with the others)
+        elif self.styled:
+            self._put(RESET)
+        self._align()
         self._flush()
         self.__init__(self.w, self.tty, self.nl, self.width)     # fresh for the next reply
 
@@ -282,6 +365,8 @@ class Render:
         self.heading = ""
         self._put(self.nl)
         self.rule = self.col if self.table else 0
+        if self.hold >= 0:
+            self._keep()
         self.col = self.em = self.margin = 0
         self.table = False
         self.prev = _SP
@@ -310,6 +395,8 @@ class Render:
                 self._newline()
             return
         s = head.lstrip(b" ")
+        if self.hold != -1 and (s or final) and s[:1] != b"|":
+            self._align()               # the line after a table
         indent = head[:len(head) - len(s)]
         pre = indent                    # ordinary text unless a branch says
         if final:
@@ -374,6 +461,9 @@ class Render:
                 if not s.strip(b"|-: "):
                     return                              # its |---| row: wait
                 self.table = True
+                if self.hold == -1:                     # hold the table's rows
+                    self.hold = len(self.out)
+                    self.rows = []
             elif ch == _GT:
                 if len(s) == 1:
                     return
@@ -389,6 +479,65 @@ class Render:
         self._chars(s)
         if final:
             self._inline(_LF, b"\n")
+
+    # -- tables ---------------------------------------------------------------
+    def _align(self):
+        """The table being held has ended (its last row kept): write it with
+        the cells padded into columns, or as it came when aligned it would
+        be wider than the terminal."""
+        if self.hold >= 0:
+            widths = []
+            if self._rows(widths, None) < self.width or not self.width:
+                self._out(self.hold)            # what came before it
+                self._rows(widths, self.w)
+                self.rows = ()
+            self._release()
+        self.hold = -1
+
+    def _over(self):
+        """The table being held would be longer than _MAX_TABLE."""
+        return self.held + len(self.out) - self.hold + _ROW > _MAX_TABLE
+
+    def _keep(self):
+        """A row of the table being held has ended: keep it with the others
+        (the table goes out as it comes when too long, or when the heap has
+        no room)."""
+        if self._over():
+            return self._release()
+        try:
+            r = bytes(memoryview(self.out)[self.hold:])
+            self.rows.append(r)
+            self.held += len(r) + _ROW
+            self.out[self.hold:] = b""
+        except MemoryError:
+            self._release()
+
+    def _release(self):
+        """The table being held goes out as it came, and its rows still to
+        come too."""
+        self._out(self.hold)                    # what came before it
+        self._rows(None, self.w)
+        self.rows = None
+        self.hold = -2
+
+    def _rows(self, widths, write):
+        """Walk the held rows. Without write: widen widths to the columns'
+        cells (widths[0]: what precedes the first bar, an indent) and return
+        the table's width. With it: write each row with its cells padded to
+        widths (None: as it is), the |---| row a rule as wide as the table."""
+        nl = self.nl.encode()
+        wide = sum(widths) + 3 * len(widths) - 2 if widths else 0
+        for b in self.rows:
+            row = None                  # as it is
+            if widths is None:
+                pass
+            elif b.startswith(_RULED):
+                row = _RULED + _RULED[4:] * (wide - 1) + RESET.encode()
+            else:
+                row = _cells(b, len(b) - len(nl), widths, write)
+            if write:
+                write(str(b.replace(_EDGE, _BAR) if row is None else row + nl, "utf-8"))
+        return 0 if widths is None else sum(widths) + 3 * len(widths) - 2
 
     # -- inline spans -------------------------------------------------------
     def _inline(self, c, ch):
@@ -451,9 +600,12 @@ class Render:
         elif c == _LBRACKET:
             self.link = [bytearray(), None, False]
         elif c == _PIPE and self.table:     # a cell's edge
-            self._attr(DIM)
-            self._emit(b"\xe2\x94\x82")    # U+2502
-            self._reset()
+            if self.hold >= 0:
+                self._emit(_EDGE)           # (written as BAR)
+            else:
+                self._attr(DIM)
+                self._emit(b"\xe2\x94\x82")    # U+2502
+                self._reset()
         else:
             self._emit(ch)
 

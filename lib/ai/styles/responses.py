@@ -372,9 +372,9 @@ _ENDS = ("response.completed", "response.incomplete", "response.failed")
 
 def stream(cfg, events, out, block=True):
     """Reply from an SSE stream; text pieces go to out (an Out, or a sink)
-    as they arrive (a step generator: ai.styles, the style contract). One pull parser walks every event through one buffer
-    (see the wire format above: the type from the `event:` line, else
-    from the data)."""
+    as they arrive (a step generator: ai.styles, the style contract). One
+    pull parser walks every event through one buffer (see the wire format
+    above: the type from the `event:` line, else from the data)."""
     r = _Reader(cfg, output(cfg, out))
     p = None
     buf = bytearray(256)        # one parse buffer for every event

@@ -569,3 +569,84 @@ def test_micropython_heap_of_an_awaited_stream(mpy, tmp_path):
     # (the issue asks 4 KB: a second stream holds its own connection and
     # its buffer, SSE buffer, reader, settings and task, about 4.5 KB)
     assert peaks["mem-two"] - peaks["mem-async"] <= 5 * 1024, peaks
+
+
+# ---------------------------------------------------------------- mcp.aio
+
+def _mcp_blocking(url):
+    import mcp
+    out = []
+    conn, err = mcp.connect(url, name="sdk")
+    out.append(("connect", err, conn.server, conn.version))
+    tools, err = mcp.tools(conn)
+    out.append(("tools", err, sorted(t["name"] for t in tools)))
+    out.append(("call", mcp.call(conn, "get_weather", {"city": "Rochdale"})))
+    out.append(("add", mcp.call(conn, "add", '{"a": 2, "b": 40}')))
+    out.append(("fail", mcp.call(conn, "fail", {"reason": "no"})))
+    out.append(("progress", mcp.call(conn, "slow_count", {"n": 3})))
+    mcp.close(conn)
+    return out
+
+
+async def _mcp_async(url):
+    from mcp import aio as maio
+    out = []
+    conn, err = await maio.connect(url, name="sdk")
+    out.append(("connect", err, conn.server, conn.version))
+    tools, err = await maio.tools(conn)
+    out.append(("tools", err, sorted(t["name"] for t in tools)))
+    out.append(("call", await maio.call(conn, "get_weather", {"city": "Rochdale"})))
+    out.append(("add", await maio.call(conn, "add", '{"a": 2, "b": 40}')))
+    out.append(("fail", await maio.call(conn, "fail", {"reason": "no"})))
+    out.append(("progress", await maio.call(conn, "slow_count", {"n": 3})))
+    await maio.close(conn)
+    return out
+
+
+@pytest.mark.parametrize("json", [False, True], ids=["sse", "json"])
+def test_mcp_aio_gives_what_the_blocking_calls_give(sdk_server, json):
+    """The official MCP Python SDK server (SSE replies, and JSON ones):
+    connect, tools, calls (a failing tool, one with progress events) give
+    the same through mcp.aio as through mcp."""
+    url = sdk_server(json=json)
+    want = _mcp_blocking(url)
+    got = asyncio.run(_mcp_async(url))
+    assert want[0][1] is None and "get_weather" in want[1][2] and want[2][1] == (
+        "Rochdale: 12 C, drizzle", None), want
+    assert got == want
+
+
+def test_aio_run_with_an_mcp_server(flash, sdk_server):
+    """ai.run and aio.run with mcps=: the server's tools listed, the
+    model's call answered by the server, the same history."""
+    import mcp
+    mcp.add("sdk", sdk_server())
+    with FakeOpenAI(key="sk-test", models=["gpt-4o-mini"]) as srv:
+        o = ov_for(srv.base_url)
+        hist = []
+        for run in (lambda h: ai.run(h, o, mcps=["sdk"]),
+                    lambda h: asyncio.run(aio.run(h, o, mcps=["sdk"]))):
+            srv.queue(Calls([("sdk__get_weather", {"city": "Rochdale"})]))
+            h = [{"role": "user", "content": "weather?"}]
+            assert run(h) == ("tool said: Rochdale: 12 C, drizzle", None), h
+            hist.append(h)
+        offered = [sorted(t["function"]["name"] for t in q.json["tools"])
+                   for q in srv.requests if q.json and q.json.get("tools")]
+    assert strip_ids(hist[0]) == strip_ids(hist[1])
+    assert offered[0] == offered[-1] and "sdk__get_weather" in offered[0], offered
+
+
+MCP_CAP = "36K"         # the SDK server's six calls need 27K (test_mcp), +asyncio
+
+
+def test_micropython_mcp_aio_gives_what_the_blocking_calls_give(mpy, sdk_server):
+    r = mpy.run("aio_mcp", heap=MCP_CAP, args=[sdk_server()], timeout=60)
+    assert r.rc == 0, r
+    lines = {}
+    for ln in r.out.splitlines():
+        w = ln.split(" ", 2)
+        if len(w) == 3 and w[1] in ("A", "B"):
+            lines[(w[0], w[1])] = w[2]
+    for what in ("CONNECT", "TOOLS", "CALL", "FAIL", "PROGRESS"):
+        assert lines[(what, "A")] == lines[(what, "B")], (what, r.out)
+    assert lines[("CALL", "A")] == "('Rochdale: 12 C, drizzle', None)", r.out

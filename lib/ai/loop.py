@@ -32,7 +32,7 @@ never whole in RAM.
 """
 import jsonstream
 import store
-from compat import collect, const
+from compat import collect, const, drive
 
 _LOCAL = {}     # the local tools by name (ai.register_tool, in ai/tools.py)
 CACHE = "tools.jsonl"   # the tools cache (ai/toolcache.py), under the flash root
@@ -78,7 +78,12 @@ def _listing():
 def _gather(tools, mcps, local=None):
     """(tools to offer, {name: route of a local tool}); with local, the
     board's commands ahead of what follows (hooks.local: the console's)."""
-    t, routes = _gathered(tools, mcps)
+    return drive(_gathering(tools, mcps, local))
+
+
+def _gathering(tools, mcps, local=None, opener=None):
+    """_gather as a step generator (the MCP listings: compat.drive)."""
+    t, routes = yield from _gathered(tools, mcps, opener)
     if not local or local == "off":
         return t, routes
     import hooks
@@ -87,7 +92,7 @@ def _gather(tools, mcps, local=None):
     return hooks.local(local, t, routes), routes
 
 
-def _gathered(tools, mcps):
+def _gathered(tools, mcps, opener=None):
     """(tools to offer, {name: route of a local tool}): a list of the local
     and inline definitions, or a tool file (toolcache.Tools: the run's MCP
     listing, the locals written into it too, or the tools cache), or None."""
@@ -116,7 +121,7 @@ def _gathered(tools, mcps):
             for d in defs:
                 t.add(d)
             for server in mcps:
-                _, err = t.list(server)
+                _, err = yield from t.listing(server, opener)
                 if err:
                     raise ValueError(err)
         finally:
@@ -162,11 +167,16 @@ def _asked(call, route):
     return c
 
 
-def _connect(conns, server):
+def _connect(conns, server, opener=None):
+    """(the run's session with server, err): a step generator."""
     if server in conns:
         return conns[server], None
-    import mcp
-    conn, err = mcp.connect_named(server)
+    if opener is None:
+        import mcp
+        conn, err = mcp.connect_named(server)
+    else:
+        from mcp import aio
+        conn, err = yield aio.connect_named(server)
     if conn:
         conns[server] = conn
     return conn, err
@@ -203,24 +213,31 @@ def _dispatch(route, call, conns, history, opener=None):
             from mcp.client import PassBytes, utf8_head
             text = utf8_head(e, limit) + PassBytes.NOTE % len(e)
         return text, False
-    conn, err = _connect(conns, route[1])
+    conn, err = yield from _connect(conns, route[1], opener)
     if err:
         return err, True
-    if route[2] is None:        # the server's read_resource
-        from mcp import resource
-
-        def run(out):
-            return resource.read(conn, args.get("uri"), out, limit)
+    # (the asyncio driver awaits mcp.aio's coroutine: _awaited)
+    if opener is not None:
+        from mcp import aio as m
+        read = m.read
+    elif route[2] is None:
+        from mcp import resource as m
+        read = m.read
     else:
-        from mcp import client
+        from mcp import client as m
+    if route[2] is None:        # the server's read_resource
 
         def run(out):
-            return client.call(conn, route[2], args, out, limit)
+            return read(conn, args.get("uri"), out, limit)
+    else:
+
+        def run(out):
+            return m.call(conn, route[2], args, out, limit)
     if getattr(history, "record", None) is None:
-        return _result(run(None))
+        return _result((yield from _awaited(run(None), opener)))
     from ai.history import StrFile, string
     w = StrFile("result")
-    _, err = run(w)
+    _, err = yield from _awaited(run(w), opener)
     v = w.value()
     if err and conn.last_is_error:
         return "%s: %s" % (err, string(v) or "(no details)"), True
@@ -247,7 +264,7 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
     conns = {}
     try:
         try:
-            t, routes = _gather(tools, mcps, local)
+            t, routes = yield from _gathering(tools, mcps, local, opener)
         except ValueError as e:
             return None, store.scrub(str(e))
         o = dict(overrides or {})
@@ -297,6 +314,11 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
         if conns:
             import mcp
             for c in conns.values():
-                mcp.close(c)
+                if opener is None:
+                    mcp.close(c)
+                else:   # (its DELETE in a task of its own: the loop goes on)
+                    import asyncio
+                    from mcp import aio
+                    asyncio.create_task(aio.close(c))
         if mcps:
             store.remove(_listing())

@@ -637,6 +637,7 @@ def test_aio_run_with_an_mcp_server(flash, sdk_server):
 
 
 MCP_CAP = "36K"         # the SDK server's six calls need 27K (test_mcp), +asyncio
+EXAMPLE_HEAP = "64K"    # the example: the board's server (the console's commands) and a chat
 
 
 def test_micropython_mcp_aio_gives_what_the_blocking_calls_give(mpy, sdk_server):
@@ -650,3 +651,62 @@ def test_micropython_mcp_aio_gives_what_the_blocking_calls_give(mpy, sdk_server)
     for what in ("CONNECT", "TOOLS", "CALL", "FAIL", "PROGRESS"):
         assert lines[(what, "A")] == lines[(what, "B")], (what, r.out)
     assert lines[("CALL", "A")] == "('Rochdale: 12 C, drizzle', None)", r.out
+
+
+# ---------------------------------------------------------------- the example
+
+def test_the_documented_example_serves_mcp_beside_a_sensor_and_a_chat(mpy, tmp_path):
+    """lib/README.md's example program (scenarios/aio_example.py, the same
+    text: test_docs) in EXAMPLE_HEAP: while its chat streams and runs
+    the model's tool call, the official SDK client lists and calls the
+    board's tools on its MCP server, and no task of the loop waits more
+    than TICK_BOUND (on the process's CPU clock, as the ticker test)."""
+    import json
+    import subprocess
+    from boardserve import TOKEN
+    from test_mcp_server import sdk, text_of
+    flash = tmp_path / "flash"
+    flash.mkdir()
+    with socket.socket() as so:
+        so.bind(("127.0.0.1", 0))
+        port = so.getsockname()[1]
+    with FakeOpenAI(flavor="ollama") as srv:
+        srv.options(chunked=True, gap=0.02)
+        srv.queue(Calls([("sensor_reading", {})]),
+                  Text("The sensor reads what the tool said. " * 40))
+        (flash / "settings.json").write_text(json.dumps({
+            "ai.general.provider": "ollama", "ai.general.base_url": srv.base_url,
+            "ai.general.model": "llama3.2", "mcp.serve.token": TOKEN}))
+        env = mpy.env({"ANTOS_ARGV": "\x1f%s\x1f%d" % (flash, port)})
+        p = subprocess.Popen(mpy.cmd("aio_example_run", EXAMPLE_HEAP), env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, preexec_fn=mpyrun_ahead())
+        try:
+            url = "http://127.0.0.1:%d/mcp" % port
+            for _ in range(500):
+                try:
+                    socket.create_connection(("127.0.0.1", port), 0.2).close()
+                    break
+                except OSError:
+                    time.sleep(0.02)
+            assert len(srv.requests) < 2, "the chat ended before the client came"
+            _, (listed, called) = sdk(url, [{"op": "tools"},
+                                            {"op": "call", "name": "pwd", "args": {}}])
+            out, err = p.communicate(timeout=90)
+        finally:
+            if p.poll() is None:
+                p.kill()
+    assert p.returncode == 0, out + err
+    assert "The sensor reads what the tool said." in out and "the sensor waited" in out, out
+    assert "pwd" in [t["name"] for t in listed["tools"]], listed
+    assert text_of(called).strip() == "/", called
+    tool_msgs = [m for m in srv.requests[-1].json["messages"] if m["role"] == "tool"]
+    assert tool_msgs and tool_msgs[0]["content"].startswith("the sensor reads "), tool_msgs
+    probe = int(out.split("PROBE ")[1].split()[0])
+    print("example: longest wait on the CPU clock %d ms; the sensor's own line: %s"
+          % (probe, out.split("the sensor waited")[1].split("\n")[0]))
+    assert probe <= TICK_BOUND, out
+
+
+def mpyrun_ahead():
+    from mpyrun import _ahead
+    return _ahead

@@ -115,11 +115,14 @@ def _exchange(cfg, style, history, tools, out, streaming, opener=None):
 _FALLBACK_PARSE = const(8192)     # longest text-fallback reply searched for calls
 
 
+_OOM = "out of memory (restart, or free memory: ai -new, ai tools clear)"
+
+
 def _oom(cfg, out, tools):
     """The line for a MemoryError in a request: what to make smaller. (Not
     in ai/errors.py: with no heap left, importing it would fail.)"""
     if cfg is None:
-        return "out of memory (restart, or free memory: ai -new, ai tools clear)"
+        return _OOM
     what = cfg["provider"] + ": out of memory"
     if out is not None and out.size:
         return "%s after %d characters of the reply (lower %s, or %s)" % (
@@ -139,7 +142,11 @@ def _failed(cfg, err):
 
 def ask(history, overrides=None):
     """Send the conversation; returns (reply, err, tool_calls)."""
-    return drive(steps(history, overrides))
+    try:
+        return drive(steps(history, overrides))
+    except MemoryError:     # (before the steps began: the generator itself)
+        collect()
+        return None, _OOM, None
 
 
 def steps(history, overrides=None, opener=None, hand=None):
@@ -229,7 +236,7 @@ def steps(history, overrides=None, opener=None, hand=None):
         try:
             return _failed(cfg, _oom(cfg, out, tools))
         except MemoryError:     # not even the line's words: a constant, no allocation
-            err = "out of memory (restart, or free memory: ai -new, ai tools clear)"
+            err = _OOM
             if cfg is not None:
                 LAST[5] = err
             return None, err, None
@@ -270,7 +277,11 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
     """The tool-use loop (see ai/loop.py): (reply, err). local=True (or
     "read"): the board's read-only console commands are tools too; "all":
     those that change something too, each call only after approve()."""
-    return drive(run_steps(history, overrides, tools, mcps, max_rounds, approve, show, local))
+    try:
+        return drive(run_steps(history, overrides, tools, mcps, max_rounds, approve, show, local))
+    except MemoryError:     # (before the steps began: the generator itself)
+        collect()
+        return None, _OOM
 
 
 def run_steps(history, overrides=None, tools=None, mcps=None, max_rounds=8,

@@ -28,10 +28,13 @@ exposes:
       body: the 200 response (readinto); parse it with jsonstream from the
       socket, keep only what the Reply needs. The reply's text goes to
       out.add(piece) as it is read (output(cfg, out) gives the Out to use).
-  read_stream(cfg, events, out) -> Reply
-      events: httpc.SSE of the 200 response (next() -> Event or None at the
-      end; an Event has readinto); text pieces go to out as they arrive,
-      never thinking text.
+  stream(cfg, events, out, block=True) -> Reply, a step generator
+      (compat.drive): events: httpc.SSE of the 200 response (next() ->
+      Event or None at the end; an Event has readinto); with block False
+      (the asyncio driver) it takes each event with `yield from
+      events.take()` (an event there whole: its parse never waits);
+      text pieces go to out as they arrive, never thinking text.
+      read_stream = blocking(stream): the same, run here, waiting.
       The Reply (reply(out, calls, finish, echo)) holds only calls, finish
       and the echo; the driver fills in the text from its Out.
   error_info(status, body, headers) -> (message, retry_after_s, kind)

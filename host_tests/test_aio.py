@@ -19,7 +19,7 @@ import httpc
 from ai import aio
 from fakes import Calls, FakeAnthropic, FakeGemini, FakeOpenAI, FakeResponses, Text
 from httpserver import wait_for
-from tlsfront import LocalCA, TLSFront
+from tlsfront import LocalCA, Splitter, TLSFront
 
 @pytest.fixture(autouse=True)
 def no_connections():
@@ -150,59 +150,6 @@ def test_micropython_aio_gives_what_the_blocking_calls_give(mpy, tmp_path, provi
         else:
             assert b.replace("call_", "x") == a.replace("call_", "x"), (b, a)
     assert "'Hello from the fake.'" in lines["ASK A"] and "The sum is 5." in lines["RUN A"]
-
-
-class Splitter:
-    """A TCP relay in front of a server that cuts every piece the server
-    sends into two TCP segments a few ms apart: in front of a TLS front,
-    TLS records arrive in parts (MicroPython's Stream.readinto then gives
-    None mid-record)."""
-
-    def __init__(self, port, pause=0.003):
-        self.port_to, self.pause = port, pause
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(8)
-        self.port = self.sock.getsockname()[1]
-        self.cut = 0
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self):
-        while True:
-            try:
-                c, _ = self.sock.accept()
-            except OSError:
-                return
-            b = socket.create_connection(("127.0.0.1", self.port_to))
-            for s in (c, b):
-                s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            threading.Thread(target=self._pump, args=(c, b, False), daemon=True).start()
-            threading.Thread(target=self._pump, args=(b, c, True), daemon=True).start()
-
-    def _pump(self, src, dst, split):
-        try:
-            while True:
-                data = src.recv(65536)
-                if not data:
-                    break
-                if split and len(data) > 1:
-                    half = len(data) // 2
-                    dst.sendall(data[:half])
-                    self.cut += 1
-                    time.sleep(self.pause)
-                    data = data[half:]
-                dst.sendall(data)
-        except OSError:
-            pass
-        finally:
-            for s in (src, dst):
-                try:
-                    s.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-
-    def close(self):
-        self.sock.close()
 
 
 def long_text():

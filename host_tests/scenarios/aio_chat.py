@@ -5,6 +5,7 @@
 #   ticker   a 10 ms ticker task beside aio.stream of a long reply: TICKER
 #            worst gap (ms) once the first piece arrived, the time to it,
 #            the pieces; heapmon's peak over the whole program
+#   ticker-blocking   the same reply by a blocking ai.ask in the loop
 #   abandon  a stream left by a KeyboardInterrupt (the loop ends, no
 #            finally runs): the sockets still open, then httpc.close_all()
 #            and the next call
@@ -21,7 +22,7 @@ import httpc
 from ai import loop  # noqa: F401  (in the baseline, as frozen code is)
 
 mode = sys.argv[1]
-if mode not in ("imports", "mem-blocking"):
+if mode not in ("imports", "mem-blocking"):   # (ticker-blocking: the ticker is asyncio)
     import asyncio
     from ai import aio
 import heapmon
@@ -122,6 +123,25 @@ async def long_reply():
     print("TICKER", state[0], state[1], n, size, repr(s.err), state[2], state[3], state[4])
 
 
+async def blocking_reply():
+    """The same reply by the blocking ai.ask inside the loop: the ticker's
+    worst gap is the whole call (make bench's side by side)."""
+    import ai
+    state = [0, None, 0, 0, 0]
+    t = asyncio.create_task(ticker(state))
+    await asyncio.sleep_ms(20)
+    n = Count()
+    o = dict(ov)
+    o["keep"] = False
+    o["max_reply"] = 70000
+    o["stream"] = n.add
+    state[1] = 0        # (counted from the start: the call holds the loop throughout)
+    r = ai.ask([{"role": "user", "content": "a long one"}], o)
+    await asyncio.sleep_ms(20)
+    t.cancel()
+    print("TICKER", state[0], 0, 0, n.n, repr(r[1]), state[2], state[3], state[4])
+
+
 async def abandon():
     # the stream in a task of its own: the KeyboardInterrupt, raised in
     # another, ends the loop with that task's frames never resumed
@@ -179,6 +199,8 @@ if mode == "same":
     asyncio.run(asynchronous())
 elif mode == "ticker":
     asyncio.run(long_reply())
+elif mode == "ticker-blocking":
+    asyncio.run(blocking_reply())
 elif mode == "abandon":
     try:
         asyncio.run(abandon())

@@ -94,7 +94,8 @@ class Board:
         return m and (int(m.group(1)), int(m.group(2)))
 
     def close(self):
-        """exit, then the measurements: {"idle", "peak", "first", "last", "n"}."""
+        """exit, then the measurements: {"idle", "peak", "first", "last", "n",
+        "before", "peaks", "afters"} (scenarios/mcp_serve.py)."""
         if self.p.poll() is None:
             self.type("exit")
             try:
@@ -109,8 +110,10 @@ class Board:
         if i >= 0:
             line = self.text[i:].splitlines()[0]
             m = dict(w.split("=") for w in line.split()[1:])
-            m["peaks"] = [int(x) for x in m["peaks"].split(",") if x != "-"]
-            return {k: (v if k == "peaks" else int(v)) for k, v in m.items()}
+            lists = ("peaks", "afters")
+            for k in lists:
+                m[k] = [int(x) for x in m[k].split(",") if x != "-"]
+            return {k: (v if k in lists else int(v)) for k, v in m.items()}
         raise AssertionError("no SERVE line:\n" + self.text[-3000:])
 
     def kill(self):

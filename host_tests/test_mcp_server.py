@@ -10,6 +10,8 @@ it serves) and `mcp serve PORT` is typed at its prompt; then
 - the conformance suite's server scenarios, with the suite's fixture tools
   as /bin scripts (host_tests/mcp_flash); the suite sends no token, so it
   talks through TokenProxy, which adds one as a client's config would;
+- 20 SDK sessions in a row at the cap, and ten whose working set is
+  measured after each (what a session loaded is gone before the next);
 - raw HTTP for every refusal (host_tests/boardserve.py runs the console
   and speaks plain HTTP to it) (no token, a wrong one, Host, Origin, 1 MB,
   malformed JSON-RPC, sessions) and 200 requests in a row;
@@ -50,16 +52,21 @@ def board(mpy, tmp_path):
         b.kill()
 
 
-def sdk(url, steps, token=TOKEN, timeout=120):
-    """Run the Python SDK client -> (the init line, one result per step)."""
+def sdk(url, steps, token=TOKEN, timeout=120, sessions=1):
+    """Run the Python SDK client -> (the init line, one result per step);
+    sessions > 1: that many sessions in a row, each running the steps ->
+    a list of those pairs."""
     env = dict(os.environ)
     env["MCP_TOKEN"] = token
     env["MCP_STEPS"] = json.dumps(steps)
+    env["MCP_SESSIONS"] = str(sessions)
     r = subprocess.run([peers.python_exe(), "-I", SDK_CLIENT, url], capture_output=True,
                        text=True, timeout=timeout, env=env, cwd=os.path.join(HERE, "peers"))
     lines = [json.loads(x) for x in r.stdout.splitlines() if x.startswith("{")]
-    assert r.returncode == 0 and len(lines) == len(steps) + 1, (r.stdout, r.stderr[-3000:])
-    return lines[0], lines[1:]
+    k = len(steps) + 1
+    assert r.returncode == 0 and len(lines) == k * sessions, (r.stdout, r.stderr[-3000:])
+    runs = [(lines[i], lines[i + 1:i + k]) for i in range(0, len(lines), k)]
+    return runs[0] if sessions == 1 else runs
 
 
 def text_of(result):
@@ -167,6 +174,85 @@ def main(args):
             server.progress(i, n)
     shell.out("count=%d words=%r" % (n, args[1:]))
 '''
+
+
+# One client session as an AI on a PC holds it: the list, then calls that
+# load modules the listening server does not hold (get: store.admin; the
+# hardware: shell.hw; probe: mcp, by the old name of the server), the list
+# again.
+SESSION = [{"op": "tools"},
+           {"op": "call", "name": "get", "args": {}},
+           {"op": "call", "name": "pin", "args": {"pin": 2}},
+           {"op": "call", "name": "help", "args": {"cmd": "mv"}},
+           {"op": "call", "name": "probe", "args": {"count": 1}},
+           {"op": "call", "name": "cat", "args": {"file": "/boot.py"}},
+           {"op": "tools"}]
+
+
+def _session_ok(r):
+    assert len(r) == len(SESSION) and not [x for x in r if "error" in x], r
+    assert sorted(t["name"] for t in r[0]["tools"]) == sorted(READ_ONLY + ["probe"])
+    assert r[6] == r[0]
+    assert "ai.general.key = sk-...89" in text_of(r[1]) and text_of(r[2]) == "pin 2 = 0"
+    assert text_of(r[4]) == "step 1 of 1\ncount=1 words=[]" and not r[5]["isError"]
+
+
+def _served(b):
+    """The console's `mcp serve status` (a command that loads the server's
+    modules while it listens) -> the connections served so far."""
+    import re
+    out = b.line("mcp serve status", "allowed beyond")
+    return int(re.search(r"requests: (\d+)", out).group(1))
+
+
+def test_twenty_sdk_sessions_in_a_row_at_the_servers_cap(board):
+    """An AI on a PC connects again and again: 20 Python SDK sessions in a
+    row (one client process), each listing the tools and calling them, at
+    the server's heap cap with the firmware's GC. What a session loaded is
+    gone before the next one, so the last is served as the first was."""
+    b = board()
+    with open(os.path.join(b.flash, "bin", "probe.py"), "w") as f:
+        f.write(PROBE)
+    runs = sdk(b.url, SESSION, sessions=20, timeout=300)
+    for first, r in runs:
+        assert first == {"server": "antos", "version": "2025-11-25"}
+        _session_ok(r)
+    assert _served(b) >= 20 * (len(SESSION) + 3)
+    m = b.close()
+    assert "out of memory" not in b.text
+    assert m["idle"] < IDLE_BUDGET and m["peak"] < CALL_BUDGET
+
+
+def test_sessions_in_a_row_leave_the_heap_as_they_found_it(board):
+    """The working set over 10 SDK sessions in a row (the calls of each
+    load modules, and the console runs a command between them): after each
+    session the heap in use is what it was before the first connection (but
+    for names interned once), the tenth leaves what the first left, and the
+    last sessions' largest request (the tools list) takes what the first
+    ones' did."""
+    b = board(live=True)
+    with open(os.path.join(b.flash, "bin", "probe.py"), "w") as f:
+        f.write(PROBE)
+    ends = [0]      # connections served when each session had ended
+    for _ in range(10):
+        _, r = sdk(b.url, SESSION)
+        _session_ok(r)
+        ends.append(_served(b))
+    m = b.close()
+    assert len(m["afters"]) == ends[-1] == m["n"]
+    after = [m["afters"][e - 1] for e in ends[1:]]
+    peak = [max(m["peaks"][a:e]) for a, e in zip(ends, ends[1:])]
+    print("\nheap in use after each session, above what it was before the first: %s B; "
+          "largest request of each: %s B" % (after, peak))
+    # what stays: the names interned on first use (the /bin scripts' own,
+    # compiled when they run; about 130 bytes), never a module (store.admin
+    # alone is more)
+    assert max(abs(a) for a in after) < 512, after
+    assert abs(after[-1] - after[0]) < 128, after
+    # (a peak may read low, when the sampler thread wakes too late: the
+    # highest of five sessions is their real one)
+    assert abs(max(peak[5:]) - max(peak[:5])) < 512, peak
+    assert m["idle"] < IDLE_BUDGET and m["peak"] < CALL_BUDGET
 
 
 # ---------------------------------------------------------------- TypeScript SDK

@@ -15,9 +15,12 @@ it serves) and `mcp serve PORT` is typed at its prompt; then
 - raw HTTP for every refusal (host_tests/boardserve.py runs the console
   and speaks plain HTTP to it) (no token, a wrong one, Host, Origin, 1 MB,
   malformed JSON-RPC, sessions) and 200 requests in a row;
+- on CPython, in this process, replies cut short by a failure after their
+  head (injected), which the client must see as cut short;
 - a pseudo-terminal (tools/sim.py, as a person types) for the approval of
   a destructive command.
 """
+import contextlib
 import json
 import os
 import socket
@@ -779,17 +782,17 @@ def test_spec_to_schema_and_back_to_a_console_line():
     assert tools.read_only(shell.find("cat")) and not tools.read_only(shell.find("rm"))
 
 
-def test_the_same_server_code_runs_on_cpython(flash):
-    """lib/ runs on CPython too: the server's socket code there (timeouts,
-    recv_into, sendall), served from a thread that plays the prompt's wait."""
+@contextlib.contextmanager
+def served_here(flash):
+    """The board's server on CPython, in this process (lib/ runs there too:
+    its socket code's other half, timeouts, recv_into, sendall), served
+    from a thread that plays the prompt's wait -> an object with .port,
+    for raw() and rpc()."""
     import select
     import store
     import mcpserver as server
     from shell import term
-    from mcp import server as old_name
-    assert old_name is server       # for /bin scripts written before mcpserver
     store.set("mcp.serve.token", TOKEN)
-    (flash / "boot.py").write_text("# cpython\n")
     port = peers.free_port()
     url, err = server.start(port, "127.0.0.1")
     assert err is None and url == "http://localhost:%d/mcp" % port
@@ -803,14 +806,120 @@ def test_the_same_server_code_runs_on_cpython(flash):
     th = threading.Thread(target=wait)
     th.start()
     try:
-        b = type("B", (), {"port": port})
+        yield type("B", (), {"port": port})
+    finally:
+        stop.append(1)
+        th.join(10)
+        assert server.stop() and term.WATCH is None and not server.stop()
+
+
+def test_the_same_server_code_runs_on_cpython(flash):
+    from mcp import server as old_name
+    import mcpserver
+    assert old_name is mcpserver       # for /bin scripts written before mcpserver
+    (flash / "boot.py").write_text("# cpython\n")
+    with served_here(flash) as b:
         sid = init(b)
         st, r = rpc(b, sid, "tools/call", {"name": "cat", "arguments": {"file": "boot.py"}})
         assert st == 200 and text_of(r["result"]) == "# cpython"
         st, r = rpc(b, sid, "resources/read", {"uri": "file:///boot.py"})
         assert r["result"]["contents"][0]["text"] == "# cpython\n"
         assert raw(b, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, token=None)[0] == 401
+
+
+def _body(b, sid, msg):
+    """POST msg -> (headers, body, whole): whole is False when the body ended
+    before its end (http.client's IncompleteRead)."""
+    import http.client
+    c = http.client.HTTPConnection("127.0.0.1", b.port, timeout=60)
+    try:
+        c.request("POST", "/mcp", json.dumps(msg), {
+            "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+            "Authorization": "Bearer " + TOKEN, "Mcp-Session-Id": sid})
+        r = c.getresponse()
+        h = {k.lower(): v for k, v in r.getheaders()}
+        try:
+            return h, r.read(), True
+        except http.client.IncompleteRead as e:
+            return h, e.partial, False
     finally:
-        stop.append(1)
-        th.join(10)
-        assert server.stop() and term.WATCH is None and not server.stop()
+        c.close()
+
+
+def test_an_answer_cut_short_never_looks_whole(flash, monkeypatch):
+    """Once the head of a reply is out, a failure can no longer be answered
+    with an error; the client must then see the body cut short, never a
+    whole one (it would take the bytes it got for the answer: "Invalid JSON:
+    EOF while parsing"). Bodies go out chunked, and a reply that fails
+    never gets its last chunk: out of memory while the tools are listed
+    (JSON), or while a call's result is written after its log lines went
+    out (an event stream). A script's value that is no JSON fails before
+    its event is begun, and the stream goes on whole."""
+    import shell
+    import store
+    (flash / "f.txt").write_text("hello\n")
+    (flash / "bin").mkdir()
+    (flash / "bin" / "bad.py").write_text(BAD_PROGRESS)
+    with served_here(flash) as b:
+        sid = init(b)
+        h, body, whole = _body(b, sid, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        assert whole and h["transfer-encoding"] == "chunked" and "content-length" not in h
+        assert len(json.loads(body)["result"]["tools"]) == len(READ_ONLY) + 1
+        # out of memory making the ninth tool's spec (get's), as seen at the
+        # edge of the heap: the first eight are out already
+        spec = shell._spec
+
+        def failing(row):
+            if row.startswith("get~"):
+                raise MemoryError("memory allocation failed, allocating 64 bytes")
+            return spec(row)
+        monkeypatch.setattr(shell, "_spec", failing)
+        h, body, whole = _body(b, sid, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        assert not whole and len(body) > 1024 and body.startswith(b'{"jsonrpc":"2.0"')
+        monkeypatch.undo()
+        # an event stream: the log line went out as an event, then out of
+        # memory writing the result (the settings' secrets are masked in it)
+        assert rpc(b, sid, "logging/setLevel", {"level": "info"})[0] == 200
+        keys = store.keys
+        calls = []
+
+        def failing_keys():
+            calls.append(1)
+            if len(calls) > 1:      # the log event's mask went by; now the result's
+                raise MemoryError("memory allocation failed, allocating 32 bytes")
+            return keys()
+        monkeypatch.setattr(store, "keys", failing_keys)
+        call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                "params": {"name": "cat", "arguments": {"file": "f.txt"}}}
+        h, body, whole = _body(b, sid, call)
+        assert h["content-type"] == "text/event-stream" and not whole
+        assert b'"data":"hello"' in body
+        monkeypatch.undo()
+        h, body, whole = _body(b, sid, call)
+        assert whole and b'"id":3' in body
+        # a script's progress that is no JSON: refused before its event
+        h, body, whole = _body(b, sid, {"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+                                        "params": {"name": "bad", "arguments": {},
+                                                   "_meta": {"progressToken": "p"}}})
+        assert whole
+        events = [json.loads(e[len("data: "):]) for e in body.decode().split("\r\n")
+                  if e.startswith("data: ")]
+        assert [e.get("method") for e in events] == [
+            "notifications/progress", "notifications/message", "notifications/message", None]
+        assert events[0]["params"] == {"progressToken": "p", "progress": 1}
+        assert text_of(events[-1]["result"]) == "refused: TypeError\nstill here"
+
+
+BAD_PROGRESS = '''SPEC = {"desc": "reports progress, then a progress that is no JSON", "readonly": True}
+
+
+def main(args):
+    import mcpserver
+    import shell
+    mcpserver.progress(1)
+    try:
+        mcpserver.progress(2, message=b"bytes")
+    except TypeError as e:
+        shell.out("refused: " + type(e).__name__)
+    shell.out("still here")
+'''

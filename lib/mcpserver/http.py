@@ -574,8 +574,10 @@ def allowed(spec):
 
 def _tools(srv):
     from shell import tools
-    for spec in shell.commands():
-        if not exposed(spec):
+    for n in shell.names():
+        # (ai's and mcp's specs are large: never built for a listing)
+        spec = shell.find(n) if tools.name_ok(n) else None
+        if spec is None or not exposed(spec):
             continue
         ro = tools.read_only(spec)
         d = spec["desc"]

@@ -619,7 +619,7 @@ def names():
 
 def find(name):
     for t in TABLE:
-        if t[:t.find("~")] == name:
+        if t.startswith(name) and t.find("~") == len(name):    # (no str made per row)
             return _spec(t)
     if name and "/" not in name and not name.startswith("."):
         p = store.path("bin") + "/" + name + ".py"

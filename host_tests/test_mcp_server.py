@@ -461,10 +461,15 @@ def test_refusals_get_the_right_answer_with_a_flat_heap(board, live):
     assert m["idle"] < IDLE_BUDGET and m["peak"] < CALL_BUDGET
     if live:
         pings = m["peaks"][-152:-2]      # the last 150 pings
-        print("200 pings: peak %d..%d bytes; heap in use after the first connection %d, "
-              "after the last %d" % (min(pings), max(pings), m["first"], m["last"]))
+        usual = sorted(pings)[len(pings) // 2]
+        print("200 pings: peak %d..%d bytes (usually %d); heap in use after the first "
+              "connection %d, after the last %d" % (min(pings), max(pings), usual, m["first"],
+                                                    m["last"]))
         assert m["last"] - m["first"] < 512      # nothing accumulates
-        assert max(pings) - min(pings) < 2048
+        # the sampler, a thread, can wake too late for a request's peak
+        # (under load): a peak may read low, never high
+        assert max(pings) - usual < 2048         # no ping costs much more than most
+        assert max(pings[-50:]) - max(pings[:50]) < 512     # nor more as they go
 
 
 def test_a_wrong_token_waits_while_others_are_served(board):

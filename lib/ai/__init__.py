@@ -165,6 +165,11 @@ def ask(history, overrides=None):
                 def sink(piece):
                     stream(piece)
                     rec(piece)
+        chk = None
+        if o.get("schema") is not None:     # (ai/schema.py: the wire form, the check)
+            from ai.schema import Check
+            chk = Check(cfg, o, tools, sink)
+            sink = chk.add
         fallback = None
         if tools and cfg["tools_level"] == "text-fallback":
             from ai.styles import text as fallback
@@ -178,13 +183,18 @@ def ask(history, overrides=None):
         # already when the history records it)
         out = Out(cfg["max_reply"], sink, keep or (fallback is not None and rec is None))
         try:
-            reply = _exchange(cfg, load(cfg["style"]), msgs, tools, out, stream is not None)
+            reply = _exchange(cfg, load(cfg["style"]), msgs, tools, out,
+                              stream is not None and not (chk and chk.nostream))
         finally:
             collect()
+        err = chk and chk.end(reply, out.size)
+        if err:
+            out.drop()
+            return _failed(cfg, err)
         if not out.size and not reply.calls:
             out.drop()
             return _failed(cfg, "%s: %s" % (cfg["provider"], _errors().empty_reason(cfg, reply)))
-        if out.size and reply.finish in ("length", "filter"):
+        if out.size and reply.finish in ("length", "filter") and chk is None:
             # the service cut the reply: said in the text, in every style
             mark = _errors().cut_mark(cfg, reply.finish)
             out.limit += len(mark)
@@ -238,6 +248,32 @@ def fetch_models(provider=None, key=None, use=None, limit=MAX_MODELS, base_url=N
         return None, "out of memory reading the model list (ask for fewer: limit=)"
     finally:
         loosen(gc_was)
+
+
+def ask_json(prompt, schema, opts=None):
+    """A reply that follows a JSON schema, as its value: (value, err).
+    prompt: a question, or a history (as ai.ask's). schema: a JSON Schema
+    (dict or JSON text) or llm's concise syntax (ai/schema.py). opts:
+    ai.ask's overrides, and select={path: fn} (jsonstream.select's
+    patterns): each value at a path goes to fn(path, value) once it is
+    complete and checked, and nothing else is kept (value is None). The
+    text is not kept for a question; for a history, as ai.ask keeps it."""
+    o = dict(opts or {})
+    o["schema"] = schema
+    hist = prompt
+    if isinstance(prompt, str):
+        hist = [{"role": "user", "content": prompt}]
+        if o.get("keep") is None:
+            o["keep"] = False
+    got = []
+    if o.get("select") is None:
+        o["select"] = {"": lambda path, v: got.append(v)}
+    try:
+        _, err, _ = ask(hist, o)
+    except MemoryError:
+        collect()
+        return None, _oom(None, None, None)
+    return (None, err) if err else (got[0] if got else None, None)
 
 
 def ask_simple(prompt, overrides=None):

@@ -27,6 +27,16 @@ Quirks of the openai (chat completions) style:
   stream_usage    streamed requests ask for the token usage
                   (stream_options.include_usage; others report it unasked
                   or not at all: ai status shows what came)
+  tool_id9        tool-call ids in the messages as the service makes them:
+                  9 letters and digits (Mistral answers 422 to "call_..." or
+                  Kimi's "functions.get_weather:0"; mapped the same way on
+                  the call and on its result)
+  app_title       X-Title: the firmware's name on every request (OpenRouter's
+                  app attribution; HTTP-Referer, the app's site, is not sent:
+                  the firmware has none)
+  reasoning_object the thinking word goes as reasoning {"effort": word}
+                  (OpenRouter's one field for every model) instead of
+                  reasoning_effort
 The driver reads one quirk:
   copilot         the key is a GitHub login: each request first gets a
                   Copilot session token (ai/copilot.py), which also gives
@@ -43,6 +53,12 @@ plain model id leaves it to the style's rule by model id):
   adaptive  Anthropic thinking {"type": "adaptive"}
   level     Gemini 3 thinkingLevel (EFFORTS)
   none      nothing is sent (the model has no knob)
+
+SCHEMAS: how each model family takes a reply's JSON schema (ai/schema.py:
+the forms and flags), one row each: provider, model id prefix ("*": any),
+the form, its flags, "|" and where that is documented; the first row
+that matches decides, a provider without one gets the schema in its
+instructions (the form prompt) and the reply is checked all the same.
 
 EFFORTS: the words each model family takes for its thinking knob
 (reasoning_effort, Responses reasoning.effort, Gemini 3 thinkingLevel),
@@ -77,6 +93,32 @@ PROVIDERS = (
      "claude-sonnet-4-5", "native", False, "", 8192),
     ("copilot", "GitHub Copilot", "openai", "https://api.githubcopilot.com",
      False, "gpt-4.1", "native", False, "copilot x_initiator", None),
+    # docs.mistral.ai/api (chat completions: max_tokens; 9-character tool ids)
+    ("mistral", "Mistral", "openai", "https://api.mistral.ai/v1", True,
+     "mistral-small-latest", "native", False, "max_tokens tool_id9", None),
+    # api-docs.deepseek.com (max_tokens; stream_options.include_usage;
+    # deepseek-reasoner's reasoning_content)
+    ("deepseek", "DeepSeek", "openai", "https://api.deepseek.com", True,
+     "deepseek-chat", "native", False, "max_tokens stream_usage", None),
+    # openrouter.ai/docs/api-reference/overview (X-Title; reasoning object)
+    ("openrouter", "OpenRouter", "openai", "https://openrouter.ai/api/v1", True,
+     "openai/gpt-4o-mini", "native", False, "app_title reasoning_object", None),
+    # docs.x.ai/docs/api-reference (chat completions, max_completion_tokens)
+    ("xai", "xAI (Grok)", "openai", "https://api.x.ai/v1", True,
+     "grok-3-mini", "native", False, "", None),
+    # inference-docs.cerebras.ai/api-reference/chat-completions
+    ("cerebras", "Cerebras", "openai", "https://api.cerebras.ai/v1", True,
+     "llama3.1-8b", "native", False, "", None),
+    # docs.together.ai/reference/chat-completions-1 (max_tokens)
+    ("together", "Together AI", "openai", "https://api.together.xyz/v1", True,
+     "meta-llama/Llama-3.3-70B-Instruct-Turbo", "native", False, "max_tokens", None),
+    # lmstudio.ai/docs/app/api/endpoints/openai (no key; the loaded model)
+    ("lmstudio", "LM Studio (local)", "openai", "http://localhost:1234/v1", False,
+     "openai/gpt-oss-20b", "native", True, "max_tokens", None),
+    # github.com/ggml-org/llama.cpp/tree/master/tools/server (llama-server:
+    # no key unless --api-key; one model, whatever the model field says)
+    ("llamacpp", "llama.cpp server (local)", "openai", "http://localhost:8080/v1", False,
+     "default", "native", True, "max_tokens", None),
 )
 
 # one line per preset: name provider model map (a string stays in flash;
@@ -97,6 +139,32 @@ copilot-mini copilot gpt-5-mini none
 copilot-4.1 copilot gpt-4.1 none"""
 
 
+# (ai/schema.py: the forms and flags)
+SCHEMAS = """openai * json_schema strict | platform.openai.com/docs/guides/structured-outputs: response_format (chat), text.format (Responses), strict
+groq openai/gpt-oss json_schema strict nostream notools | console.groq.com/docs/structured-outputs: strict on GPT-OSS; no streaming, no tools
+groq moonshotai/kimi-k2 json_schema nostream notools | console.groq.com/docs/structured-outputs: best-effort models
+groq meta-llama/llama-4 json_schema nostream notools | console.groq.com/docs/structured-outputs: best-effort models
+groq * json_object nostream notools | console.groq.com/docs/text-chat: JSON mode (every model), no streaming, not with tools
+ollama * json_schema | docs.ollama.com/api/openai-compatibility: response_format json_schema
+kimi * json_object | platform.moonshot.ai/docs/guide/use-json-mode-feature-of-kimi-api: JSON mode
+gemini gemini-3 json_schema | ai.google.dev/gemini-api/docs/structured-output: responseJsonSchema; with function calling from Gemini 3
+gemini gemini-2.5 json_schema notools | ai.google.dev/gemini-api/docs/structured-output: responseJsonSchema, not with function calling
+gemini * openapi notools | ai.google.dev/gemini-api/docs/structured-output: responseSchema, the OpenAPI subset
+anthropic claude-3 tool | docs.claude.com/en/docs/build-with-claude/structured-outputs: not on Claude 3; a forced tool (tool-use docs, tool_choice)
+anthropic claude-sonnet-4-0 tool | docs.claude.com/en/docs/build-with-claude/structured-outputs: from Sonnet 4.5
+anthropic claude-sonnet-4-2 tool | docs.claude.com/en/docs/build-with-claude/structured-outputs: from Sonnet 4.5
+anthropic claude-opus-4-0 tool | docs.claude.com/en/docs/build-with-claude/structured-outputs: from Opus 4.1
+anthropic claude-opus-4-2 tool | docs.claude.com/en/docs/build-with-claude/structured-outputs: from Opus 4.1
+anthropic * json_schema closed nobounds | docs.claude.com/en/docs/build-with-claude/structured-outputs: output_config.format; objects closed; no numeric or length bounds
+mistral * json_schema strict | docs.mistral.ai/capabilities/structured-output/custom_structured_output
+deepseek * json_object | api-docs.deepseek.com/guides/json_mode: JSON mode only
+openrouter * json_schema strict require_parameters | openrouter.ai/docs/features/structured-outputs; provider.require_parameters
+xai * json_schema strict | docs.x.ai/docs/guides/structured-outputs
+cerebras * json_schema strict | inference-docs.cerebras.ai/capabilities/structured-outputs
+together * json_schema | docs.together.ai/docs/json-mode
+lmstudio * json_schema | lmstudio.ai/docs/app/api/structured-output: json_schema (no json_object)
+llamacpp * json_schema | github.com/ggml-org/llama.cpp/tree/master/tools/server: response_format json_schema"""
+
 SCALE = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 # (OpenAI API reference: platform.openai.com/docs/api-reference/responses/create,
 # reasoning.effort; the same words for chat completions' reasoning_effort)
@@ -116,6 +184,9 @@ groq * - | console.groq.com/docs/reasoning: other models have no reasoning_effor
 ollama * low medium high | docs.ollama.com/api/openai-compatibility: reasoning_effort sets think
 kimi * - | platform.moonshot.ai/docs: the model id chooses thinking (kimi-k2-thinking)
 copilot * - | GitHub Copilot's chat API has no reasoning_effort (CopilotChat.nvim sends none)
+openrouter * minimal low medium high | openrouter.ai/docs/use-cases/reasoning-tokens: reasoning.effort
+xai grok-3-mini low high | docs.x.ai/docs/guides/reasoning: reasoning_effort low or high, grok-3-mini only
+cerebras gpt-oss low medium high | inference-docs.cerebras.ai/capabilities/reasoning: reasoning_effort on gpt-oss
 gemini gemini-3-pro low high | ai.google.dev/gemini-api/docs/thinking: Gemini 3 Pro low, high
 gemini gemini-3.1-pro low medium high | ai.google.dev/gemini-api/docs/thinking: Pro has no minimal
 gemini * minimal low medium high | ai.google.dev/gemini-api/docs/thinking: Gemini 3 Flash"""
@@ -123,9 +194,15 @@ gemini * minimal low medium high | ai.google.dev/gemini-api/docs/thinking: Gemin
 
 def efforts(provider, model):
     """The words model (of provider) takes for its thinking knob, lowest
-    first (EFFORTS), or None when it has none. (A scan of the text: only
-    the matching row is cut out of it.)"""
-    t = EFFORTS
+    first (EFFORTS), or None when it has none."""
+    words = row(EFFORTS, provider, model)
+    return None if words is None or words[0] == "-" else words
+
+
+def row(t, provider, model):
+    """The words of the first row of the table t (EFFORTS, SCHEMAS) for
+    provider whose prefix model starts with, or None. (A scan of the text:
+    only the matching row is cut out of it.)"""
     head = provider + " "
     i = 0
     while i >= 0:
@@ -135,8 +212,7 @@ def efforts(provider, model):
             e = t.find(" ", k)
             prefix = t[k:e]
             if prefix == "*" or model.startswith(prefix):
-                words = t[e:t.find("|", e)].split()
-                return None if words[0] == "-" else words
+                return t[e:t.find("|", e)].split()
         i = j + 1 if j >= 0 else -1
     return None
 

@@ -80,6 +80,8 @@ def request(cfg, history, tools, stream):
     headers = bearer_headers(cfg, accept)
     if "x_initiator" in quirks:
         headers["X-Initiator"] = "user"     # _messages may say agent
+    if "app_title" in quirks:
+        headers["X-Title"] = "AntOS AI"
     body = {"model": cfg["model"], "stream": bool(stream),
             "messages": jsonstream.Array(lambda: _messages(cfg, history, headers))}
     if tools:
@@ -90,8 +92,12 @@ def request(cfg, history, tools, stream):
     if cfg.get("temperature") is not None:
         body["temperature"] = cfg["temperature"]
     word = effort(cfg)
-    if word:
+    if word and "reasoning_object" in quirks:
+        body["reasoning"] = {"effort": word}
+    elif word:
         body["reasoning_effort"] = word
+    if cfg.get("schema"):
+        cfg["schema"].add(body)         # (ai/schema.py)
     if stream and "no_obfuscation" in quirks:
         body["stream_options"] = {"include_obfuscation": False}
     if stream and "stream_usage" in quirks:
@@ -136,7 +142,7 @@ def _messages(cfg, history, headers):
 def _message(cfg, m):
     role = m.get("role")
     if role == "tool":
-        return {"role": "tool", "tool_call_id": m.get("tool_call_id") or "",
+        return {"role": "tool", "tool_call_id": _tid(cfg, m.get("tool_call_id") or ""),
                 "content": tool_output(m)}
     if role != "assistant":
         return {"role": role, "content": m.get("content") or ""}
@@ -144,7 +150,7 @@ def _message(cfg, m):
     calls = m.get("tool_calls")
     if calls:
         out["tool_calls"] = [
-            {"id": c["id"], "type": "function",
+            {"id": _tid(cfg, c["id"]), "type": "function",
              "function": {"name": c["name"], "arguments": c.get("args") or "{}"}}
             for c in calls]
         if not out["content"]:
@@ -156,6 +162,32 @@ def _message(cfg, m):
         if rc is not None:
             out["reasoning_content"] = rc
     return out
+
+
+def _tid(cfg, cid):
+    """A tool-call id as the service takes it: with the quirk tool_id9, 9
+    letters and digits (such an id as it is, any other hashed to one: a
+    call and its result map alike)."""
+    if "tool_id9" not in (cfg.get("quirks") or ()) or len(cid) == 9 and _alnum(cid):
+        return cid
+    h = 5381        # djb2 (xor) over the id's bytes, small ints only
+    for c in cid.encode():
+        h = (h * 33 ^ c) & 0xFFFFF
+    out = bytearray(9)
+    for i in range(9):
+        out[i] = _ALNUM[h % 62]
+        h = (h * 33 + 17) & 0xFFFFF
+    return str(out, "utf-8")
+
+
+_ALNUM = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _alnum(s):
+    for c in s.encode():
+        if not (48 <= c <= 57 or 65 <= c <= 90 or 97 <= c <= 122):
+            return False
+    return True
 
 
 # ---------------------------------------------------------------- replies
@@ -175,11 +207,20 @@ class _Reader:
         self.calls = []           # [id, name, Out(args)] by index
         self.finish = None
         self.error = None
+        self.refusal = None
 
     # handlers (path, value) for jsonstream.select
     def on_text(self, path, piece):
         if isinstance(piece, str):
             self.out.add(piece)
+
+    def on_refusal(self, path, piece):
+        """A refusal is the reply's text, but where a schema asks for JSON
+        (ai/schema.py): then it is the finish, "refused:<its text>"."""
+        if not self.cfg.get("schema"):
+            self.on_text(path, piece)
+        elif isinstance(piece, str):
+            self.refusal = ((self.refusal or "") + piece)[:MAX_ERROR]
 
     def on_reasoning(self, path, piece):
         if not isinstance(piece, str) or self.reasoning_over:
@@ -245,13 +286,15 @@ class _Reader:
         if calls and finish in (None, "stop"):
             finish = "tool_calls"  # Ollama used to say stop
         finish = _FINISH.get(finish, finish)
+        if self.refusal is not None:
+            finish = "refused:" + self.refusal
         echo = None
         if self.reasoning_over:
             if calls:
                 raise StyleError("reasoning longer than %d characters" % self.limit)
         else:
             rc = self.reasoning.text()
-            if rc:
+            if rc and calls:    # (asked back on tool-call turns only: Kimi, DeepSeek)
                 echo = {"style": "openai", "provider": self.cfg.get("provider"),
                         "reasoning_content": rc}
         return _reply(self.out, calls or None, finish, echo)
@@ -265,7 +308,7 @@ def _rules(r, where):
     stream = jsonstream.Stream
     return jsonstream.Rules({
         base + ".content": stream(r.on_text),
-        base + ".refusal": stream(r.on_text),
+        base + ".refusal": stream(r.on_refusal),
         base + ".reasoning_content": stream(r.on_reasoning),
         base + ".tool_calls[*]": r.on_call,
         "choices[0].finish_reason": r.on_finish,

@@ -214,7 +214,8 @@ def ask(history, overrides=None):
         LAST[5] = None
         return reply.text, None, reply.calls
     except StyleError as e:     # (the one exception class of ai: see ai/config.py)
-        out.drop()
+        if out is not None:     # (None: a schema that cannot be used)
+            out.drop()
         return _failed(cfg, _errors().scrub(cfg, str(e)))
     except MemoryError:
         reply = None

@@ -143,6 +143,11 @@ class Feed:
                 while b[k] == 92:               # \ (the opening quote stops it)
                     k -= 1
                 if (q - k) & 1:                 # an even number of them: the end
+                    # (an escape cut by the quote is the Parser's error once
+                    # its 6 bytes are there, as it is in a whole text)
+                    k = b.rfind(b"\\", i + 1, q)
+                    if k >= 0 and k + 6 > n:
+                        return False
                     self.scan = 0
                     return True
                 q = b.find(b'"', q + 1, n)

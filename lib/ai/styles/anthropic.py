@@ -131,6 +131,8 @@ def request(cfg, history, tools, stream):
         body["temperature"] = cfg["temperature"]
     if tools and cfg.get("tools_level", "native") == "native":
         body["tools"] = Array(lambda: (_tool(t) for t in tools))
+    if cfg.get("schema"):
+        cfg["schema"].add(body)     # (ai/schema.py: output_config, or a forced tool)
     if stream:
         body["stream"] = True
     return cfg["base_url"] + "/messages", headers, body
@@ -257,6 +259,8 @@ class _Content:
     def __init__(self, cfg, out):
         self.out = out
         self.limit = min(cfg.get("max_reply") or HELD, HELD)
+        s = cfg.get("schema")
+        self.answer = s and s.tool      # a forced tool's name: its input is the reply
         self.thinking = False
         self.blocks = {}
         self.order = []
@@ -283,6 +287,8 @@ class _Content:
         """Append a piece to block i; what: text|thinking|args|opaque."""
         if not piece:
             return
+        if what == "args" and self.answer and self.block(i).name == self.answer:
+            what = "text"
         if what == "text":
             self.out.add(piece)
             if not self.thinking:
@@ -307,6 +313,9 @@ class _Content:
         for i in self.order:
             b = self.blocks[i]
             t = b.type
+            if t == "tool_use" and self.answer and b.name == self.answer:
+                self.out.add(b.args)    # (a whole reply's; a stream's came as text)
+                continue
             if t == "tool_use":
                 if b.args is None:
                     b.args = b.parts.text() or "{}"
@@ -325,6 +334,8 @@ class _Content:
             finish = table[finish]
         elif finish is None:
             finish = "tool_calls" if calls else "stop"
+        if finish == "tool_calls" and not calls:
+            finish = "stop"             # (the forced tool's answer)
         calls = calls or None
         return _reply(self.out, calls, finish, turn_echo)
 

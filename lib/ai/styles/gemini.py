@@ -154,6 +154,8 @@ def request(cfg, history, tools, stream):
             gen["thinkingConfig"] = think
     if gen:
         body["generationConfig"] = gen
+    if cfg.get("schema"):
+        cfg["schema"].add(body)     # (ai/schema.py: responseJsonSchema)
     return url, headers, body
 
 

@@ -126,15 +126,15 @@ def _o(srv, provider, model, **kw):
 
 CASES = [   # provider, fake, model, where the schema goes, streamed
     ("openai", lambda: FakeOpenAI("openai"), "gpt-4o-mini", "response_format", True),
-    ("openai", lambda: FakeResponses(), "gpt-5-mini", "text", True),
+    ("openai", FakeResponses, "gpt-5-mini", "text", True),
     ("groq", lambda: FakeOpenAI("groq", key="gsk-test"), "llama-3.3-70b-versatile",
      "json_object", False),
     ("groq", lambda: FakeOpenAI("groq", key="gsk-test"), "openai/gpt-oss-20b",
      "response_format", False),
-    ("anthropic", lambda: FakeAnthropic(), "claude-sonnet-4-5", "output_config", True),
+    ("anthropic", FakeAnthropic, "claude-sonnet-4-5", "output_config", True),
     ("anthropic", lambda: FakeAnthropic(models=["claude-3-5-haiku-latest"]),
      "claude-3-5-haiku-latest", "tool", True),
-    ("gemini", lambda: FakeGemini(), "gemini-2.5-flash", "responseJsonSchema", True),
+    ("gemini", FakeGemini, "gemini-2.5-flash", "responseJsonSchema", True),
 ]
 
 

@@ -24,7 +24,8 @@ def item(path, v):
 
 gc.collect()
 heapmon.start()
-value, err = ai.ask_json("list them", SCHEMA, dict(ov, schema_multi=True,
-                                                   select={"items[*]": item}))
+ov["schema_multi"] = True
+ov["select"] = {"items[*]": item}
+value, err = ai.ask_json("list them", SCHEMA, ov)
 print("ITEMS", seen[0], seen[1], seen[2], repr(value), repr(err))
 heapmon.report()

@@ -35,34 +35,16 @@ Memory: the buffer holds the unread part of one token and the last piece
 while a rule builds it. The heap is flat in the number of values.
 """
 import jsonstream
-from jsonstream import OBJ, END_OBJ, ARR, END_ARR, KEY, STR, JSONError
+from jsonstream import OBJ, END_OBJ, ARR, END_ARR, KEY, STR
 from compat import copy
 
 _NUMBER = b"+-.0123456789eE"
 _WS = b" \t\r\n"
 
 
-class _Held:
-    """A built value as jsonstream._deliver reads one at a parser's cursor
-    (peek, read_value, stream_string): the handlers get it by select()'s
-    convention (a Stream rule: a string as one piece, then None)."""
-    v = None
-
-    def peek(self):
-        return STR if isinstance(self.v, str) else 0
-
-    def read_value(self):
-        return self.v
-
-    def stream_string(self, sink):
-        if self.v:
-            sink(self.v)
-        return True
-
-
 class Feed:
     def __init__(self, rules=None, hook=None, max_value=16384, max_items=jsonstream.MAX_ITEMS,
-                 max_depth=64, bufsize=256):
+                 max_depth=64, bufsize=128):
         self.buf = bytearray(bufsize)
         p = self.p = jsonstream.Parser(self.buf, max_depth=max_depth, max_value=max_value,
                                        max_items=max_items)
@@ -75,7 +57,7 @@ class Feed:
         self.nodes = []         # the rules' node of each open container (0: none)
         self.node = 1 if rules is not None else 0   # the node of the value about to start
         self.build = None       # [value, containers up, key, items left, start, node]
-        self.held = _Held()
+        self.v = None           # the value being delivered (see peek)
         self.scan = 0           # where the search for a string's closing quote goes on
         self.done = False       # the root value is complete
 
@@ -258,10 +240,23 @@ class Feed:
             b[0] = v
 
     def _deliver(self, v, o):
-        h = self.held
-        h.v = v
+        self.v = v
         path = self.path
         try:
-            jsonstream._deliver(h, path, len(path), self.rules, self.rules.c[0], o)
+            jsonstream._deliver(self, path, len(path), self.rules, self.rules.c[0], o)
         finally:
-            h.v = None
+            self.v = None
+
+    # the value delivered as jsonstream._deliver reads one at a parser's
+    # cursor: the handlers get it by select()'s convention (a Stream rule:
+    # a string as one piece, then None)
+    def peek(self):
+        return STR if isinstance(self.v, str) else 0
+
+    def read_value(self):
+        return self.v
+
+    def stream_string(self, sink):
+        if self.v:
+            sink(self.v)
+        return True

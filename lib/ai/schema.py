@@ -17,7 +17,7 @@ imported by the driver only for a request that has one.
 How each provider takes a schema is catalogue data (ai/catalog.py
 SCHEMAS: the form and its flags per provider and model family, each row
 with its source); each style puts the form in its body in one place,
-Wire.add() below:
+Check.body() below:
   json_schema  the style's native form: chat completions' response_format
                {"type": "json_schema", "json_schema": {"name", "schema",
                "strict"?}}, Responses' text.format {"type": "json_schema",
@@ -55,24 +55,24 @@ from ai.feed import Feed
 
 TOOL = "structured_answer"      # the forced tool's name
 NAME = "answer"                 # the json_schema form's name
-_TYPES = {"int": "integer", "float": "number", "str": "string", "bool": "boolean",
-          "integer": "integer", "number": "number", "string": "string", "boolean": "boolean"}
+# the concise syntax's type words and their JSON Schema types (a string,
+# not a dict: nothing built at import)
+_TYPES = " int:integer float:number str:string bool:boolean "
 _BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
            "minLength", "maxLength")
 _MAX_REFUSAL = 300
-_FORMS = {"openai": ("json_schema", "json_object"), "responses": ("json_schema",),
-          "anthropic": ("json_schema", "tool"), "gemini": ("json_schema", "openapi")}
-
-
-class Broken(Exception):
-    """A value that breaks the schema (the message says where and how)."""
+# the forms each style takes (see the top)
+_FORMS = " openai:json_schema openai:json_object responses:json_schema anthropic:json_schema " \
+         "anthropic:tool gemini:json_schema gemini:openapi "
 
 
 def parse(s, multi=False):
-    """The JSON Schema (a dict) of s: a dict, JSON text or the concise
-    syntax; multi wraps it as {"items": [...]}. ValueError says what is
-    wrong."""
-    if isinstance(s, str):
+    """The JSON Schema of s (a dict of its own: a dict given is copied), from
+    a dict, JSON text or the concise syntax; multi wraps it as {"items":
+    [...]}. ValueError says what is wrong."""
+    if isinstance(s, dict):
+        s = jsonstream.loads(jsonstream.dumps(s))     # (a schema is small)
+    elif isinstance(s, str):
         t = s.strip()
         if t[:1] == "{":
             try:
@@ -107,7 +107,10 @@ def concise(text):
         words = field.split()
         if not words or len(words) > 2:
             raise ValueError("schema field '%s': write NAME [TYPE][: description]" % field.strip())
-        t = _TYPES.get(words[1] if len(words) > 1 else "str")
+        t = words[1] if len(words) > 1 else "str"
+        if t not in ("integer", "number", "string", "boolean"):
+            k = _TYPES.find(" %s:" % t)
+            t = _TYPES[k + len(t) + 2:_TYPES.find(" ", k + 1)] if k >= 0 else None
         if t is None:
             raise ValueError("schema field '%s': the type is int, float, str or bool, not '%s'"
                              % (words[0], words[1]))
@@ -122,8 +125,9 @@ def concise(text):
 
 
 def adapt(schema, form, flags):
-    """A copy of schema as the provider takes it (see the flags above)."""
-    s = jsonstream.loads(jsonstream.dumps(schema))     # (a schema is small: a deep copy)
+    """schema (parse()'s) as the provider takes it (see the flags above):
+    changed in place, or for the form openapi a copy."""
+    s = schema
     s.pop("$schema", None)
     if form == "openapi":
         from ai.styles.gemini import clean_schema
@@ -182,54 +186,6 @@ def instructions(schema):
             "(no prose, no code fence). JSON Schema: " + jsonstream.dumps(schema))
 
 
-class Wire:
-    """How one request carries the schema (cfg["schema"]): form, flags and
-    the adapted schema; add(body) puts it in the style's body."""
-
-    def __init__(self, style, form, flags, schema):
-        self.style = style
-        self.form = form
-        self.flags = flags
-        self.schema = schema
-        self.tool = TOOL if form == "tool" else None
-
-    def add(self, body):
-        f = self.form
-        s = self.schema
-        st = self.style
-        strict = "strict" in self.flags
-        if f == "json_object":
-            body["response_format"] = {"type": "json_object"}
-        elif f == "tool":
-            tool = {"name": TOOL, "description": "Give your answer as this tool's input.",
-                    "input_schema": s}
-            old = body.get("tools")
-            body["tools"] = jsonstream.Array(lambda: _and(old, tool))
-            body["tool_choice"] = {"type": "any" if old else "tool",
-                                   "disable_parallel_tool_use": True}
-            if not old:
-                body["tool_choice"]["name"] = TOOL
-            body.pop("thinking", None)
-        elif st == "gemini":
-            gen = body.get("generationConfig")
-            if gen is None:
-                gen = body["generationConfig"] = {}
-            gen["responseMimeType"] = "application/json"
-            gen["responseSchema" if f == "openapi" else "responseJsonSchema"] = s
-        elif st == "anthropic":
-            body["output_config"] = {"format": {"type": "json_schema", "schema": s}}
-        elif st == "responses":
-            body["text"] = {"format": {"type": "json_schema", "name": NAME, "schema": s,
-                                       "strict": strict}}
-        elif f == "json_schema":
-            js = {"name": NAME, "schema": s}
-            if strict:
-                js["strict"] = True
-            body["response_format"] = {"type": "json_schema", "json_schema": js}
-        if "require_parameters" in self.flags:
-            body["provider"] = {"require_parameters": True}
-
-
 def _and(old, tool):
     if old is not None:
         for t in (old.factory() if isinstance(old, jsonstream.Array) else old):
@@ -245,15 +201,16 @@ def form(cfg, tools):
     flags = tuple(words[1:])
     if tools and "notools" in flags:
         f = "prompt"
-    if f not in _FORMS.get(cfg["style"], ()):
+    if _FORMS.find(" %s:%s " % (cfg["style"], f)) < 0:
         f = "prompt"        # (a style switched by ai.<use>.style, or the text fallback)
     return f, flags
 
 
 class Check:
-    """One request's schema: the wire form (cfg["schema"]), the system
-    prompt's instructions where the form needs them, and the reply's text
-    checked as it arrives (add: the Out's sink; end: the err)."""
+    """One request's schema: its wire form (cfg["schema"]: body() puts it
+    in the style's body), the system prompt's instructions where the form
+    needs them, and the reply's text checked as it arrives (add: the Out's
+    sink; end: the err)."""
 
     def __init__(self, cfg, o, tools, sink):
         try:
@@ -261,12 +218,20 @@ class Check:
         except ValueError as e:
             raise StyleError("schema: %s" % e)
         f, flags = form(cfg, tools)
+        self.form = f
+        self.flags = flags
         self.nostream = "nostream" in flags
+        self.tool = TOOL if f == "tool" else None
         if f == "json_object" or f == "prompt":
             text = instructions(schema)
             cfg["system"] = cfg["system"] + "\n\n" + text if cfg.get("system") else text
         if f != "prompt":
-            cfg["schema"] = Wire(cfg["style"], f, flags, adapt(schema, f, flags))
+            # (the check reads what was sent: strict mode's optional
+            # members are there as null)
+            self.wire = adapt(schema, f, flags)
+            if f != "openapi":
+                schema = self.wire
+            cfg["schema"] = self
         if f == "tool":
             cfg["thinking"] = None
         self.cfg = cfg
@@ -278,6 +243,42 @@ class Check:
         self.optional = False   # whether it may be left out
         self.feed = Feed(o.get("select"), self.token)
 
+    def body(self, body):
+        """The schema in a request's body, in the style's place (see the top)."""
+        f = self.form
+        s = self.wire
+        st = self.cfg["style"]
+        strict = "strict" in self.flags
+        if f == "json_object":
+            body["response_format"] = {"type": "json_object"}
+        elif f == "tool":
+            tool = {"name": TOOL, "description": "Give your answer as this tool's input.",
+                    "input_schema": s}
+            old = body.get("tools")
+            body["tools"] = jsonstream.Array(lambda: _and(old, tool))
+            body["tool_choice"] = {"type": "any" if old else "tool",
+                                   "disable_parallel_tool_use": True}
+            if not old:
+                body["tool_choice"]["name"] = TOOL
+        elif st == "gemini":
+            gen = body.get("generationConfig")
+            if gen is None:
+                gen = body["generationConfig"] = {}
+            gen["responseMimeType"] = "application/json"
+            gen["responseSchema" if f == "openapi" else "responseJsonSchema"] = s
+        elif st == "anthropic":
+            body["output_config"] = {"format": {"type": "json_schema", "schema": s}}
+        elif st == "responses":
+            body["text"] = {"format": {"type": "json_schema", "name": NAME, "schema": s,
+                                       "strict": strict}}
+        else:
+            js = {"name": NAME, "schema": s}
+            if strict:
+                js["strict"] = True
+            body["response_format"] = {"type": "json_schema", "json_schema": js}
+        if "require_parameters" in self.flags:
+            body["provider"] = {"require_parameters": True}
+
     # -- the reply's text
     def add(self, piece):
         if self.sink is not None:
@@ -287,7 +288,7 @@ class Check:
                 self.feed.feed(piece)
             except JSONError as e:
                 self.err = "the reply's JSON does not parse (%s)" % e
-            except Broken as e:
+            except StyleError as e:     # (the check's: see token())
                 self.err = "the reply breaks the schema: %s" % e
 
     def end(self, reply, size):
@@ -310,7 +311,7 @@ class Check:
                 self.feed.end()
             except JSONError as e:
                 self.err = "the reply's JSON does not parse (%s)" % e
-            except Broken as e:
+            except StyleError as e:
                 self.err = "the reply breaks the schema: %s" % e
         return who + self.err if self.err else None
 
@@ -323,7 +324,7 @@ class Check:
             props = s.get("properties") if s else None
             sub = props.get(v) if isinstance(props, dict) else None
             if sub is None and s and s.get("additionalProperties") is False:
-                raise Broken("%s has a member '%s' the schema does not allow" % (
+                raise StyleError("%s has a member '%s' the schema does not allow" % (
                     where(path[:-1]), v))
             req = top[2]
             self.optional = True
@@ -337,7 +338,7 @@ class Check:
             req = top[2]
             for i in range(len(req)):
                 if not top[1] >> i & 1:
-                    raise Broken("%s has no member '%s' (required)" % (where(path[:-1]), req[i]))
+                    raise StyleError("%s has no member '%s' (required)" % (where(path[:-1]), req[i]))
             return
         s = self.schema
         optional = False
@@ -356,11 +357,11 @@ class Check:
             if not ok and got == "integer":
                 ok = "number" in t if isinstance(t, list) else t == "number"
             if not ok:
-                raise Broken("%s is %s, not %s" % (where(path), _a(got), _a(
+                raise StyleError("%s is %s, not %s" % (where(path), _a(got), _a(
                     t if isinstance(t, str) else " or ".join(t))))
             e = s.get("enum")
             if isinstance(e, list) and ev != OBJ and ev != ARR and v not in e:
-                raise Broken("%s is %s, not one of %s" % (
+                raise StyleError("%s is %s, not one of %s" % (
                     where(path), jsonstream.dumps(v)[:60], jsonstream.dumps(e)[1:-1][:120]))
         if ev == OBJ or ev == ARR:
             req = s.get("required") if s is not None and ev == OBJ else None

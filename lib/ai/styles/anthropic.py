@@ -132,7 +132,7 @@ def request(cfg, history, tools, stream):
     if tools and cfg.get("tools_level", "native") == "native":
         body["tools"] = Array(lambda: (_tool(t) for t in tools))
     if cfg.get("schema"):
-        cfg["schema"].add(body)     # (ai/schema.py: output_config, or a forced tool)
+        cfg["schema"].body(body)     # (ai/schema.py: output_config, or a forced tool)
     if stream:
         body["stream"] = True
     return cfg["base_url"] + "/messages", headers, body

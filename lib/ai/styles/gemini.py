@@ -155,7 +155,7 @@ def request(cfg, history, tools, stream):
     if gen:
         body["generationConfig"] = gen
     if cfg.get("schema"):
-        cfg["schema"].add(body)     # (ai/schema.py: responseJsonSchema)
+        cfg["schema"].body(body)     # (ai/schema.py: responseJsonSchema)
     return url, headers, body
 
 

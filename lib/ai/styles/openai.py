@@ -97,7 +97,7 @@ def request(cfg, history, tools, stream):
     elif word:
         body["reasoning_effort"] = word
     if cfg.get("schema"):
-        cfg["schema"].add(body)         # (ai/schema.py)
+        cfg["schema"].body(body)         # (ai/schema.py)
     if stream and "no_obfuscation" in quirks:
         body["stream_options"] = {"include_obfuscation": False}
     if stream and "stream_usage" in quirks:

@@ -118,7 +118,7 @@ def request(cfg, history, tools, stream):
     elif cfg.get("temperature") is not None:
         body["temperature"] = cfg["temperature"]
     if cfg.get("schema"):
-        cfg["schema"].add(body)         # (ai/schema.py: text.format)
+        cfg["schema"].body(body)         # (ai/schema.py: text.format)
     accept = "text/event-stream" if stream else "application/json"
     return cfg["base_url"] + "/responses", bearer_headers(cfg, accept), body
 

@@ -269,7 +269,7 @@ class FakeOpenAI(FakeServer):
         if "stream_options" in b and not b.get("stream"):
             raise self.bad("The 'stream_options' parameter is only allowed when "
                            "'stream' is enabled.", "stream_options", "invalid_value")
-        if "max_tokens" in b and (model[:1] == "o" or model.startswith("gpt-5")):
+        if "max_tokens" in b and self.flavor == "openai" and (model[:1] == "o" or model.startswith("gpt-5")):
             raise self.bad("Unsupported parameter: 'max_tokens' is not supported "
                            "with this model. Use 'max_completion_tokens' instead.",
                            "max_tokens", "unsupported_parameter")

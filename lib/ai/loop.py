@@ -24,9 +24,10 @@ Memory: MCP tools (the named servers', listed into tmp/tools.jsonl as they
 are parsed, or the tools cache) are offered straight from their file into
 each request, a line at a time (toolcache), and a call's tool is found by
 reading the file again: their count costs no heap. A tool result is cut at
-the setting mcp.max_result (bytes) while it is read; when the history
-records to flash (ai.history.Turn) an MCP result goes from the socket to a
-file (history.StrFile) and from there into the history and the requests,
+the setting ai.max_tool_result (bytes, 16384 by default; mcp.max_result is
+a program's str) while it is read; when the history records to flash
+(ai.history.Turn) an MCP result goes from the socket to a file
+(history.StrFile) and from there into the history and the requests,
 never whole in RAM.
 """
 import jsonstream
@@ -175,7 +176,7 @@ def _dispatch(route, call, conns, history):
     """Run one call: (content, is_error); content is a str, or for an MCP
     result recorded to flash a jsonstream.RawFile (never an error)."""
     import mcp
-    limit = mcp.max_result()
+    limit = mcp.max_result("ai.max_tool_result")
     try:
         args = jsonstream.loads(call["args"] or "{}")
     except jsonstream.JSONError as e:

@@ -405,7 +405,7 @@ def test_ai_schema_prints_json_as_it_arrives(console):
         assert len(read_lines(os.path.join(c.flash, "history", "chat.jsonl"))) == 4
         c.clear()
         c.line("help ai")
-        assert "ai -schema[-multi] SCHEMA QUESTION" in c.flat()
+        assert "ai -schema SCHEMA QUESTION | ai -schema-multi SCHEMA QUESTION" in c.flat()
         c.line("ai -schema")
         assert "-schema needs a schema and a question" in c.flat()
 

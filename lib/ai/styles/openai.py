@@ -61,7 +61,7 @@ OpenAI-shaped services may refuse the unknown field).
 Tool results with is_error get an "Error: " prefix (the wire has no flag).
 """
 import jsonstream
-from ai.styles import HELD, Out, StyleError, output, reply as _reply, as_str, tokens
+from ai.styles import HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str, tokens
 from ai.styles.oai import bearer_headers, effort, tool_output, __getattr__  # noqa: F401
 from compat import const
 

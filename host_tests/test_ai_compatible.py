@@ -43,6 +43,7 @@ def _o(p, **kw):
 
 
 def test_rows_are_complete():
+    assert [p["id"] for p in ai.providers()][-len(NEW):] == list(NEW)    # ai config offers them
     for p in NEW:
         e = catalog.find(p)
         assert e["style"] == "openai" and e["tools"] == "native" and e["model"], p

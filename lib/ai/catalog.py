@@ -140,30 +140,30 @@ copilot-4.1 copilot gpt-4.1 none"""
 
 
 # (ai/schema.py: the forms and flags)
-SCHEMAS = """openai * json_schema strict | platform.openai.com/docs/guides/structured-outputs: response_format (chat), text.format (Responses), strict
-groq openai/gpt-oss json_schema strict nostream notools | console.groq.com/docs/structured-outputs: strict on GPT-OSS; no streaming, no tools
-groq moonshotai/kimi-k2 json_schema nostream notools | console.groq.com/docs/structured-outputs: best-effort models
-groq meta-llama/llama-4 json_schema nostream notools | console.groq.com/docs/structured-outputs: best-effort models
-groq * json_object nostream notools | console.groq.com/docs/text-chat: JSON mode (every model), no streaming, not with tools
-ollama * json_schema | docs.ollama.com/api/openai-compatibility: response_format json_schema
-kimi * json_object | platform.moonshot.ai/docs/guide/use-json-mode-feature-of-kimi-api: JSON mode
-gemini gemini-3 json_schema | ai.google.dev/gemini-api/docs/structured-output: responseJsonSchema; with function calling from Gemini 3
-gemini gemini-2.5 json_schema notools | ai.google.dev/gemini-api/docs/structured-output: responseJsonSchema, not with function calling
-gemini * openapi notools | ai.google.dev/gemini-api/docs/structured-output: responseSchema, the OpenAPI subset
-anthropic claude-3 tool | docs.claude.com/en/docs/build-with-claude/structured-outputs: not on Claude 3; a forced tool (tool-use docs, tool_choice)
-anthropic claude-sonnet-4-0 tool | docs.claude.com/en/docs/build-with-claude/structured-outputs: from Sonnet 4.5
-anthropic claude-sonnet-4-2 tool | docs.claude.com/en/docs/build-with-claude/structured-outputs: from Sonnet 4.5
-anthropic claude-opus-4-0 tool | docs.claude.com/en/docs/build-with-claude/structured-outputs: from Opus 4.1
-anthropic claude-opus-4-2 tool | docs.claude.com/en/docs/build-with-claude/structured-outputs: from Opus 4.1
-anthropic * json_schema closed nobounds | docs.claude.com/en/docs/build-with-claude/structured-outputs: output_config.format; objects closed; no numeric or length bounds
+SCHEMAS = """openai * json_schema strict | platform.openai.com/docs/guides/structured-outputs
+groq openai/gpt-oss json_schema strict nostream notools | console.groq.com/docs/structured-outputs: strict on GPT-OSS; no stream, no tools
+groq moonshotai/kimi-k2 json_schema nostream notools | console.groq.com/docs/structured-outputs
+groq meta-llama/llama-4 json_schema nostream notools | console.groq.com/docs/structured-outputs
+groq * json_object nostream notools | console.groq.com/docs/text-chat: JSON mode
+ollama * json_schema | docs.ollama.com/api/openai-compatibility
+kimi * json_object | platform.moonshot.ai/docs/guide/use-json-mode-feature-of-kimi-api
+gemini gemini-3 json_schema | ai.google.dev/gemini-api/docs/structured-output: with tools from Gemini 3
+gemini gemini-2.5 json_schema notools | ai.google.dev/gemini-api/docs/structured-output
+gemini * openapi notools | ai.google.dev/gemini-api/docs/structured-output: responseSchema
+anthropic claude-3 tool | docs.claude.com/en/docs/build-with-claude/structured-outputs: from Sonnet 4.5, Opus 4.1
+anthropic claude-sonnet-4-0 tool | docs.claude.com/en/docs/build-with-claude/structured-outputs
+anthropic claude-sonnet-4-2 tool | docs.claude.com/en/docs/build-with-claude/structured-outputs
+anthropic claude-opus-4-0 tool | docs.claude.com/en/docs/build-with-claude/structured-outputs
+anthropic claude-opus-4-2 tool | docs.claude.com/en/docs/build-with-claude/structured-outputs
+anthropic * json_schema closed nobounds | docs.claude.com/en/docs/build-with-claude/structured-outputs
 mistral * json_schema strict | docs.mistral.ai/capabilities/structured-output/custom_structured_output
-deepseek * json_object | api-docs.deepseek.com/guides/json_mode: JSON mode only
-openrouter * json_schema strict require_parameters | openrouter.ai/docs/features/structured-outputs; provider.require_parameters
+deepseek * json_object | api-docs.deepseek.com/guides/json_mode
+openrouter * json_schema strict require_parameters | openrouter.ai/docs/features/structured-outputs
 xai * json_schema strict | docs.x.ai/docs/guides/structured-outputs
 cerebras * json_schema strict | inference-docs.cerebras.ai/capabilities/structured-outputs
 together * json_schema | docs.together.ai/docs/json-mode
-lmstudio * json_schema | lmstudio.ai/docs/app/api/structured-output: json_schema (no json_object)
-llamacpp * json_schema | github.com/ggml-org/llama.cpp/tree/master/tools/server: response_format json_schema"""
+lmstudio * json_schema | lmstudio.ai/docs/app/api/structured-output
+llamacpp * json_schema | github.com/ggml-org/llama.cpp/tree/master/tools/server"""
 
 SCALE = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 # (OpenAI API reference: platform.openai.com/docs/api-reference/responses/create,

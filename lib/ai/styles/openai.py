@@ -61,8 +61,8 @@ OpenAI-shaped services may refuse the unknown field).
 Tool results with is_error get an "Error: " prefix (the wire has no flag).
 """
 import jsonstream
-from ai.styles import HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str, tokens
-from ai.styles.oai import bearer_headers, effort, tool_output, __getattr__  # noqa: F401
+from ai.styles import HELD, Out, StyleError, output, reply as _reply, as_str, tokens
+from ai.styles.oai import bearer_headers, effort, refused, tool_output, __getattr__  # noqa: F401
 from compat import const
 
 _MAX_CALLS = const(32)          # tool calls in one reply
@@ -215,12 +215,7 @@ class _Reader:
             self.out.add(piece)
 
     def on_refusal(self, path, piece):
-        """A refusal is the reply's text, but where a schema asks for JSON
-        (ai/schema.py): then it is the finish, "refused:<its text>"."""
-        if not self.cfg.get("schema"):
-            self.on_text(path, piece)
-        elif isinstance(piece, str):
-            self.refusal = ((self.refusal or "") + piece)[:MAX_ERROR]
+        refused(self, piece)
 
     def on_reasoning(self, path, piece):
         if not isinstance(piece, str) or self.reasoning_over:

@@ -81,7 +81,7 @@ bounded by cfg["max_reply"], arguments by HELD.
 import jsonstream
 from jsonstream import Array
 from ai.styles import HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str, tokens
-from ai.styles.oai import bearer_headers, effort, tool_output, __getattr__  # noqa: F401
+from ai.styles.oai import bearer_headers, effort, refused, tool_output, __getattr__  # noqa: F401
 from compat import const
 
 MAX_OPAQUE = const(65536)      # reasoning items of one reply, in characters
@@ -213,12 +213,7 @@ class _Reader:
             self.out.add(piece)
 
     def on_refusal(self, path, piece):
-        """A refusal is the reply's text, but where a schema asks for JSON
-        (ai/schema.py): then it is the finish, "refused:<its text>"."""
-        if not self.cfg.get("schema"):
-            self.on_text(path, piece)
-        elif isinstance(piece, str):
-            self.refusal = ((self.refusal or "") + piece)[:MAX_ERROR]
+        refused(self, piece)
 
     def item(self, i):
         """The entry of output item i (entries made up to i)."""

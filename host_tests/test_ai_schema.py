@@ -329,6 +329,24 @@ def test_micropython_every_cut(mpy, tmp_path):
     assert r.out.splitlines() == ["ERROR %s" % want.value] * 4, r
 
 
+@pytest.mark.parametrize("provider,fake,model,where,streamed", CASES,
+                         ids=["%s-%s" % (c[0], c[3]) for c in CASES])
+def test_micropython_each_style(mpy, tmp_path, provider, fake, model, where, streamed):
+    """The reply cut at every character (a piece per character), through
+    each style's stream (or Groq's whole reply), gives json.loads' value."""
+    (tmp_path / "schema.json").write_text(json.dumps(SCHEMA))
+    with fake() as srv:
+        srv.delta_size = 1
+        srv.queue(_answer(srv, where, ESCAPED))
+        style = "responses" if fake is FakeResponses else ""
+        r = mpy.run("ai_json_styles", heap="48K", timeout=120, args=[
+            provider, srv.base_url, model, srv.key, tmp_path, tmp_path / "schema.json"] + (
+            [style] if style else []))
+        assert r.rc == 0 and r.out.startswith("VALUE "), r
+        assert json.loads(r.out[6:]) == json.loads(ESCAPED)
+        assert srv.last.json.get("stream", False) is streamed or "stream" in srv.last.path
+
+
 ITEMS_CAP = "34K"
 
 

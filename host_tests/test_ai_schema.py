@@ -77,6 +77,19 @@ def test_select_hands_each_value_once_complete_and_keeps_none():
     assert f.build is None and f.path == []
 
 
+def test_a_fence_is_passed_over_where_asked():
+    for text in ('```json\n{"a": 1}\n```\n', ' ```\n{"a": 1}```', '{"a": 1}'):
+        for cut in range(len(text) + 1):
+            got = []
+            f = Feed({"": lambda p, v: got.append(v)}, fence=True)
+            f.feed(text[:cut])
+            f.feed(text[cut:])
+            f.end()
+            assert got == [{"a": 1}], (text, cut)
+    with pytest.raises(jsonstream.JSONError):
+        root_value('```json\n{"a": 1}\n```', [])       # (without fence)
+
+
 def test_select_bounds_a_taken_value():
     text = json.dumps({"items": [list(range(50))]})
     f = Feed({"items[*]": lambda p, v: None}, max_items=20)
@@ -273,14 +286,21 @@ def test_run_with_tools_then_the_answer_as_json():
         assert err is None and json.loads(reply) == {"city": "Rochdale", "celsius": 12}
         assert [r.json.get("response_format", {}).get("type") for r in srv.requests] == \
             ["json_schema", "json_schema"]
-    # Groq cannot take tools with a schema: the instructions then
+    # Groq cannot take tools with a schema: the instructions then (and
+    # the JSON in a code fence, as models fence it, is the answer)
     with FakeOpenAI("groq", key="gsk-test") as srv:
         srv.queue(Calls([("get_weather", {"city": "Leeds"})]),
-                  Text('{"city": "Leeds", "celsius": 9}'))
+                  Text('```json\n{"city": "Leeds", "celsius": 9}\n```'),
+                  Calls([("get_weather", {"city": "Leeds"})]),
+                  Text('```json\n{"city": "Leeds", "celsius": "9"}\n```'))
         reply, err = ai.run([{"role": "user", "content": "weather?"}],
                             _o(srv, "groq", "llama-3.3-70b-versatile",
                                schema="city, celsius int"), tools=[weather])
-        assert err is None and json.loads(reply)["celsius"] == 9
+        assert err is None and json.loads(reply[8:-4])["celsius"] == 9
+        reply, err = ai.run([{"role": "user", "content": "weather?"}],
+                            _o(srv, "groq", "llama-3.3-70b-versatile",
+                               schema="city, celsius int"), tools=[weather])
+        assert err == "groq: the reply breaks the schema: celsius is a string, not an integer"
         assert all("response_format" not in r.json and "JSON Schema" in
                    r.json["messages"][0]["content"] for r in srv.requests)
 

@@ -44,7 +44,8 @@ _WS = b" \t\r\n"
 
 class Feed:
     def __init__(self, rules=None, hook=None, max_value=16384, max_items=jsonstream.MAX_ITEMS,
-                 max_depth=64, bufsize=128):
+                 max_depth=64, bufsize=128, fence=False):
+        self.fence = fence      # a code fence around the document is passed over
         self.buf = bytearray(bufsize)
         p = self.p = jsonstream.Parser(self.buf, max_depth=max_depth, max_value=max_value,
                                        max_items=max_items)
@@ -148,13 +149,43 @@ class Feed:
 
     def _run(self, final):
         p = self.p
+        if self.fence and not self.path and not self.done and p._st == 0 and \
+                not self._fenced(final, True):      # (before the first token)
+            return
         while not self.done:
             if not self._whole(final):
                 return
             ev = p.next()
             self._token(ev, p.value)
+        if self.fence and not self._fenced(final, False):
+            return
         if final or p._i < p._n:
             p.finish()      # only whitespace after the document
+
+    def _fenced(self, final, opening):
+        """With fence: a line "```json" (any label) before the document and
+        "```" after it are passed over (a model told to answer with JSON
+        alone may fence it). False while a fence may still be coming."""
+        p = self.p
+        b = p._b
+        i = p._i
+        n = p._n
+        while i < n and b[i] in _WS:
+            i += 1
+        if n - i < 3 and not final and (i == n or b.find(b"`", i, n) == i):
+            return False
+        if b.find(b"```", i, i + 3) != i:
+            return True
+        if opening:
+            e = b.find(b"\n", i, n)
+            if e < 0:
+                if not final:
+                    return False
+                e = n - 1
+            p._i = e + 1
+            return True
+        p._i = i + 3
+        return True
 
     # -- tokens -----------------------------------------------------------
     def _token(self, ev, v):

@@ -241,7 +241,7 @@ class Check:
         self.stack = []         # per open container: [schema, required seen, required, array?]
         self.member = None      # the schema of the member whose key was read, and
         self.optional = False   # whether it may be left out
-        self.feed = Feed(o.get("select"), self.token)
+        self.feed = Feed(o.get("select"), self.token, fence=f == "prompt")
 
     def body(self, body):
         """The schema in a request's body, in the style's place (see the top)."""

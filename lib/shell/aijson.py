@@ -13,7 +13,7 @@ class Printer:
 
     def __init__(self):
         from ai.feed import Feed
-        self.feed = Feed(hook=self.token)
+        self.feed = Feed(hook=self.token, fence=True)
         self.depth = 0
         self.first = True       # the open container has no member yet
         self.key = False        # a key was written: its value goes on its line

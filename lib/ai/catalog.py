@@ -136,7 +136,15 @@ gemini3-flash gemini gemini-3-flash-preview level
 claude-haiku anthropic claude-haiku-4-5 budget
 claude-sonnet anthropic claude-sonnet-4-6 adaptive
 copilot-mini copilot gpt-5-mini none
-copilot-4.1 copilot gpt-4.1 none"""
+copilot-4.1 copilot gpt-4.1 none
+mistral-small mistral mistral-small-latest none
+deepseek-fast deepseek deepseek-chat none
+openrouter-mini openrouter openai/gpt-4o-mini none
+grok-mini xai grok-3-mini effort
+cerebras-fast cerebras llama3.1-8b none
+together-llama together meta-llama/Llama-3.3-70B-Instruct-Turbo none
+lmstudio-local lmstudio openai/gpt-oss-20b none
+llamacpp-local llamacpp default none"""
 
 
 # (ai/schema.py: the forms and flags)
@@ -186,7 +194,14 @@ kimi * - | platform.moonshot.ai/docs: the model id chooses thinking (kimi-k2-thi
 copilot * - | GitHub Copilot's chat API has no reasoning_effort (CopilotChat.nvim sends none)
 openrouter * minimal low medium high | openrouter.ai/docs/use-cases/reasoning-tokens: reasoning.effort
 xai grok-3-mini low high | docs.x.ai/docs/guides/reasoning: reasoning_effort low or high, grok-3-mini only
+xai * - | docs.x.ai/docs/guides/reasoning: other Grok models refuse reasoning_effort
 cerebras gpt-oss low medium high | inference-docs.cerebras.ai/capabilities/reasoning: reasoning_effort on gpt-oss
+cerebras * - | inference-docs.cerebras.ai/capabilities/reasoning: only gpt-oss takes reasoning_effort
+mistral * - | docs.mistral.ai/api: chat completions take no reasoning_effort
+deepseek * - | api-docs.deepseek.com/guides/reasoning_model: the model id chooses thinking
+together * - | docs.together.ai/reference/chat-completions-1: no reasoning_effort documented
+lmstudio * - | lmstudio.ai/docs/app/api/endpoints/openai: the loaded model thinks as it does
+llamacpp * - | github.com/ggml-org/llama.cpp/tree/master/tools/server: reasoning by the model
 gemini gemini-3-pro low high | ai.google.dev/gemini-api/docs/thinking: Gemini 3 Pro low, high
 gemini gemini-3.1-pro low medium high | ai.google.dev/gemini-api/docs/thinking: Pro has no minimal
 gemini * minimal low medium high | ai.google.dev/gemini-api/docs/thinking: Gemini 3 Flash"""

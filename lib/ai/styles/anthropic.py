@@ -12,7 +12,11 @@ Wire format spoken here (anthropic-version 2023-06-01):
    "tools": [{"name", "description", "input_schema"}],
    "thinking": {"type": "enabled", "budget_tokens": N} | {"type": "disabled"}
                | {"type": "adaptive"} (a preset's thinking map "adaptive"),
-   "temperature" (not with thinking on), "stream": true}
+   "temperature" (not with thinking on), "stream": true,
+   "output_config": {"format": {"type": "json_schema", "schema"}}, or a
+   forced tool: "tool_choice": {"type": "tool", "name"} | {"type": "any"},
+   "disable_parallel_tool_use": true (a schema: ai/schema.py; the forced
+   tool's input, whole or as input_json_delta pieces, is the reply's text)}
 
   Blocks: {"type":"text","text"}, {"type":"tool_use","id","name","input":{}},
   {"type":"tool_result","tool_use_id","content","is_error"?},

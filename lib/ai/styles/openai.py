@@ -18,8 +18,12 @@ Wire format (what this module writes and reads):
               "function": {"name", "description", "parameters"}}],
    "max_completion_tokens" | "max_tokens": n,      (quirk max_tokens)
    "temperature": t, "reasoning_effort": e,
-   "stream_options": {"include_obfuscation": false}}   (quirk no_obfuscation)
+   "stream_options": {"include_obfuscation": false},  (quirk no_obfuscation)
+   "response_format": {"type": "json_schema", "json_schema": {"name",
+     "schema", "strict"?}} | {"type": "json_object"}}   (a schema: ai/schema.py)
 
+  A refusal (message.refusal, delta.refusal) is the reply's text; with a
+  schema the finish "refused:<its text>".
   Reply: {"choices": [{"message": {"content": s | null, "refusal"?,
           "reasoning_content"?, "tool_calls"?: [...]}, "finish_reason"}]}
   finish_reason stop | length | tool_calls | content_filter (-> "filter").

@@ -13,6 +13,9 @@ Wire format (POST {base}/responses, Authorization: Bearer <key>):
    "max_output_tokens": n,
    "temperature": t,           (models without reasoning only)
    "reasoning": {"effort": e}, (ai.styles.oai.effort; reasoning models)
+   "text": {"format": {"type": "json_schema", "name", "schema", "strict"}},
+                               (a schema: ai/schema.py; a refusal is then
+                               the finish "refused:<its text>")
    "include": ["reasoning.encrypted_content"]}   (reasoning models: with
                                store false a reasoning item can only be
                                replayed with its encrypted content)

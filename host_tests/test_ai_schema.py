@@ -197,29 +197,62 @@ def test_schema_on_the_wire_and_the_value_at_every_cut(provider, fake, model, wh
         assert err is None and calls is None and json.loads(reply) == VALUE
 
 
+def _post(url, body, headers):
+    """(status, the error's message) of a raw request to a fake."""
+    import urllib.request
+    req = urllib.request.Request(url, json.dumps(body).encode(),
+                                 dict(headers, **{"Content-Type": "application/json"}))
+    try:
+        return urllib.request.urlopen(req).status, None
+    except urllib.error.HTTPError as e:
+        err = json.loads(e.read())
+        return e.code, (err.get("error") or {}).get("message")
+
+
 def test_the_fakes_refuse_a_schema_out_of_place():
     """What each service refuses, so that the tests above mean something."""
+    msgs = [{"role": "user", "content": "hi"}]
+    js = {"type": "json_schema", "json_schema": {"name": "a", "schema": SCHEMA}}
     with FakeOpenAI("groq", key="gsk-test") as srv:
-        o = _o(srv, "groq", "llama-3.3-70b-versatile")
-        body = {"model": o["model"], "messages": [{"role": "user", "content": "hi"}]}
-        import urllib.request
-
-        def post(b):
-            req = urllib.request.Request(srv.base_url + "/chat/completions",
-                                         json.dumps(b).encode(), {
-                                             "Authorization": "Bearer gsk-test",
-                                             "Content-Type": "application/json"})
-            try:
-                return urllib.request.urlopen(req).status, None
-            except urllib.error.HTTPError as e:
-                return e.code, json.loads(e.read())["error"]["message"]
-        assert post(dict(body, response_format={"type": "json_object"}))[0] == 400   # no "json"
-        js = {"type": "json_schema", "json_schema": {"name": "a", "schema": SCHEMA}}
-        assert "does not support" in post(dict(body, response_format=js))[1]
+        url, h = srv.base_url + "/chat/completions", {"Authorization": "Bearer gsk-test"}
+        body = {"model": "llama-3.3-70b-versatile", "messages": msgs}
+        assert "word 'json'" in _post(url, dict(body, response_format={"type": "json_object"}), h)[1]
+        assert "does not support" in _post(url, dict(body, response_format=js), h)[1]
         b = dict(body, model="openai/gpt-oss-20b", response_format=js, stream=True)
-        assert "streaming" in post(b)[1]
+        assert "streaming" in _post(url, b, h)[1]
+        b["stream"] = False
+        b["tools"] = [{"type": "function", "function": {"name": "f"}}]
+        assert "tool" in _post(url, b, h)[1]
+        del b["tools"]
         js["json_schema"]["strict"] = True
-        assert "additionalProperties" in post(dict(b, stream=False))[1]
+        assert "additionalProperties" in _post(url, b, h)[1]
+        assert _post(url, dict(b, response_format={"type": "json_schema", "json_schema": {
+            "name": "a", "strict": True, "schema": sc.adapt(sc.parse(SCHEMA), "json_schema",
+                                                           ("strict",))}}), h)[0] == 200
+    with FakeAnthropic() as srv:
+        url, h = srv.base_url + "/messages", {"x-api-key": srv.key, "anthropic-version": "2023-06-01"}
+        body = {"model": "claude-sonnet-4-5", "max_tokens": 100, "messages": msgs,
+                "output_config": {"format": {"type": "json_schema", "schema": SCHEMA}}}
+        assert "additionalProperties" in _post(url, body, h)[1]
+        closed = sc.adapt(sc.parse(dict(SCHEMA, properties=dict(SCHEMA["properties"], age={
+            "type": "integer", "minimum": 0}))), "json_schema", ("closed",))
+        body["output_config"]["format"]["schema"] = closed
+        assert "'minimum' is not supported" in _post(url, body, h)[1]
+        del body["output_config"]
+        body.update(thinking={"type": "enabled", "budget_tokens": 1024}, max_tokens=2000,
+                    tools=[{"name": "t", "input_schema": {"type": "object"}}],
+                    tool_choice={"type": "tool", "name": "t"})
+        assert "Thinking may not be enabled" in _post(url, body, h)[1]
+    with FakeGemini() as srv:
+        url = srv.base_url + "/models/gemini-2.5-flash:generateContent"
+        h = {"x-goog-api-key": srv.key}
+        body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}],
+                "tools": [{"functionDeclarations": [{"name": "f"}]}],
+                "generationConfig": {"responseMimeType": "application/json",
+                                     "responseJsonSchema": SCHEMA}}
+        assert "Function calling with a response mime type" in _post(url, body, h)[1]
+        del body["tools"]
+        assert _post(url, body, h)[0] == 200
 
 
 # ------------------------------------------------------------ errors, each its own

@@ -90,6 +90,17 @@ def test_a_fence_is_passed_over_where_asked():
         root_value('```json\n{"a": 1}\n```', [])       # (without fence)
 
 
+def test_a_long_piece_needs_no_long_buffer():
+    """One piece of 21 KB (a whole reply read at once): the buffer holds a
+    token, not the piece (max_value 1000 is no bound on the text)."""
+    doc = json.dumps({"items": [{"id": i, "s": "x" * 50} for i in range(300)]})
+    got = []
+    f = Feed({"items[*]": lambda p, v: got.append(v)}, max_value=1000)
+    f.feed(doc)
+    f.end()
+    assert got == json.loads(doc)["items"] and len(f.buf) <= 1024
+
+
 def test_select_bounds_a_taken_value():
     text = json.dumps({"items": [list(range(50))]})
     f = Feed({"items[*]": lambda p, v: None}, max_items=20)

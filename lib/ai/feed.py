@@ -68,6 +68,11 @@ class Feed:
         if isinstance(piece, str):
             piece = piece.encode()
         p = self.p
+        if len(piece) > 256:    # (a long piece a part at a time: the buffer holds a token)
+            mv = memoryview(piece)
+            for a in range(0, len(piece), 256):
+                self.feed(mv[a:a + 256])
+            return
         n = len(piece)
         if p._n + n > len(p._b):
             self._room(n)

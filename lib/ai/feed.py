@@ -42,6 +42,12 @@ _NUMBER = b"+-.0123456789eE"
 _WS = b" \t\r\n"
 
 
+def _skip_ws(b, i, n):
+    while i < n and b[i] in _WS:
+        i += 1
+    return i
+
+
 class Feed:
     def __init__(self, rules=None, hook=None, max_value=16384, max_items=jsonstream.MAX_ITEMS,
                  max_depth=64, bufsize=128, fence=False):
@@ -114,13 +120,9 @@ class Feed:
         p = self.p
         b = p._b
         n = p._n
-        i = p._i
-        while i < n and b[i] in _WS:
-            i += 1
+        i = _skip_ws(b, p._i, n)
         if i < n and (b[i] == 44 or b[i] == 58):     # , :
-            i += 1
-            while i < n and b[i] in _WS:
-                i += 1
+            i = _skip_ws(b, i + 1, n)
         if i >= n:
             return False
         c = b[i]
@@ -173,10 +175,8 @@ class Feed:
         alone may fence it). False while a fence may still be coming."""
         p = self.p
         b = p._b
-        i = p._i
         n = p._n
-        while i < n and b[i] in _WS:
-            i += 1
+        i = _skip_ws(b, p._i, n)
         if n - i < 3 and not final and (i == n or b.find(b"`", i, n) == i):
             return False
         if b.find(b"```", i, i + 3) != i:

@@ -283,9 +283,17 @@ class Check:
     def add(self, piece):
         if self.sink is not None:
             self.sink(piece)
+        self._take(piece)
+
+    def _take(self, piece):
+        """piece to the parser (None: the text is over); the first thing
+        wrong in the text is kept as the err and the rest is not read."""
         if self.err is None:
             try:
-                self.feed.feed(piece)
+                if piece is None:
+                    self.feed.end()
+                else:
+                    self.feed.feed(piece)
             except JSONError as e:
                 self.err = "the reply's JSON does not parse (%s)" % e
             except StyleError as e:     # (the check's: see token())
@@ -306,13 +314,7 @@ class Check:
             from ai.config import source
             return who + ("the reply was cut short by the token limit after %d characters, "
                           "its JSON unfinished (raise %s)" % (size, source(self.cfg, "max_tokens")))
-        if self.err is None:
-            try:
-                self.feed.end()
-            except JSONError as e:
-                self.err = "the reply's JSON does not parse (%s)" % e
-            except StyleError as e:
-                self.err = "the reply breaks the schema: %s" % e
+        self._take(None)
         return who + self.err if self.err else None
 
     # -- the check, a token at a time (Feed's hook)

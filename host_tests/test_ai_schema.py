@@ -125,6 +125,23 @@ def test_concise_syntax_as_llm_reads_it():
             sc.parse(bad)
 
 
+def test_every_schema_row_names_its_source():
+    """Each SCHEMAS row has a known form and flags, and where it is
+    documented in the comment above the table (row by row: comments cost
+    the firmware no flash)."""
+    from ai import catalog
+    src = open(catalog.__file__.replace(".mpy", ".py")).read()
+    above = src[:src.index("SCHEMAS = ")]
+    for row in catalog.SCHEMAS.split("\n"):
+        w = row.split()
+        assert w[0] in catalog.ids() and w[2] in ("json_schema", "json_object", "tool",
+                                                   "openapi", "prompt"), row
+        assert all(f in ("strict", "closed", "nobounds", "nostream", "notools",
+                         "require_parameters") for f in w[3:]), row
+        line = [x for x in above.split("\n") if x.startswith("#   %s %s: " % (w[0], w[1]))]
+        assert len(line) == 1 and len(line[0].split(": ", 1)[1]) > 20, row
+
+
 def test_strict_adaptation():
     s = sc.adapt({"type": "object", "properties": {"a": {"type": "string"}, "b": {
         "type": "object", "properties": {"c": {"type": "integer", "minimum": 3}}}},

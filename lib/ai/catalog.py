@@ -56,9 +56,10 @@ plain model id leaves it to the style's rule by model id):
 
 SCHEMAS: how each model family takes a reply's JSON schema (ai/schema.py:
 the forms and flags), one row each: provider, model id prefix ("*": any),
-the form, its flags, "|" and where that is documented; the first row
-that matches decides, a provider without one gets the schema in its
-instructions (the form prompt) and the reply is checked all the same.
+the form and its flags (where each row is documented: the comment above
+it, row by row); the first row that matches decides, a provider without
+one gets the schema in its instructions (the form prompt) and the reply
+is checked all the same.
 
 EFFORTS: the words each model family takes for its thinking knob
 (reasoning_effort, Responses reasoning.effort, Gemini 3 thinkingLevel),
@@ -147,31 +148,56 @@ lmstudio-local lmstudio openai/gpt-oss-20b none
 llamacpp-local llamacpp default none"""
 
 
-# (ai/schema.py: the forms and flags)
-SCHEMAS = """openai * json_schema strict | platform.openai.com/docs/guides/structured-outputs
-groq openai/gpt-oss json_schema strict nostream notools | console.groq.com/docs/structured-outputs: strict on GPT-OSS; no stream, no tools
-groq moonshotai/kimi-k2 json_schema nostream notools | console.groq.com/docs/structured-outputs
-groq meta-llama/llama-4 json_schema nostream notools | console.groq.com/docs/structured-outputs
-groq * json_object nostream notools | console.groq.com/docs/text-chat: JSON mode
-ollama * json_schema | docs.ollama.com/api/openai-compatibility
-kimi * json_object | platform.moonshot.ai/docs/guide/use-json-mode-feature-of-kimi-api
-gemini gemini-3 json_schema | ai.google.dev/gemini-api/docs/structured-output: with tools from Gemini 3
-gemini gemini-2.5 json_schema notools | ai.google.dev/gemini-api/docs/structured-output
-gemini * openapi notools | ai.google.dev/gemini-api/docs/structured-output: responseSchema
-anthropic claude-3 tool | docs.claude.com/en/docs/build-with-claude/structured-outputs: from Sonnet 4.5, Opus 4.1
-anthropic claude-sonnet-4-0 tool | docs.claude.com/en/docs/build-with-claude/structured-outputs
-anthropic claude-sonnet-4-2 tool | docs.claude.com/en/docs/build-with-claude/structured-outputs
-anthropic claude-opus-4-0 tool | docs.claude.com/en/docs/build-with-claude/structured-outputs
-anthropic claude-opus-4-2 tool | docs.claude.com/en/docs/build-with-claude/structured-outputs
-anthropic * json_schema closed nobounds | docs.claude.com/en/docs/build-with-claude/structured-outputs
-mistral * json_schema strict | docs.mistral.ai/capabilities/structured-output/custom_structured_output
-deepseek * json_object | api-docs.deepseek.com/guides/json_mode
-openrouter * json_schema strict require_parameters | openrouter.ai/docs/features/structured-outputs
-xai * json_schema strict | docs.x.ai/docs/guides/structured-outputs
-cerebras * json_schema strict | inference-docs.cerebras.ai/capabilities/structured-outputs
-together * json_schema | docs.together.ai/docs/json-mode
-lmstudio * json_schema | lmstudio.ai/docs/app/api/structured-output
-llamacpp * json_schema | github.com/ggml-org/llama.cpp/tree/master/tools/server"""
+# (ai/schema.py: the forms and flags) Where each row is documented, row by
+# row (comments: no flash for them):
+#   openai *: platform.openai.com/docs/guides/structured-outputs
+#   groq openai/gpt-oss: console.groq.com/docs/structured-outputs: strict on GPT-OSS; no stream, no tools
+#   groq moonshotai/kimi-k2: console.groq.com/docs/structured-outputs
+#   groq meta-llama/llama-4: console.groq.com/docs/structured-outputs
+#   groq *: console.groq.com/docs/text-chat: JSON mode
+#   ollama *: docs.ollama.com/api/openai-compatibility
+#   kimi *: platform.moonshot.ai/docs/guide/use-json-mode-feature-of-kimi-api
+#   gemini gemini-3: ai.google.dev/gemini-api/docs/structured-output: with tools from Gemini 3
+#   gemini gemini-2.5: ai.google.dev/gemini-api/docs/structured-output
+#   gemini *: ai.google.dev/gemini-api/docs/structured-output: responseSchema
+#   anthropic claude-3: docs.claude.com/en/docs/build-with-claude/structured-outputs: from Sonnet 4.5, Opus 4.1
+#   anthropic claude-sonnet-4-0: docs.claude.com/en/docs/build-with-claude/structured-outputs
+#   anthropic claude-sonnet-4-2: docs.claude.com/en/docs/build-with-claude/structured-outputs
+#   anthropic claude-opus-4-0: docs.claude.com/en/docs/build-with-claude/structured-outputs
+#   anthropic claude-opus-4-2: docs.claude.com/en/docs/build-with-claude/structured-outputs
+#   anthropic *: docs.claude.com/en/docs/build-with-claude/structured-outputs
+#   mistral *: docs.mistral.ai/capabilities/structured-output/custom_structured_output
+#   deepseek *: api-docs.deepseek.com/guides/json_mode
+#   openrouter *: openrouter.ai/docs/features/structured-outputs
+#   xai *: docs.x.ai/docs/guides/structured-outputs
+#   cerebras *: inference-docs.cerebras.ai/capabilities/structured-outputs
+#   together *: docs.together.ai/docs/json-mode
+#   lmstudio *: lmstudio.ai/docs/app/api/structured-output
+#   llamacpp *: github.com/ggml-org/llama.cpp/tree/master/tools/server
+SCHEMAS = """openai * json_schema strict
+groq openai/gpt-oss json_schema strict nostream notools
+groq moonshotai/kimi-k2 json_schema nostream notools
+groq meta-llama/llama-4 json_schema nostream notools
+groq * json_object nostream notools
+ollama * json_schema
+kimi * json_object
+gemini gemini-3 json_schema
+gemini gemini-2.5 json_schema notools
+gemini * openapi notools
+anthropic claude-3 tool
+anthropic claude-sonnet-4-0 tool
+anthropic claude-sonnet-4-2 tool
+anthropic claude-opus-4-0 tool
+anthropic claude-opus-4-2 tool
+anthropic * json_schema closed nobounds
+mistral * json_schema strict
+deepseek * json_object
+openrouter * json_schema strict require_parameters
+xai * json_schema strict
+cerebras * json_schema strict
+together * json_schema
+lmstudio * json_schema
+llamacpp * json_schema"""
 
 SCALE = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 # (OpenAI API reference: platform.openai.com/docs/api-reference/responses/create,
@@ -192,16 +218,16 @@ groq * - | console.groq.com/docs/reasoning: other models have no reasoning_effor
 ollama * low medium high | docs.ollama.com/api/openai-compatibility: reasoning_effort sets think
 kimi * - | platform.moonshot.ai/docs: the model id chooses thinking (kimi-k2-thinking)
 copilot * - | GitHub Copilot's chat API has no reasoning_effort (CopilotChat.nvim sends none)
-openrouter * minimal low medium high | openrouter.ai/docs/use-cases/reasoning-tokens: reasoning.effort
-xai grok-3-mini low high | docs.x.ai/docs/guides/reasoning: reasoning_effort low or high, grok-3-mini only
-xai * - | docs.x.ai/docs/guides/reasoning: other Grok models refuse reasoning_effort
-cerebras gpt-oss low medium high | inference-docs.cerebras.ai/capabilities/reasoning: reasoning_effort on gpt-oss
-cerebras * - | inference-docs.cerebras.ai/capabilities/reasoning: only gpt-oss takes reasoning_effort
-mistral * - | docs.mistral.ai/api: chat completions take no reasoning_effort
-deepseek * - | api-docs.deepseek.com/guides/reasoning_model: the model id chooses thinking
-together * - | docs.together.ai/reference/chat-completions-1: no reasoning_effort documented
-lmstudio * - | lmstudio.ai/docs/app/api/endpoints/openai: the loaded model thinks as it does
-llamacpp * - | github.com/ggml-org/llama.cpp/tree/master/tools/server: reasoning by the model
+openrouter * minimal low medium high | openrouter.ai/docs/use-cases/reasoning-tokens
+xai grok-3-mini low high | docs.x.ai/docs/guides/reasoning
+xai * - | docs.x.ai/docs/guides/reasoning: grok-3-mini only
+cerebras gpt-oss low medium high | inference-docs.cerebras.ai/capabilities/reasoning
+cerebras * - | inference-docs.cerebras.ai/capabilities/reasoning
+mistral * - | docs.mistral.ai/api: no reasoning_effort
+deepseek * - | api-docs.deepseek.com/guides/reasoning_model
+together * - | docs.together.ai/reference/chat-completions-1
+lmstudio * - | lmstudio.ai/docs/app/api/endpoints/openai
+llamacpp * - | github.com/ggml-org/llama.cpp/tree/master/tools/server
 gemini gemini-3-pro low high | ai.google.dev/gemini-api/docs/thinking: Gemini 3 Pro low, high
 gemini gemini-3.1-pro low medium high | ai.google.dev/gemini-api/docs/thinking: Pro has no minimal
 gemini * minimal low medium high | ai.google.dev/gemini-api/docs/thinking: Gemini 3 Flash"""
@@ -216,8 +242,8 @@ def efforts(provider, model):
 
 def row(t, provider, model):
     """The words of the first row of the table t (EFFORTS, SCHEMAS) for
-    provider whose prefix model starts with, or None. (A scan of the text:
-    only the matching row is cut out of it.)"""
+    provider whose prefix model starts with, up to a "|" or the line's end,
+    or None. (A scan of the text: only the matching row is cut out of it.)"""
     head = provider + " "
     i = 0
     while i >= 0:
@@ -227,7 +253,8 @@ def row(t, provider, model):
             e = t.find(" ", k)
             prefix = t[k:e]
             if prefix == "*" or model.startswith(prefix):
-                return t[e:t.find("|", e)].split()
+                k = t.find("|", e, j if j >= 0 else len(t))
+                return t[e:k if k >= 0 else (j if j >= 0 else len(t))].split()
         i = j + 1 if j >= 0 else -1
     return None
 

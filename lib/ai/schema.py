@@ -385,9 +385,9 @@ def _kind(ev, v):
 
 
 def _a(t):
-    return {"object": "an object", "array": "an array", "string": "a string",
-            "integer": "an integer", "number": "a number", "boolean": "true or false",
-            "null": "null"}.get(t, t)
+    if t == "boolean":
+        return "true or false"
+    return t if t == "null" else ("an " if t[0] in "aio" else "a ") + t
 
 
 def where(path):

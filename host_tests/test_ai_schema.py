@@ -3,7 +3,8 @@ JSON parsed as its text arrives), ai/schema.py (the forms per provider,
 the check, the errors), ai.ask_json and the schema override through
 ai.ask and ai.run, against the fakes, which check the schema's place and
 shape as each service does; then under MicroPython: the same values at
-every cut, and 500 items taken one by one with the heap flat."""
+every cut, and 500 items taken one by one with the heap flat (blocking
+and awaited: ai.aio runs the same steps)."""
 import json
 
 import pytest
@@ -320,6 +321,75 @@ def test_each_failure_has_its_own_err(provider, fake, model, where, streamed):
         assert "expected end of input" in err
 
 
+@pytest.mark.parametrize("provider,fake,model,where,streamed", CASES,
+                         ids=["%s-%s" % (c[0], c[3]) for c in CASES])
+def test_the_awaited_calls(provider, fake, model, where, streamed):
+    """ai.aio.ask_json, and the schema in ai.aio.ask and ai.aio.run: the
+    same forms, values and errors as the blocking calls (Groq's whole
+    reply too: its body read in the loop)."""
+    import asyncio
+    from ai import aio
+    weather = {"name": "get_weather", "description": "Weather", "run": lambda a: "12 C",
+               "parameters": {"type": "object", "properties": {}}}
+
+    async def main(srv):
+        srv.delta_size = 3
+        srv.queue(_answer(srv, where, ESCAPED))
+        got = await aio.ask_json("who?", SCHEMA, _o(srv, provider, model))
+        assert got == (json.loads(ESCAPED), None), got
+        assert srv.last.json.get("stream", False) is streamed or "stream" in srv.last.path
+        srv.queue(_answer(srv, where, ESCAPED.replace("41", '"41"')))
+        reply, err, calls = await aio.ask([{"role": "user", "content": "q"}],
+                                          _o(srv, provider, model, schema=SCHEMA))
+        assert err.endswith("the reply breaks the schema: age is a string, not an integer")
+        srv.queue(Calls([("get_weather", {})]), _answer(srv, where, RAW))
+        reply, err = await aio.run([{"role": "user", "content": "q"}],
+                                   _o(srv, provider, model, schema=SCHEMA), tools=[weather])
+        assert err is None and json.loads(reply) == VALUE
+    with fake() as srv:
+        asyncio.run(main(srv))
+
+
+def test_the_awaited_values_one_by_one_and_streamed():
+    """ai.aio.ask_json's select hands each item over while the reply still
+    streams (the pieces after it not yet arrived), as the blocking call
+    does; ai.aio.stream with a schema gives the JSON's pieces and the
+    schema's err at the end."""
+    import asyncio
+    from ai import aio
+    items = [{"id": i, "name": "n%d" % i} for i in range(5)]
+    text = json.dumps({"items": items})
+
+    async def main(srv):
+        srv.delta_size = 4
+        srv.queue(Text(text))
+        seen = []
+        value, err = await aio.ask_json("q", "id int, name", _o(
+            srv, "openai", "gpt-4o-mini", schema_multi=True,
+            stream=lambda p: seen.append(("piece", p)),
+            select={"items[*]": lambda p, v: seen.append(("item", v))}))
+        assert (value, err) == (None, None)
+        assert [v for k, v in seen if k == "item"] == items
+        assert "".join(v for k, v in seen if k == "piece") == text
+        # the first item came before the second's pieces: one by one
+        first = seen.index(("item", items[0]))
+        assert first < len(seen) - 2 * len(json.dumps(items[1])) // 4
+        srv.queue(Text(text))
+        async with aio.stream([{"role": "user", "content": "q"}],
+                              _o(srv, "openai", "gpt-4o-mini", schema="id int, name",
+                                 schema_multi=True)) as s:
+            got = [p async for p in s]
+        assert "".join(got) == text and s.err is None and json.loads(s.reply) == {"items": items}
+        srv.queue(Text(text.replace('"id": 3', '"id": "3"')))
+        async with aio.stream([{"role": "user", "content": "q"}],
+                              _o(srv, "openai", "gpt-4o-mini", schema="id int, name",
+                                 schema_multi=True)) as s:
+            got = [p async for p in s]
+        assert s.reply is None and s.err.endswith("items[3].id is a string, not an integer")
+    with FakeOpenAI("openai") as srv:
+        asyncio.run(main(srv))
+
+
 def test_a_value_is_handed_over_only_whole_and_checked():
     items = [{"id": i, "name": "n%d" % i} for i in range(3)] + [{"id": "3", "name": "x"}]
     with FakeOpenAI("openai") as srv:
@@ -418,20 +488,21 @@ def test_micropython_each_style(mpy, tmp_path, provider, fake, model, where, str
     (tmp_path / "schema.json").write_text(json.dumps(SCHEMA))
     with fake() as srv:
         srv.delta_size = 1
-        srv.queue(_answer(srv, where, ESCAPED))
-        style = "responses" if fake is FakeResponses else ""
-        r = mpy.run("ai_json_styles", heap="48K", timeout=120, args=[
-            provider, srv.base_url, model, srv.key, tmp_path, tmp_path / "schema.json"] + (
-            [style] if style else []))
-        assert r.rc == 0 and r.out.startswith("VALUE "), r
-        assert json.loads(r.out[6:]) == json.loads(ESCAPED)
-        assert srv.last.json.get("stream", False) is streamed or "stream" in srv.last.path
+        style = "responses" if fake is FakeResponses else "-"
+        for how in ("blocking", "aio"):
+            srv.queue(_answer(srv, where, ESCAPED))
+            r = mpy.run("ai_json_styles", heap="48K", timeout=120, args=[
+                provider, srv.base_url, model, srv.key, tmp_path, tmp_path / "schema.json",
+                style] + (["aio"] if how == "aio" else []))
+            assert r.rc == 0 and r.out.startswith("VALUE "), (how, r)
+            assert json.loads(r.out[6:]) == json.loads(ESCAPED), how
+            assert srv.last.json.get("stream", False) is streamed or "stream" in srv.last.path
 
 
 ITEMS_CAP = "34K"
 
 
-def _items(mpy, tmp_path, n, heap, live=False):
+def _items(mpy, tmp_path, n, heap, live=False, aio=False):
     with FakeOpenAI("openai") as srv:
         srv.delta_size = 40
         items = [{"id": i, "name": "item %d \u00e9\U0001F600" % i,
@@ -441,7 +512,8 @@ def _items(mpy, tmp_path, n, heap, live=False):
         text = json.dumps({"items": items}, indent=1)
         srv.queue(Text(text))
         r = mpy.run("ai_json_items", heap=heap, live=live, timeout=120,
-                    args=["openai", srv.base_url, "gpt-4o-mini", "sk-test", tmp_path, n])
+                    args=["openai", srv.base_url, "gpt-4o-mini", "sk-test", tmp_path, n] +
+                    (["aio"] if aio else []))
         return r, len(text)
 
 
@@ -458,5 +530,12 @@ def test_micropython_500_items_with_the_heap_flat(mpy, measure, tmp_path):
     print("peak above the baseline: 50 items %d B, 500 items %d B (at %s: %d B, %d B)" % (
         w50.working, w500.working, ITEMS_CAP, r50.working, r500.working))
     assert abs(w500.working - w50.working) < 1024, (w50.working, w500.working)
+    # ai.aio.ask_json in an asyncio loop, at the awaited chat's cap: as flat
+    from test_aio import CHAT_CAP
+    a50 = _items(mpy, tmp_path, 50, CHAT_CAP, live=True, aio=True)[0]
+    a500 = _items(mpy, tmp_path, 500, CHAT_CAP, live=True, aio=True)[0]
+    assert "ITEMS 500 0 499 None None" in a500.out and a50.rc == 0, (a50, a500)
+    print("awaited: 50 items %d B, 500 items %d B" % (a50.working, a500.working))
+    assert abs(a500.working - a50.working) < 1024, (a50.working, a500.working)
     measure.smallest("heap", "ai.ask_json: 500 items (100 KB) taken one by one",
                      lambda heap: _items(mpy, tmp_path, 500, heap)[0].rc == 0, ITEMS_CAP)

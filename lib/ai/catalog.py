@@ -65,7 +65,8 @@ EFFORTS: the words each model family takes for its thinking knob
 (reasoning_effort, Responses reasoning.effort, Gemini 3 thinkingLevel),
 lowest first, one row each: provider, model id prefix ("*": any model of
 the provider), the words ("-": the model has no such knob: nothing is
-sent), "|" and where that is documented. The first row that matches
+sent) (where each row is documented: the comment above it, row by row).
+The first row that matches
 decides; a provider without rows sends nothing. A thinking word the family
 does not take is sent as its nearest one on the scale SCALE (a tie goes
 up; a word off the scale, Groq's "default", counts as medium): "max" is
@@ -202,35 +203,65 @@ llamacpp * json_schema"""
 SCALE = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 # (OpenAI API reference: platform.openai.com/docs/api-reference/responses/create,
 # reasoning.effort; the same words for chat completions' reasoning_effort)
-EFFORTS = """openai gpt-5.1-codex-max none low medium high xhigh | OpenAI API reference: xhigh for models after gpt-5.1-codex-max
-openai gpt-5.1-chat - | OpenAI models page: chat models do not reason
-openai gpt-5.1 none low medium high | OpenAI API reference: gpt-5.1 takes none, low, medium, high
-openai gpt-5. none low medium high xhigh | OpenAI API reference: none from gpt-5.1, xhigh after gpt-5.1-codex-max
-openai gpt-5-pro high | OpenAI API reference: gpt-5-pro takes high only
-openai gpt-5-chat - | OpenAI models page: chat models do not reason
-openai gpt-5 minimal low medium high | OpenAI API reference: no none before gpt-5.1; platform.openai.com/docs/guides/latest-model: minimal
-openai o low medium high | platform.openai.com/docs/guides/reasoning: the o-series takes low, medium, high
-openai gpt- - | platform.openai.com/docs/models: gpt-4.1, gpt-4o and older do not reason
-openai * low medium high | OpenAI API reference: what every reasoning model takes
-groq openai/gpt-oss low medium high | console.groq.com/docs/reasoning: GPT-OSS low, medium, high
-groq qwen/qwen3 none default | console.groq.com/docs/reasoning: Qwen 3 none or default
-groq * - | console.groq.com/docs/reasoning: other models have no reasoning_effort
-ollama * low medium high | docs.ollama.com/api/openai-compatibility: reasoning_effort sets think
-kimi * - | platform.moonshot.ai/docs: the model id chooses thinking (kimi-k2-thinking)
-copilot * - | GitHub Copilot's chat API has no reasoning_effort (CopilotChat.nvim sends none)
-openrouter * minimal low medium high | openrouter.ai/docs/use-cases/reasoning-tokens
-xai grok-3-mini low high | docs.x.ai/docs/guides/reasoning
-xai * - | docs.x.ai/docs/guides/reasoning: grok-3-mini only
-cerebras gpt-oss low medium high | inference-docs.cerebras.ai/capabilities/reasoning
-cerebras * - | inference-docs.cerebras.ai/capabilities/reasoning
-mistral * - | docs.mistral.ai/api: no reasoning_effort
-deepseek * - | api-docs.deepseek.com/guides/reasoning_model
-together * - | docs.together.ai/reference/chat-completions-1
-lmstudio * - | lmstudio.ai/docs/app/api/endpoints/openai
-llamacpp * - | github.com/ggml-org/llama.cpp/tree/master/tools/server
-gemini gemini-3-pro low high | ai.google.dev/gemini-api/docs/thinking: Gemini 3 Pro low, high
-gemini gemini-3.1-pro low medium high | ai.google.dev/gemini-api/docs/thinking: Pro has no minimal
-gemini * minimal low medium high | ai.google.dev/gemini-api/docs/thinking: Gemini 3 Flash"""
+# Where each row is documented, row by row (comments: no flash for them):
+#   openai gpt-5.1-codex-max: OpenAI API reference: xhigh for models after gpt-5.1-codex-max
+#   openai gpt-5.1-chat: OpenAI models page: chat models do not reason
+#   openai gpt-5.1: OpenAI API reference: gpt-5.1 takes none, low, medium, high
+#   openai gpt-5.: OpenAI API reference: none from gpt-5.1, xhigh after gpt-5.1-codex-max
+#   openai gpt-5-pro: OpenAI API reference: gpt-5-pro takes high only
+#   openai gpt-5-chat: OpenAI models page: chat models do not reason
+#   openai gpt-5: OpenAI API reference: no none before gpt-5.1; platform.openai.com/docs/guides/latest-model: minimal
+#   openai o: platform.openai.com/docs/guides/reasoning: the o-series takes low, medium, high
+#   openai gpt-: platform.openai.com/docs/models: gpt-4.1, gpt-4o and older do not reason
+#   openai *: OpenAI API reference: what every reasoning model takes
+#   groq openai/gpt-oss: console.groq.com/docs/reasoning: GPT-OSS low, medium, high
+#   groq qwen/qwen3: console.groq.com/docs/reasoning: Qwen 3 none or default
+#   groq *: console.groq.com/docs/reasoning: other models have no reasoning_effort
+#   ollama *: docs.ollama.com/api/openai-compatibility: reasoning_effort sets think
+#   kimi *: platform.moonshot.ai/docs: the model id chooses thinking (kimi-k2-thinking)
+#   copilot *: GitHub Copilot's chat API has no reasoning_effort (CopilotChat.nvim sends none)
+#   openrouter *: openrouter.ai/docs/use-cases/reasoning-tokens
+#   xai grok-3-mini: docs.x.ai/docs/guides/reasoning
+#   xai *: docs.x.ai/docs/guides/reasoning: grok-3-mini only
+#   cerebras gpt-oss: inference-docs.cerebras.ai/capabilities/reasoning
+#   cerebras *: inference-docs.cerebras.ai/capabilities/reasoning
+#   mistral *: docs.mistral.ai/api: no reasoning_effort
+#   deepseek *: api-docs.deepseek.com/guides/reasoning_model
+#   together *: docs.together.ai/reference/chat-completions-1
+#   lmstudio *: lmstudio.ai/docs/app/api/endpoints/openai
+#   llamacpp *: github.com/ggml-org/llama.cpp/tree/master/tools/server
+#   gemini gemini-3-pro: ai.google.dev/gemini-api/docs/thinking: Gemini 3 Pro low, high
+#   gemini gemini-3.1-pro: ai.google.dev/gemini-api/docs/thinking: Pro has no minimal
+#   gemini *: ai.google.dev/gemini-api/docs/thinking: Gemini 3 Flash
+EFFORTS = """openai gpt-5.1-codex-max none low medium high xhigh
+openai gpt-5.1-chat -
+openai gpt-5.1 none low medium high
+openai gpt-5. none low medium high xhigh
+openai gpt-5-pro high
+openai gpt-5-chat -
+openai gpt-5 minimal low medium high
+openai o low medium high
+openai gpt- -
+openai * low medium high
+groq openai/gpt-oss low medium high
+groq qwen/qwen3 none default
+groq * -
+ollama * low medium high
+kimi * -
+copilot * -
+openrouter * minimal low medium high
+xai grok-3-mini low high
+xai * -
+cerebras gpt-oss low medium high
+cerebras * -
+mistral * -
+deepseek * -
+together * -
+lmstudio * -
+llamacpp * -
+gemini gemini-3-pro low high
+gemini gemini-3.1-pro low medium high
+gemini * minimal low medium high"""
 
 
 def efforts(provider, model):
@@ -242,8 +273,8 @@ def efforts(provider, model):
 
 def row(t, provider, model):
     """The words of the first row of the table t (EFFORTS, SCHEMAS) for
-    provider whose prefix model starts with, up to a "|" or the line's end,
-    or None. (A scan of the text: only the matching row is cut out of it.)"""
+    provider whose prefix model starts with, or None. (A scan of the text:
+    only the matching row is cut out of it.)"""
     head = provider + " "
     i = 0
     while i >= 0:
@@ -253,8 +284,7 @@ def row(t, provider, model):
             e = t.find(" ", k)
             prefix = t[k:e]
             if prefix == "*" or model.startswith(prefix):
-                k = t.find("|", e, j if j >= 0 else len(t))
-                return t[e:k if k >= 0 else (j if j >= 0 else len(t))].split()
+                return t[e:j if j >= 0 else len(t)].split()
         i = j + 1 if j >= 0 else -1
     return None
 

@@ -8,9 +8,7 @@ from shell import term
 from jsonstream import OBJ, END_OBJ, ARR, END_ARR, KEY, JSONError, dumps
 
 
-class Printer:
-    spin = None
-
+class Printer(term.Waiting):
     def __init__(self):
         from ai.feed import Feed
         self.feed = Feed(hook=self.token, fence=True)
@@ -20,15 +18,9 @@ class Printer:
         self.raw = False        # not JSON: the text as it comes
         self.wrote = False
 
-    def wait(self, label="thinking"):
-        self.end()
-        self.spin = term.Spinner(label)
-
     def sink(self, piece):
         term.check_interrupt()
-        if self.spin is not None:
-            self.spin.stop()
-            self.spin = None
+        self.unspin()
         if not self.raw:
             try:
                 self.feed.feed(piece)
@@ -40,9 +32,7 @@ class Printer:
         self.wrote = True
 
     def end(self):
-        if self.spin is not None:
-            self.spin.stop()
-            self.spin = None
+        self.unspin()
         if self.wrote:
             shell.write("\n")
             self.wrote = False

@@ -25,8 +25,10 @@ elements at byte X"); a skipped string or number may be of any length.
 Writer: dump() writes bytes pieces of at most ~bufsize through write(),
 encoded_len() counts the exact length first (for Content-Length), dumps() for
 small values. Raw() echoes pre-encoded JSON verbatim, RawFile(path, offset,
-length) copies pre-encoded JSON from a file in pieces, Array(factory) writes
-an array from a re-runnable generator factory.
+length) copies pre-encoded JSON from a file in pieces, FileStr(path, size,
+head, text) writes a file's bytes as a JSON string (base64, or escaped
+UTF-8 text) in pieces, Array(factory) writes an array from a re-runnable
+generator factory.
 
 Decisions for the implementation-defined inputs (JSONTestSuite i_*.json):
 - numbers with huge exponents or too many digits: floats follow float()
@@ -65,6 +67,7 @@ buffer, longer than it, escaped or wildcard keys, anything wrong) goes
 through next(), so verdicts, messages and offsets are the pure-Python
 path's at every chunking. _wesc escapes strings into dump()'s buffer.
 """
+from binascii import b2a_base64
 from compat import const, copy, MICROPYTHON
 
 OBJ = const(1)
@@ -135,6 +138,11 @@ _LEADS = ((b"\xe0", 0xA0, 0xBF), (b"\xed", 0x80, 0x9F),
 # each a heap object); 1024 items stay within a small board's heap and hold
 # any tool schema or call arguments seen in practice.
 MAX_ITEMS = const(1024)
+
+# a FileStr's read piece: base64 (a multiple of 3 bytes, 1 KB of base64),
+# text (escaped into dump's buffer)
+_B64_PIECE = const(768)
+_TEXT_PIECE = const(256)
 
 
 class JSONError(ValueError):
@@ -1600,6 +1608,24 @@ class RawFile:
         self.length = length
 
 
+class FileStr:
+    """A JSON string made of a file's first `size` bytes, read in pieces
+    through dump()'s buffer at every dump (as RawFile): as base64 after
+    head (ASCII: a data URI's "data:image/png;base64,"), from pieces of a
+    multiple of 3 bytes (no padding but at the end), or with text=True as
+    the file's UTF-8 text escaped (escapes work on bytes: a character cut
+    between two reads comes out whole; the text is taken to be UTF-8,
+    ai/files.py checks it first). encoded_len() knows base64's length from
+    size alone, 2 + len(head) + 4 * ceil(size / 3), without the file; text
+    is counted in a pass over it."""
+
+    def __init__(self, path, size, head="", text=False):
+        self.path = path
+        self.size = size
+        self.head = head
+        self.text = text
+
+
 class Array:
     """A JSON array of the values yielded by factory(); factory is called
     again for every pass (encoded_len, then dump)."""
@@ -1662,6 +1688,39 @@ class _Out:
                     raise JSONError("JSON: %s ends before byte %d" % (rf.path, rf.offset + rf.length))
                 self.k += got
                 left -= got
+
+    def file(self, fs):
+        """A FileStr: quotes, head, then the file as base64 or escaped text."""
+        self.put(b'"')
+        if fs.head:
+            self.put(fs.head.encode())
+        left = fs.size
+        if not fs.text and self.write is None:
+            self.n += 4 * ((left + 2) // 3) + 1       # (and the closing quote)
+            return
+        # one read buffer per file: base64 of a piece is one 1 KB write
+        # (httpc sends a write that long as it is, no copy)
+        buf = bytearray(_B64_PIECE if not fs.text else _TEXT_PIECE)
+        mv = memoryview(buf)
+        dec = None if MICROPYTHON or not fs.text else _utf8_decoder()
+        with open(fs.path, "rb") as f:
+            while left > 0:
+                k = 0
+                want = len(buf) if len(buf) < left else left
+                while k < want:         # a whole piece: a multiple of 3 bytes
+                    got = f.readinto(mv[k:want])
+                    if not got:
+                        raise JSONError("JSON: %s ends before byte %d" % (fs.path, fs.size))
+                    k += got
+                left -= k
+                if not fs.text:
+                    self.flush()
+                    self._send(memoryview(b2a_base64(mv[0:k], newline=False)))
+                elif MICROPYTHON:
+                    _wbytes(self, buf, k)
+                else:
+                    self.put(_esc_text(dec.decode(bytes(mv[0:k]), left == 0)))
+        self.put(b'"')
 
     def flush(self):
         if self.k:
@@ -1736,20 +1795,31 @@ else:
     # module escapes exactly as _wesc does, and is the reference for it
     import json as _json
 
+    def _utf8_decoder():
+        import codecs
+        return codecs.getincrementaldecoder("utf-8")()
+
+    def _esc_text(s):
+        return _json.dumps(s, ensure_ascii=False)[1:-1].encode()
+
 
 def _wstr(out, s):
     if not MICROPYTHON:
         out.put(_json.dumps(s, ensure_ascii=False).encode())
         return
     e = s.encode()
-    n = len(e)
     out.put(b'"')
+    _wbytes(out, e, len(e))
+    out.put(b'"')
+
+
+def _wbytes(out, e, n):
+    """The UTF-8 bytes e[:n] escaped into out (MicroPython)."""
     count = out.write is None
     k = _wesc(out, e, 0, n, count)
     while k < n:  # the buffer is full
         out.flush()
         k = _wesc(out, e, k, n, count)
-    out.put(b'"')
 
 
 def _dump(value, out, max_depth=64):
@@ -1777,6 +1847,8 @@ def _dump(value, out, max_depth=64):
             out.put(v.data)
         elif isinstance(v, RawFile):
             out.copy(v)
+        elif isinstance(v, FileStr):
+            out.file(v)
         elif isinstance(v, dict):
             it = iter(v.items())
         elif isinstance(v, (list, tuple)):

@@ -27,6 +27,9 @@ Quirks of the openai (chat completions) style:
   stream_usage    streamed requests ask for the token usage
                   (stream_options.include_usage; others report it unasked
                   or not at all: ai status shows what came)
+  vision_request  a request that carries a picture says so in the header
+                  Copilot-Vision-Request: true (the Copilot API refuses
+                  pictures without it)
 The driver reads one quirk:
   copilot         the key is a GitHub login: each request first gets a
                   Copilot session token (ai/copilot.py), which also gives
@@ -56,6 +59,16 @@ each family's highest, "minimal" its lowest. A value a model does not take
 is a 400, which is why this is per family: the openai SDK's own type lists
 max too, noting that not every model takes every value.
 
+FILES: what a provider's models take as files on a message (ai/files.py),
+one row each: provider, model id prefix ("*": any), the types ("jpeg",
+"png", "gif", "webp", "pdf" joined by commas; "-": none: pictures and PDFs
+are refused; a leading "?": whether a model sees pictures is the model's,
+which the catalogue cannot know: they are sent and the server answers),
+the most base64 bytes of one file and of one request with files ("-": no
+limit known), "|" and where that is documented. The first row that
+matches decides; a provider without rows takes none. Text files are sent
+as text to every model (the request limit holds for them too).
+
 Entries are tuples in FIELDS order (a tuple costs a fraction of a dict's
 heap); find() and ai.providers() hand out dicts."""
 
@@ -76,7 +89,7 @@ PROVIDERS = (
     ("anthropic", "Anthropic", "anthropic", "https://api.anthropic.com/v1", True,
      "claude-sonnet-4-5", "native", False, "", 8192),
     ("copilot", "GitHub Copilot", "openai", "https://api.githubcopilot.com",
-     False, "gpt-4.1", "native", False, "copilot x_initiator", None),
+     False, "gpt-4.1", "native", False, "copilot x_initiator vision_request", None),
 )
 
 # one line per preset: name provider model map (a string stays in flash;
@@ -121,24 +134,48 @@ gemini gemini-3.1-pro low medium high | ai.google.dev/gemini-api/docs/thinking: 
 gemini * minimal low medium high | ai.google.dev/gemini-api/docs/thinking: Gemini 3 Flash"""
 
 
-def efforts(provider, model):
-    """The words model (of provider) takes for its thinking knob, lowest
-    first (EFFORTS), or None when it has none. (A scan of the text: only
-    the matching row is cut out of it.)"""
-    t = EFFORTS
+# (OpenAI: developers.openai.com/api/docs/guides/images-vision and
+# .../guides/pdf-files; Anthropic: docs.claude.com/en/docs/build-with-claude/vision
+# and .../pdf-support)
+FILES = """openai * jpeg,png,gif,webp,pdf 20971520 52428800 | OpenAI images-vision guide: PNG, JPEG, WEBP, non-animated GIF, 50 MB of payload a request (20 MB an image); PDF as a file input
+groq meta-llama/llama-4 jpeg,png,gif,webp - 4194304 | console.groq.com/docs/vision: the Llama 4 models see images; a request with base64 images up to 4 MB (413 beyond)
+groq * - - - | console.groq.com/docs/vision: no other Groq model takes images
+ollama * ?jpeg,png,webp - - | docs.ollama.com/api/openai-compatibility: /v1 takes base64 image_url of image/jpeg, png, webp only; whether a model sees is its own (api/show capabilities)
+kimi moonshot-v1-8k-vision jpeg,png,webp - - | platform.kimi.ai/docs/guide/use-kimi-vision-model: the vision models take base64 image_url (JPEG, PNG, WebP)
+kimi moonshot-v1-32k-vision jpeg,png,webp - - | platform.kimi.ai/docs/guide/use-kimi-vision-model
+kimi moonshot-v1-128k-vision jpeg,png,webp - - | platform.kimi.ai/docs/guide/use-kimi-vision-model
+kimi kimi-k2.5 jpeg,png,webp - - | platform.kimi.ai/docs/guide/use-kimi-vision-model: kimi-k2.5 sees images
+kimi kimi-k2.6 jpeg,png,webp - - | Kimi K2.6 model card: text, image or video input
+kimi kimi-k2.7 jpeg,png,webp - - | Kimi K2.7 model card: text, image or video input
+kimi * - - - | platform.kimi.ai/docs/guide/use-kimi-vision-model: other Kimi models read text only
+gemini * jpeg,png,webp,pdf - 20971520 | ai.google.dev/gemini-api/docs/image-understanding: PNG, JPEG, WEBP, HEIC, HEIF inline; a request with inline data up to 20 MB; PDF inline the same way
+anthropic * jpeg,png,gif,webp,pdf 5242880 33554432 | Anthropic vision guide: JPEG, PNG, GIF, WebP, 5 MB an image as sent, 32 MB a request; PDF as a document block
+copilot * ?jpeg,png,gif,webp - - | the Copilot API's models list says per model (capabilities.supports.vision); a request with pictures carries Copilot-Vision-Request: true (CopilotChat.nvim)"""
+
+
+def row(table, provider, model):
+    """The words of the first row of table (EFFORTS, FILES) for provider
+    whose prefix model starts with ("*": any), up to the "|", or None. (A
+    scan of the text: only the matching row is cut out of it.)"""
     head = provider + " "
     i = 0
     while i >= 0:
-        j = t.find("\n", i)
-        if t.startswith(head, i):
+        j = table.find("\n", i)
+        if table.startswith(head, i):
             k = i + len(head)
-            e = t.find(" ", k)
-            prefix = t[k:e]
+            e = table.find(" ", k)
+            prefix = table[k:e]
             if prefix == "*" or model.startswith(prefix):
-                words = t[e:t.find("|", e)].split()
-                return None if words[0] == "-" else words
+                return table[e:table.find("|", e)].split()
         i = j + 1 if j >= 0 else -1
     return None
+
+
+def efforts(provider, model):
+    """The words model (of provider) takes for its thinking knob, lowest
+    first (EFFORTS), or None when it has none."""
+    words = row(EFFORTS, provider, model)
+    return None if not words or words[0] == "-" else words
 
 
 def nearest(word, words):

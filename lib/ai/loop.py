@@ -171,9 +171,11 @@ def _connect(conns, server):
     return conn, err
 
 
-def _dispatch(route, call, conns, history):
+def _dispatch(route, call, conns, history, made):
     """Run one call: (content, is_error); content is a str, or for an MCP
-    result recorded to flash a jsonstream.RawFile (never an error)."""
+    result recorded to flash a jsonstream.RawFile (never an error). The
+    flash paths of files it made for the model to see (a local tool's
+    {"content", "files"}, an MCP result's pictures) go into made."""
     import mcp
     limit = mcp.max_result()
     try:
@@ -184,9 +186,13 @@ def _dispatch(route, call, conns, history):
         return "arguments must be a JSON object", True
     if route[0] == "local":
         try:
-            text = str(route[1]["run"](args))
+            text = route[1]["run"](args)
         except Exception as e:  # a failing tool must not end the chat
             return "%s failed: %s" % (call["name"], e), True
+        if isinstance(text, dict):      # {"content": text, "files": [flash paths]}
+            made.extend(text.get("files") or ())
+            text = text.get("content")
+        text = str(text)
         e = text.encode()
         if len(e) > limit:
             from mcp.client import PassBytes, utf8_head
@@ -206,14 +212,36 @@ def _dispatch(route, call, conns, history):
         def run(out):
             return client.call(conn, route[2], args, out, limit)
     if getattr(history, "record", None) is None:
-        return _result(run(None))
-    from ai.history import StrFile, string
-    w = StrFile("result")
-    _, err = run(w)
-    v = w.value()
-    if err and conn.last_is_error:
-        return "%s: %s" % (err, string(v) or "(no details)"), True
-    return (err, True) if err else (v, False)
+        r = _result(run(None))
+    else:
+        from ai.history import StrFile, string
+        w = StrFile("result")
+        _, err = run(w)
+        v = w.value()
+        if err and conn.last_is_error:
+            return "%s: %s" % (err, string(v) or "(no details)"), True
+        r = (err, True) if err else (v, False)
+    made.extend(getattr(conn, "last_files", None) or ())
+    return r
+
+
+def _shown(msg, made, o, cfg):
+    """The files a tool made, as references on its result (ai/files.py),
+    those the model takes (it sees them in the next request; for another
+    the result's text says what there is). Returns the resolved settings."""
+    from ai import files
+    from ai.config import resolve
+    from ai.styles import StyleError
+    if cfg is None:
+        cfg = resolve(o)
+    for p in made:
+        try:
+            r = files.ref(p)
+        except StyleError:
+            continue            # gone, or of no type a model takes
+        if files.takes(cfg, r["type"]):
+            msg.setdefault("files", []).append(r)
+    return cfg
 
 
 def _result(pair):
@@ -240,6 +268,8 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
         o = dict(overrides or {})
         if t:
             o["tools"] = t
+        made = []       # files the call's tool made for the model to see
+        cfg = None      # (resolved when a tool made some: does the model take them?)
         for _ in range(max_rounds):
             reply, err, calls = ask(history, o)
             if err:
@@ -259,7 +289,7 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
                 elif approve is not None and not approve(c):
                     text, bad = "the user refused this call", True
                 else:
-                    text, bad = _dispatch(route, call, conns, history)
+                    text, bad = _dispatch(route, call, conns, history, made)
                 text = text or ""
                 if isinstance(text, str):
                     # a server may echo a key or token: scrubbed before the
@@ -276,8 +306,11 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
                        "content": "Error: " + text if bad else text}
                 if bad:
                     msg["is_error"] = True
+                if made and not bad:
+                    cfg = _shown(msg, made, o, cfg)
                 history.append(msg)
                 text = msg = c = None
+                del made[:]
             collect()
         return None, "tool rounds exhausted (%d model requests)" % max_rounds
     finally:

@@ -8,7 +8,7 @@ Wire format (what this module writes and reads):
    "messages": [
      {"role": "system", "content": s},            cfg system + a leading
                                                   history system, merged
-     {"role": "user", "content": s},
+     {"role": "user", "content": s | [part, ...]},  parts with files (below)
      {"role": "assistant", "content": s | null,   null when only calls
       "tool_calls": [{"id", "type": "function",
                       "function": {"name", "arguments": "<JSON text>"}}],
@@ -59,6 +59,16 @@ kept in turn["_echo"] = {"style": "openai", "provider": id,
 OpenAI-shaped services may refuse the unknown field).
 
 Tool results with is_error get an "Error: " prefix (the wire has no flag).
+
+Files (ai/files.py): a user message with files has content parts, per
+file {"type": "text", "text": "[file /photo.jpg, 48 KB, image/jpeg]"},
+then {"type": "image_url", "image_url": {"url": "data:image/jpeg;base64,..."}},
+{"type": "file", "file": {"filename", "file_data": "data:application/pdf;
+base64,..."}} (PDF) or {"type": "text", "text": <the file's text>}, then
+the question's {"type": "text"}. Tool messages are text only: the files
+of a round's tool results follow them as one user message of such parts.
+Copilot (quirk vision_request): Copilot-Vision-Request: true on a request
+with a picture.
 """
 import jsonstream
 from ai.styles import HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str, tokens
@@ -115,6 +125,7 @@ def _messages(cfg, history, headers):
     system = cfg.get("system")
     first = True
     m = None
+    shown = None    # tool results of this round with files: their pictures follow them
     for m in history:
         if first:
             first = False
@@ -126,11 +137,51 @@ def _messages(cfg, history, headers):
                 continue
             if system:
                 yield {"role": "system", "content": system}
+        if shown and m.get("role") != "tool":
+            yield {"role": "user", "content": _shown(cfg, shown)}
+            shown = None
         yield _message(cfg, m)
+        if m.get("role") == "tool" and m.get("files"):
+            shown = (shown or []) + [m]
+    if shown:
+        yield {"role": "user", "content": _shown(cfg, shown)}
     if first and system:
         yield {"role": "system", "content": system}
     if "X-Initiator" in headers:
         headers["X-Initiator"] = "agent" if m and m.get("role") == "tool" else "user"
+    if cfg.get("_files") and "vision_request" in cfg["quirks"]:
+        from ai import files
+        if files.images(cfg):
+            headers["Copilot-Vision-Request"] = "true"
+
+
+def file_parts(cfg, m, text=None):
+    """The content parts of message m's files (ai/files.py: a label, then
+    the picture, PDF or text), then text: the one place that writes them."""
+    from ai import files
+    out = []
+    for label, name, mime, v in files.parts(cfg, m, True):
+        out.append({"type": "text", "text": label})
+        if v is None:
+            continue
+        if mime == files.TEXT:
+            out.append({"type": "text", "text": v})
+        elif mime == "application/pdf":
+            out.append({"type": "file", "file": {"filename": name, "file_data": v}})
+        else:
+            out.append({"type": "image_url", "image_url": {"url": v}})
+    if text:
+        out.append({"type": "text", "text": text})
+    return out
+
+
+def _shown(cfg, tools):
+    """A user message with the files of a round's tool results (the wire's
+    tool messages are text only)."""
+    out = []
+    for m in tools:
+        out.extend(file_parts(cfg, m))
+    return out
 
 
 def _message(cfg, m):
@@ -139,7 +190,8 @@ def _message(cfg, m):
         return {"role": "tool", "tool_call_id": m.get("tool_call_id") or "",
                 "content": tool_output(m)}
     if role != "assistant":
-        return {"role": role, "content": m.get("content") or ""}
+        c = m.get("content") or ""
+        return {"role": role, "content": file_parts(cfg, m, c) if m.get("files") else c}
     out = {"role": "assistant", "content": m.get("content") or ""}
     calls = m.get("tool_calls")
     if calls:

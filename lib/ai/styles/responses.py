@@ -22,7 +22,13 @@ Wire format (POST {base}/responses, Authorization: Bearer <key>):
   (when there is text), then {"type": "function_call", "call_id", "name",
   "arguments"} per call, or its echoed output items (below); tool ->
   {"type": "function_call_output", "call_id", "output"} ("Error: " prefix
-  for is_error).
+  for is_error). A message with files (ai/files.py) has content parts: per
+  file {"type": "input_text", "text": "[file /photo.jpg, 48 KB, image/jpeg]"},
+  then {"type": "input_image", "image_url": "data:image/jpeg;base64,..."},
+  {"type": "input_file", "filename", "file_data": "data:application/pdf;
+  base64,..."} (PDF) or {"type": "input_text", "text": <the file's text>},
+  then the question's input_text; the files of a round's tool results
+  follow its function_call_output items as one user item of such parts.
 
   Reply: {"status": completed|incomplete|failed|..., "error": {"code",
   "message"}?, "incomplete_details": {"reason"}?, "output": [item, ...],
@@ -142,19 +148,56 @@ def _tools(tools):
 def _input(cfg, history):
     """The input items, one history message at a time."""
     lead = True
+    shown = []      # tool results of this round with files: their pictures follow them
     for m in history:
         role = m.get("role")
         if role == "system" and lead:
             continue                    # in the instructions
         lead = False
+        if shown and role != "tool":
+            yield _shown(cfg, shown)
+            shown = []
         if role == "tool":
             yield {"type": "function_call_output", "call_id": m.get("tool_call_id") or "",
                    "output": tool_output(m)}
+            if m.get("files"):
+                shown.append(m)
         elif role == "assistant":
             for item in _assistant(cfg, m):
                 yield item
         else:
-            yield {"role": role, "content": m.get("content") or ""}
+            c = m.get("content") or ""
+            yield {"role": role, "content": file_parts(cfg, m, c) if m.get("files") else c}
+    if shown:
+        yield _shown(cfg, shown)
+
+
+def file_parts(cfg, m, text=None):
+    """The input parts of message m's files (ai/files.py: a label, then the
+    picture, PDF or text), then text: the one place that writes them."""
+    from ai import files
+    out = []
+    for label, name, mime, v in files.parts(cfg, m, True):
+        out.append({"type": "input_text", "text": label})
+        if v is None:
+            continue
+        if mime == files.TEXT:
+            out.append({"type": "input_text", "text": v})
+        elif mime == "application/pdf":
+            out.append({"type": "input_file", "filename": name, "file_data": v})
+        else:
+            out.append({"type": "input_image", "image_url": v})
+    if text:
+        out.append({"type": "input_text", "text": text})
+    return out
+
+
+def _shown(cfg, tools):
+    """A user item with the files of a round's tool results."""
+    out = []
+    for m in tools:
+        out.extend(file_parts(cfg, m))
+    return {"role": "user", "content": out}
 
 
 def _assistant(cfg, m):

@@ -1,0 +1,263 @@
+"""Files on a message (issue 38, lib/ai/files.py): every style writes a
+message's files in its own wire format, base64 made from a small buffer
+straight into the request, to fakes that decode it strictly (no padding
+inside, nothing outside the alphabet: fakes/files.py); text files as text;
+what a model cannot take refused before any connection."""
+import hashlib
+import json
+import os
+
+import pytest
+
+import ai
+from fakes import Calls, FakeAnthropic, FakeGemini, FakeOpenAI, FakeResponses, Text
+
+# (id, fake, its arguments, provider, model, key, takes PDF)
+STYLES = [
+    ("openai", FakeOpenAI, {"flavor": "openai"}, "openai", "gpt-4o-mini", "sk-test", True),
+    ("groq", FakeOpenAI, {"flavor": "groq"}, "groq", "meta-llama/llama-4-scout-17b-16e-instruct",
+     "gsk-test", False),
+    ("kimi", FakeOpenAI, {"flavor": "kimi"}, "kimi", "kimi-k2.5", "sk-kimi", False),
+    ("ollama", FakeOpenAI, {"flavor": "ollama"}, "ollama", "llava", "-", False),
+    ("responses", FakeResponses, {}, "openai", "gpt-5-mini", "sk-test", True),
+    ("anthropic", FakeAnthropic, {}, "anthropic", "claude-sonnet-4-5", "sk-ant-test", True),
+    ("gemini", FakeGemini, {}, "gemini", "gemini-2.5-flash", "AIza-test", True),
+]
+IDS = [s[0] for s in STYLES]
+# what the wire carries per kind of file, per style: the part of a user
+# message's content that holds a text file's text
+TRICKY = "a\u00e9\u20ac\U0001f600\"\\\x01\x1f\n\t"
+
+
+def jpeg(n):
+    """n bytes that start as a JPEG does (n >= 3), else as many of its magic."""
+    return (b"\xff\xd8\xff" + os.urandom(max(n - 3, 0)))[:n]
+
+
+def png(n):
+    return (b"\x89PNG\r\n\x1a\n" + os.urandom(max(n - 8, 0)))[:n]
+
+
+def pdf(n):
+    return (b"%PDF-1.7\n" + os.urandom(max(n - 9, 0)))[:n]
+
+
+def sha(b):
+    return hashlib.sha256(b).hexdigest()
+
+
+def serve(case, **kw):
+    _, fake, args, provider, model, key, _ = case
+    srv = fake(key=key, models=[model], **args) if key != "-" else fake(models=[model], **args)
+    srv.start()
+    o = {"provider": provider, "base_url": srv.base_url, "model": model, "timeout": 10}
+    if key != "-":
+        o["key"] = key
+    if case[0] == "openai":
+        o["style"] = "openai"       # chat completions (the provider's default is Responses)
+    o.update(kw)
+    return srv, o
+
+
+def put(root, name, data):
+    (root / name.lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
+    (root / name.lstrip("/")).write_bytes(data)
+    return name
+
+
+def arrived(srv, n):
+    """The files the fake decoded from its requests, and every request's
+    Content-Length against the bytes it read."""
+    for r in srv.requests:
+        assert int(r.headers["content-length"]) == len(r.raw)
+    assert len(srv.files) == n, srv.files
+    return srv.files
+
+
+@pytest.mark.parametrize("case", STYLES, ids=IDS)
+def test_every_style_sends_pictures_and_pdfs_strictly(flash, case):
+    """Sizes with n % 3 = 0, 1 and 2, a 1-byte file's neighbour (the
+    smallest JPEG: 3 bytes), 20 KB PNG, a PDF where the style takes one:
+    the fake decodes each strictly to the same bytes, streamed and not."""
+    files = [put(flash, "/a.jpg", jpeg(3)), put(flash, "/b.jpg", jpeg(3 * 700 + 1)),
+             put(flash, "/c.jpg", jpeg(3 * 700 + 2)), put(flash, "/d.png", png(20 * 1024))]
+    if case[6]:
+        files.append(put(flash, "/doc.pdf", pdf(5000)))
+    srv, o = serve(case)
+    try:
+        for stream in (False, True):
+            srv.files.clear()
+            srv.queue(Text("a picture of noise"))
+            if stream:
+                o["stream"] = lambda piece: None
+            hist = [{"role": "user", "content": "what are these?", "files": files}]
+            reply, err, _ = ai.ask(hist, o)
+            assert err is None and reply == "a picture of noise", err
+            got = arrived(srv, len(files))
+            for f, g in zip(files, got):
+                assert sha(g["data"]) == sha((flash / f[1:]).read_bytes()), f
+                assert g["mime"] == {"jpg": "image/jpeg", "png": "image/png",
+                                     "pdf": "application/pdf"}[f.rsplit(".", 1)[1]]
+            body = json.dumps(srv.last.json)
+            assert "[file /b.jpg, 2 KB, image/jpeg]" in body and "what are these?" in body
+    finally:
+        srv.stop()
+
+
+def strings(v):
+    """Every str in a JSON value, in order."""
+    if isinstance(v, str):
+        yield v
+    elif isinstance(v, dict):
+        for x in v.values():
+            yield from strings(x)
+    elif isinstance(v, list):
+        for x in v:
+            yield from strings(x)
+
+
+@pytest.mark.parametrize("case", STYLES, ids=IDS)
+def test_a_text_file_arrives_as_the_same_text(flash, case):
+    """Quotes, backslashes, control bytes and 1 to 4-byte characters
+    across every offset of the writer's read pieces: the text the model
+    gets is the file's, after its label."""
+    text = TRICKY * 700
+    put(flash, "/notes.txt", text.encode())
+    put(flash, "/one.txt", b"x")        # a 1-byte file
+    srv, o = serve(case)
+    try:
+        srv.queue(Text("read it"))
+        reply, err, _ = ai.ask([{"role": "user", "content": "summarize",
+                                 "files": ["/notes.txt", "/one.txt"]}], o)
+        assert err is None, err
+        s = list(strings(srv.last.json))
+        i = s.index("[file /notes.txt, %d KB, text/plain]" % round(len(text.encode()) / 1024))
+        assert text in s[i + 1:i + 5], s[i:i + 5]
+        i = s.index("[file /one.txt, 1 byte, text/plain]")
+        assert "x" in s[i + 1:i + 5], s[i:i + 5]
+        assert int(srv.last.headers["content-length"]) == len(srv.last.raw)
+    finally:
+        srv.stop()
+
+
+def refused(flash, case, files, overrides=None):
+    srv, o = serve(case, **(overrides or {}))
+    try:
+        hist = [{"role": "user", "content": "look", "files": files}]
+        reply, err, _ = ai.ask(hist, o)
+        assert reply is None and srv.connections == 0 and not srv.requests, err
+        assert len(hist) == 1
+        return err
+    finally:
+        srv.stop()
+
+
+def test_refusals_before_any_connection(flash):
+    case = dict((s[0], s) for s in STYLES)
+    put(flash, "/p.jpg", jpeg(3000))
+    put(flash, "/a.gif", b"GIF89a" + os.urandom(100))
+    put(flash, "/x.bmp", b"BM" + bytes(range(256)) * 4)
+    put(flash, "/doc.pdf", pdf(2000))
+    put(flash, "/empty.txt", b"")
+    groq_text = ("groq", FakeOpenAI, {"flavor": "groq"}, "groq", "llama-3.3-70b-versatile",
+                 "gsk-test", False)
+    assert refused(flash, groq_text, ["/p.jpg"]) == (
+        "groq: /p.jpg (image/jpeg, 3 KB): llama-3.3-70b-versatile takes no pictures; "
+        "nothing was sent")
+    assert refused(flash, case["groq"], ["/doc.pdf"]) == (
+        "groq: /doc.pdf (application/pdf, 2 KB): meta-llama/llama-4-scout-17b-16e-instruct "
+        "takes no PDF; nothing was sent")
+    assert refused(flash, case["gemini"], ["/a.gif"]) == (
+        "gemini: /a.gif (image/gif, 106 bytes): gemini-2.5-flash takes jpeg, png, webp only; "
+        "nothing was sent")
+    assert refused(flash, case["ollama"], ["/a.gif"]).endswith("llava takes jpeg, png, webp only; "
+                                                               "nothing was sent")
+    for style in ("openai", "anthropic"):
+        assert refused(flash, case[style], ["/x.bmp"]) == (
+            "%s: /x.bmp is not a picture (JPEG, PNG, GIF, WebP), a PDF or UTF-8 text; "
+            "nothing was sent" % case[style][3])
+    assert refused(flash, case["gemini"], ["/missing.jpg"]) == (
+        "gemini: /missing.jpg: no such file; nothing was sent")
+    assert refused(flash, case["gemini"], ["/empty.txt"]) == (
+        "gemini: /empty.txt is empty; nothing was sent")
+
+
+def test_oversized_files_and_requests_are_refused_before_any_connection(flash):
+    case = dict((s[0], s) for s in STYLES)
+    put(flash, "/big.jpg", jpeg(4 * 1024 * 1024))        # 5.3 MB as base64
+    assert refused(flash, case["anthropic"], ["/big.jpg"]) == (
+        "anthropic: /big.jpg (image/jpeg, 4.0 MB): 5.3 MB as base64, over anthropic's "
+        "5.0 MB a file; nothing was sent")
+    put(flash, "/mid.jpg", jpeg(3200 * 1024))           # 4.1 MB as base64
+    assert refused(flash, case["groq"], ["/mid.jpg"]) == (
+        "groq: the request with its files is 4.1 MB, over groq's 4.0 MB a request; "
+        "nothing was sent (send fewer or smaller files)")
+
+
+def test_ollama_sends_pictures_to_any_model_and_lets_it_answer(flash):
+    """Whether an Ollama model sees is the model's: sent, not refused."""
+    case = ("ollama", FakeOpenAI, {"flavor": "ollama"}, "ollama", "llama3.2", "-", False)
+    put(flash, "/p.png", png(500))
+    srv, o = serve(case)
+    try:
+        srv.queue(Text("I cannot see it"))
+        reply, err, _ = ai.ask([{"role": "user", "content": "look", "files": ["/p.png"]}], o)
+        assert err is None and len(arrived(srv, 1)) == 1
+    finally:
+        srv.stop()
+
+
+@pytest.mark.parametrize("case", STYLES, ids=IDS)
+def test_a_tools_picture_reaches_the_model_in_the_next_request(flash, case):
+    """A local tool that returns a file (as the board's camera does): the
+    next request carries it as a picture after the tool's result, in the
+    style's own place for it; the round after sends it again."""
+    put(flash, "/cam.jpg", jpeg(5000))
+    tool = {"name": "snap", "description": "take a picture",
+            "parameters": {"type": "object", "properties": {}},
+            "run": lambda args: {"content": "saved /cam.jpg", "files": ["/cam.jpg"]}}
+    srv, o = serve(case)
+    try:
+        srv.queue(Calls([("snap", {})]), Text("a cat"))
+        hist = [{"role": "user", "content": "what do you see?"}]
+        reply, err = ai.run(hist, o, tools=[tool])
+        assert err is None and reply == "a cat", err
+        got = arrived(srv, 1)
+        assert sha(got[0]["data"]) == sha((flash / "cam.jpg").read_bytes())
+        assert hist[2]["files"][0]["path"] == "/cam.jpg"
+        srv.queue(Text("still a cat"))
+        hist.append({"role": "user", "content": "and now?"})
+        assert ai.ask(hist, o)[1] is None
+        assert len(arrived(srv, 2)) == 2
+    finally:
+        srv.stop()
+
+
+def test_a_tools_picture_stays_a_line_for_a_model_that_sees_none(flash):
+    put(flash, "/cam.jpg", jpeg(5000))
+    case = ("groq", FakeOpenAI, {"flavor": "groq"}, "groq", "llama-3.3-70b-versatile",
+            "gsk-test", False)
+    tool = {"name": "snap", "description": "take a picture",
+            "parameters": {"type": "object", "properties": {}},
+            "run": lambda args: {"content": "saved /cam.jpg", "files": ["/cam.jpg"]}}
+    srv, o = serve(case)
+    try:
+        srv.queue(Calls([("snap", {})]), Text("cannot see"))
+        hist = [{"role": "user", "content": "what do you see?"}]
+        assert ai.run(hist, o, tools=[tool]) == ("cannot see", None)
+        assert not srv.files and "files" not in hist[2] and hist[2]["content"] == "saved /cam.jpg"
+    finally:
+        srv.stop()
+
+
+def test_a_plain_chat_never_imports_the_files_module(flash):
+    import sys
+    case = STYLES[0]
+    srv, o = serve(case)
+    sys.modules.pop("ai.files", None)
+    try:
+        srv.queue(Text("hi"))
+        assert ai.ask([{"role": "user", "content": "hi"}], o)[1] is None
+        assert "ai.files" not in sys.modules
+    finally:
+        srv.stop()

@@ -261,3 +261,60 @@ def test_a_plain_chat_never_imports_the_files_module(flash):
         assert "ai.files" not in sys.modules
     finally:
         srv.stop()
+
+
+# ---------------------------------------------------------------- MicroPython
+
+# (fake, provider, model, key, style override): the wire formats
+MP_STYLES = [
+    ("openai", FakeOpenAI, "openai", "gpt-4o-mini", "sk-test", "openai"),
+    ("responses", FakeResponses, "openai", "gpt-4.1", "sk-test", "responses"),
+    ("anthropic", FakeAnthropic, "anthropic", "claude-sonnet-4-5", "sk-ant-test", "-"),
+    ("gemini", FakeGemini, "gemini", "gemini-2.5-flash", "AIza-test", "-"),
+]
+# the chat's heap cap (two rounds, test_ai_heap.py): a 300 KB picture and a
+# 20 KB PNG in a chat of two rounds pass at it
+FILES_CAP = "30K"
+
+
+def _files_run(mpy, srv, flash, case, picture, heap, live=False):
+    _, _, provider, model, key, style = case
+    srv.queue(Text("A streamed answer in small pieces."), Text("Again."))
+    return mpy.run("ai_files", heap=heap, live=live, timeout=120,
+                   args=[provider, srv.base_url, model, key, flash, style, picture, "/p.png"])
+
+
+@pytest.mark.parametrize("case", MP_STYLES, ids=[c[0] for c in MP_STYLES])
+def test_a_300k_picture_costs_the_heap_what_a_2k_one_does(mpy, measure, flash, case):
+    """Every style under MicroPython at the chat's heap cap: a question
+    with a 300 KB JPEG and a 20 KB PNG, streamed, then a second round that
+    sends them again; the fake decodes each strictly to the same bytes
+    (SHA-256), every Content-Length equal to the bytes received, and the
+    working heap with the 300 KB picture within 1 KB of a 2 KB one's."""
+    put(flash, "/big.jpg", jpeg(300 * 1024))
+    put(flash, "/small.jpg", jpeg(2048))
+    put(flash, "/p.png", png(20 * 1024))
+    fake = case[1]
+    with fake(key=case[4], models=[case[3]]) as srv:
+        srv.options(chunked=True)
+        r = _files_run(mpy, srv, flash, case, "/big.jpg", FILES_CAP)
+        assert r.rc == 0, r
+        assert "FILES None" in r.out and "AGAIN None 'Again.'" in r.out, r.out
+        assert int(r.out.split("FILES None ")[1].split()[0]) >= 3      # it streamed
+        got = arrived(srv, 4)
+        want = [sha((flash / n).read_bytes()) for n in ("big.jpg", "p.png")] * 2
+        assert [sha(g["data"]) for g in got] == want
+        working = {}
+        for name, size in (("/small.jpg", 2048), ("/big.jpg", 300 * 1024)):
+            working[size] = sorted(_files_run(mpy, srv, flash, case, name, FILES_CAP,
+                                              live=True).working for _ in range(3))[1]
+        print("%s: working heap with a 2 KB / 300 KB picture: %r" % (case[0], working))
+        assert abs(working[300 * 1024] - working[2048]) < 1024, working
+
+        def passes(heap):
+            x = _files_run(mpy, srv, flash, case, "/big.jpg", heap)
+            return x.rc == 0 and "AGAIN None" in x.out
+        measure.smallest("heap", "%s: a 300 KB JPEG and a 20 KB PNG, two rounds" % case[0],
+                         passes, FILES_CAP, imports=r.imports, working=working[300 * 1024])
+        measure.record("working", "%s: a question with a 2 KB / 300 KB picture" % case[0],
+                       **{"%d B" % k: v for k, v in working.items()})

@@ -318,3 +318,107 @@ def test_a_300k_picture_costs_the_heap_what_a_2k_one_does(mpy, measure, flash, c
                          passes, FILES_CAP, imports=r.imports, working=working[300 * 1024])
         measure.record("working", "%s: a question with a 2 KB / 300 KB picture" % case[0],
                        **{"%d B" % k: v for k, v in working.items()})
+
+
+# ---------------------------------------------------------------- history
+
+def read_lines(path):
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(x) for x in f]
+
+
+def test_the_history_keeps_references_and_sends_the_file_again_while_unchanged(flash):
+    """A turn records path, size, type and hash, never the bytes; later
+    turns send the file again while it is unchanged, else its label says
+    it changed or went; a model switched to one that takes no pictures
+    gets the label of an earlier picture, not a refusal."""
+    from ai.history import History
+    pic = jpeg(48 * 1024)
+    put(flash, "/photo.jpg", pic)
+    case = STYLES[0]
+    srv, o = serve(case, keep=False)
+    try:
+        h = History("chat")
+        srv.queue(Text("a photo"))
+        t = h.turn({"role": "user", "content": "what is this?", "files": ["/photo.jpg"]})
+        assert ai.ask(t, o)[1] is None
+        t.commit()
+        lines = read_lines(h.path)
+        ref = lines[0]["files"][0]
+        assert ref == {"path": "/photo.jpg", "size": len(pic), "type": "image/jpeg",
+                       "sha": hashlib.sha256(pic).hexdigest()[:16]}
+        assert list(lines[0])[:2] == ["role", "files"] and os.path.getsize(h.path) < 400
+        assert sha(arrived(srv, 1)[0]["data"]) == sha(pic)
+
+        def turn(question):
+            srv.queue(Text("ok"))
+            t = h.turn({"role": "user", "content": question})
+            reply, err, _ = ai.ask(t, o)
+            assert err is None, err
+            t.commit()
+            return list(strings(srv.last.json))
+        turn("and now?")
+        assert len(arrived(srv, 2)) == 2                        # sent again, unchanged
+        put(flash, "/photo.jpg", jpeg(48 * 1024))              # changed (same size)
+        s = turn("again?")
+        assert "[file /photo.jpg: changed or gone]" in s and len(srv.files) == 2
+        put(flash, "/photo.jpg", pic)                          # back as it was
+        turn("once more?")
+        assert len(srv.files) == 3
+        os.remove(flash / "photo.jpg")
+        assert "[file /photo.jpg: changed or gone]" in turn("gone?")
+    finally:
+        srv.stop()
+
+
+def test_a_model_that_sees_no_pictures_gets_an_earlier_ones_label(flash):
+    from ai.history import History
+    put(flash, "/photo.jpg", jpeg(2000))
+    seeing = STYLES[1]      # groq's vision model, then its text model
+    srv, o = serve(seeing, keep=False)
+    try:
+        h = History("chat")
+        srv.queue(Text("a photo"))
+        t = h.turn({"role": "user", "content": "what is this?", "files": ["/photo.jpg"]})
+        assert ai.ask(t, o)[1] is None
+        t.commit()
+        o["model"] = "llama-3.3-70b-versatile"
+        srv.model_ids.append("llama-3.3-70b-versatile")
+        # a new picture for it is refused, nothing sent ...
+        t = h.turn({"role": "user", "content": "and this?", "files": ["/photo.jpg"]})
+        n = len(srv.requests)
+        reply, err, _ = ai.ask(t, o)
+        assert err.endswith("llama-3.3-70b-versatile takes no pictures; nothing was sent")
+        assert len(srv.requests) == n
+        t.drop()
+        # ... the earlier one is its label
+        srv.queue(Text("ok"))
+        t = h.turn({"role": "user", "content": "what was it?"})
+        assert ai.ask(t, o)[1] is None
+        assert ("[file /photo.jpg, 2 KB, image/jpeg: not sent, llama-3.3-70b-versatile takes "
+                "no pictures]") in list(strings(srv.last.json))
+        assert len(srv.files) == 1
+    finally:
+        srv.stop()
+
+
+def test_trimming_counts_a_file_by_its_encoded_size(flash):
+    """ai.history.bytes holds what requests carry: a turn whose 30 KB
+    picture is 40 KB of base64 is dropped from a 32 KB budget, though its
+    line is a few hundred bytes."""
+    from ai.history import History
+    put(flash, "/photo.jpg", jpeg(30 * 1024))
+    srv, o = serve(STYLES[0], keep=False)
+    try:
+        h = History("chat")
+        for q, f in (("first", []), ("with a picture", ["/photo.jpg"]), ("third", [])):
+            srv.queue(Text("ok"))
+            t = h.turn({"role": "user", "content": q, "files": f} if f else
+                       {"role": "user", "content": q})
+            assert ai.ask(t, o)[1] is None
+            t.commit(32 * 1024, 20)
+        kept = [m["content"] for m in read_lines(h.path) if m["role"] == "user"]
+        assert kept == ["third"], kept
+        assert os.path.getsize(h.path) < 1024
+    finally:
+        srv.stop()

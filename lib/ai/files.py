@@ -217,10 +217,11 @@ def parts(cfg, m, uri=False):
     out = []
     for f in m.get("files") or ():
         rec = isinstance(f, dict)
-        key = "%s %s" % (f.get("path"), f.get("sha")) if rec else f
+        strict = user and (not rec or m.get("_new") is True)
+        key = "%s %s %s" % (f.get("path"), f.get("sha"), strict) if rec else f
         v = seen.get(key)
         if v is None:
-            v = seen[key] = _check(cfg, f, user and (not rec or m.get("_new") is True))
+            v = seen[key] = _check(cfg, f, strict)
         if len(v) == 1:
             out.append((v[0], None, None, None))
             continue

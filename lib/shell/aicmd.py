@@ -245,6 +245,7 @@ def history(use):
             shell.write("you> ", shell.BOLD_GREEN)
             pieces(text, shell.write)
             out()
+            _files(m)
         elif role == "assistant":
             if text:
                 shell.write("ai> ", shell.BOLD_CYAN)
@@ -255,10 +256,21 @@ def history(use):
                 _tool_line(c.get("name"), c.get("args"))
         elif role == "tool":
             _tool_line(None, None, head(text, _LINE), m.get("is_error"))
+            _files(m)
     if not turns:
         return out("no conversation for %s yet" % use)
     out("%s: %s, %d bytes (ai %s-new starts over)" % (
         use, _n(turns, "turn"), h.size(), "" if use == "chat" else "-u %s " % use), shell.DIM)
+
+
+def _files(m):
+    """A line per file a message of the history refers to: [file
+    /photo.jpg, 48 KB, image/jpeg] (ai/files.py)."""
+    if m.get("files"):
+        from ai.files import label
+        for r in m["files"]:
+            if isinstance(r, dict):
+                out("     " + label(r.get("path"), r.get("size") or 0, r.get("type")), shell.DIM)
 
 
 # -- tools cache -------------------------------------------------------------------

@@ -139,11 +139,11 @@ def test_models_of_a_provider_use_its_own_settings(world):
     from shell import aiprov
     import shell
     lines = []
-    shell._capture = lines.append       # (the console's own capture of its output)
+    shell.capturing = lines.append       # (the console's own capture of its output)
     try:
         aiprov.models(["models", "anthropic"])
     finally:
-        shell._capture = None
+        shell.capturing = None
     text = "".join(lines)
     assert "claude-sonnet-4-5*" in text and "llama" not in text, text
     assert wire(w) == [("anthropic", ANT_KEY, None)]

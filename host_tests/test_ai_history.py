@@ -197,9 +197,12 @@ def test_text_fallback_calls_found_in_a_recorded_reply(flash, sdk_server):
 
 
 def test_run_puts_a_cut_mcp_result_on_flash(flash, sdk_server, monkeypatch):
+    """A chat's tool result goes through flash, cut at its own setting
+    (ai.max_tool_result), not at a program's str's (mcp.max_result)."""
     import mcp
     assert mcp.add("sdk", sdk_server(big=True)) is None
-    store.set("mcp.max_result", 1000)
+    store.set("ai.max_tool_result", 1000)
+    store.set("mcp.max_result", 2000)
     with FakeOpenAI(key="sk-test") as srv:
         _cfg(srv)
         srv.queue(Calls([("sdk__big", {"size": 50000})]), Text("done"))
@@ -215,10 +218,15 @@ def test_run_puts_a_cut_mcp_result_on_flash(flash, sdk_server, monkeypatch):
         assert sent["content"].endswith(note) and len(sent["content"]) == 1000 + len(note)
         t.commit()
         assert history.string([m for m in h][2]["content"]) == sent["content"]
-    # a list history gets a str, cut the same way; so does mcp.call
+        # a list history gets a str, cut the same way
+        srv.queue(Calls([("sdk__big_text", {"size": 50000})]), Text("done"))
+        listed = [{"role": "user", "content": "big"}]
+        assert ai.run(listed, {}, mcps=["sdk"]) == ("done", None)
+        assert listed[2]["content"] == sent["content"]
+    # mcp.call gives a program its str cut at mcp.max_result
     conn, err = mcp.connect_named("sdk")
     text, err = mcp.call(conn, "big_text", {"size": 50000})
-    assert err is None and text.endswith(note) and len(text) == 1000 + len(note)
+    assert err is None and text.endswith(note) and len(text) == 2000 + len(note)
     mcp.close(conn)
 
 

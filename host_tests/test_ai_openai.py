@@ -509,7 +509,7 @@ def test_error_bodies_odd(body, status, want):
 
 
 def test_try_again_forms():
-    t = style._try_again
+    from ai.styles.openai_errors import _try_again as t
     assert t("Please try again in 20ms.") == 0.02
     assert t("Please try again in 7.66s. Visit") == 7.66
     assert t("try again in 2m59.5s") == 179.5

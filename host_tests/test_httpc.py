@@ -855,7 +855,7 @@ def budget():
     Responses other tests never closed were collected by CPython with
     their sockets, still counted: the count starts from an empty pool."""
     httpc.close_all()
-    httpc._stats["sockets"] = httpc._stats["tls"] = 0
+    httpc.counts["sockets"] = httpc.counts["tls"] = 0
 
     def set_(sockets, tls):
         httpc.SOCKETS_MAX, httpc.TLS_MAX = sockets, tls

@@ -423,6 +423,87 @@ def test_a_sink_that_wants_no_more_gets_the_rest_counted():
             p.stream_string(lambda x: True)
 
 
+def _byte_docs(rng):
+    """JSON strings for stream_bytes: random text (escaped or not), every
+    string edge of EDGES, broken ones."""
+    docs = []
+    while len(docs) < 120:
+        text = json.dumps(rand_str(rng) + rand_str(rng), ensure_ascii=rng.random() < 0.5)
+        data = text.encode()
+        if rng.random() < 0.3:
+            data = mutate(rng, data)
+        if b"\n" not in data and b"\r" not in data:
+            docs.append(data)
+    return docs + [t for t in EDGES if t.startswith(b'"')]
+
+
+def test_stream_bytes_gives_the_utf8_at_every_chunking_and_buffer():
+    """stream_bytes: the string's UTF-8 bytes (escapes, surrogate pairs,
+    characters cut by the buffer's end), through output buffers of every
+    size, at every chunking; its length returned; a broken string fails
+    with stream_string's message."""
+    text = "abc \u00e9\U0001F600 \"q\" \\ tab\t\n/\b\f\r" * 40 + "\u2028\x7f"
+    want = text.encode()
+    for doc in (json.dumps(text).encode(), json.dumps(text, ensure_ascii=False).encode()):
+        for step in (0, 1, 3, 7, 64, 1000):
+            for size in (1, 4, 5, 64, 512):
+                got = []
+                p = js.Parser(Chunks(doc, step) if step else doc, bufsize=32)
+                assert p.stream_bytes(lambda v: got.append(bytes(v)), bytearray(size)) == len(want)
+                p.finish()
+                assert b"".join(got) == want, (step, size)
+                assert all(len(g) == size for g in got[:-1]) and 0 < len(got[-1]) <= size
+    p = js.Parser(b'{"a": 1}')
+    assert p.stream_bytes(None, bytearray(8)) is None and p.next() == js.OBJ
+
+    def message(parse):
+        try:
+            parse()
+        except js.JSONError as e:
+            return str(e)
+    for doc in _byte_docs(random.Random(3629)):
+        for step in (1, 7, 1000):
+            a = message(lambda: js.Parser(Chunks(doc, step), bufsize=32).stream_bytes(
+                lambda v: None, bytearray(16)))
+            b = message(lambda: js.Parser(Chunks(doc, step), bufsize=32).stream_string(lambda s: None))
+            assert a == b, (doc, step)
+
+
+def test_stream_bytes_micropython_native_same_as_cpython(mpy, tmp_path):
+    """The native copier (MicroPython) against the pure-Python path: the
+    same bytes, lengths and errors, in place and at every chunking."""
+    docs = _byte_docs(random.Random(5))
+    f = tmp_path / "docs.txt"
+    f.write_bytes(b"\n".join(docs) + b"\n")
+    ks = ["0", "1", "2", "3", "7", "32", "1000"]
+    scen = os.path.join(ROOT, "host_tests", "scenarios", "js_bytes.py")
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "lib") + os.pathsep + os.path.dirname(scen))
+    want = subprocess.run([sys.executable, scen, str(f)] + ks, capture_output=True, env=env,
+                          timeout=300).stdout.decode().split("\n")
+    r = mpy.run("js_bytes", heap="256K", args=[f] + ks, timeout=300)
+    got = r.out.split("\n")
+    assert r.rc == 0 and got[-2] == "DONE" and want[-2] == "DONE", r
+    assert got == want
+    errors = 0
+    for line in want[:-2]:
+        no, k, size, rest = line.split(" ", 3)
+        doc = docs[int(no)]
+        if rest.startswith("ERROR"):
+            errors += 1
+            assert message(doc) is not None, (doc, rest)     # (loads fails too)
+        else:
+            n, hexed = rest.split(" ")
+            assert bytes.fromhex(hexed) == js.loads(doc).encode() and int(n) == len(hexed) // 2
+    assert errors > 20
+
+
+def message(doc):
+    try:
+        js.loads(doc)
+    except js.JSONError as e:
+        return str(e)
+
+
 def test_stream_string_and_skip_value_at_every_chunk_size():
     s = "x\u00e9\U0001F600\\\"\n" * 50 + "end"
     doc = json.dumps({"skip": [s, {"a": [1, 2e5, None]}], "s": s, "t": 1}, ensure_ascii=False).encode()

@@ -91,3 +91,123 @@ def test_each_compat_exception_is_still_needed():
     for rel, what in COMPAT:
         with open(os.path.join(LIB, rel), encoding="utf-8") as f:
             assert what in [w for _, w in upward(f.read())], (rel, what)
+
+
+# ------------------------------------------------ circles over private names
+# A package's parts depend downward on its core: no module uses a private
+# name (`_x`, not a dunder) of a module that imports it back, by `from m
+# import _x` or by `m._x` on the imported module. What two modules share
+# is a public name of a lower one.
+
+def _all_modules():
+    """{dotted module name: path relative to lib/} for every module in lib/."""
+    out = {}
+    for dirpath, _, files in os.walk(LIB):
+        for f in sorted(files):
+            if f.endswith(".py"):
+                rel = os.path.relpath(os.path.join(dirpath, f), LIB).replace(os.sep, "/")
+                name = rel[:-3].replace("/", ".")
+                if name.endswith(".__init__"):
+                    name = name[:-9]
+                out[name] = rel
+    return out
+
+
+def _private(name):
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def imports_and_private_uses(source, known):
+    """(imports, uses) of one module's source: the modules of known it
+    imports (at the top, in functions, through a lazy table of (name,
+    module) pairs or __import__ of a constant), and (line, module, name)
+    for each private name of another module it uses."""
+    tree = ast.parse(source)
+    imports = set()
+    uses = []
+    bound = {}      # local name -> module it was bound to by an import
+
+    def add(mod):
+        parts = mod.split(".")
+        for i in range(1, len(parts) + 1):      # "import a.b" imports a too
+            if ".".join(parts[:i]) in known:
+                imports.add(".".join(parts[:i]))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                add(a.name)
+                if a.asname:
+                    bound[a.asname] = a.name
+                else:
+                    bound[a.name.split(".")[0]] = a.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            add(node.module)
+            for a in node.names:
+                sub = node.module + "." + a.name
+                if sub in known:
+                    add(sub)
+                    bound[a.asname or a.name] = sub
+                elif _private(a.name):
+                    uses.append((node.lineno, node.module, a.name))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                and node.value in known and "." in node.value:
+            add(node.value)     # a lazy table's module, __import__("x.y")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id == "__import__" and node.args \
+                and isinstance(node.args[0], ast.Constant):
+            add(str(node.args[0].value))
+
+    def module_of(expr):
+        if isinstance(expr, ast.Name):
+            return bound.get(expr.id)
+        if isinstance(expr, ast.Attribute):
+            m = module_of(expr.value)
+            if m is not None and m + "." + expr.attr in known:
+                return m + "." + expr.attr
+        return None
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _private(node.attr):
+            m = module_of(node.value)
+            if m is not None and m in known:
+                uses.append((node.lineno, m, node.attr))
+    return imports, uses
+
+
+def private_circles():
+    """["user.py:line uses mod._x, and mod imports user"] over lib/."""
+    mods = _all_modules()
+    graph = {}
+    found = {}
+    for name, rel in mods.items():
+        with open(os.path.join(LIB, rel), encoding="utf-8") as f:
+            graph[name], found[name] = imports_and_private_uses(f.read(), mods)
+    out = []
+    for name, uses in sorted(found.items()):
+        for line, mod, attr in uses:
+            if mod != name and name in graph.get(mod, ()):
+                out.append("%s:%d uses %s.%s, and %s imports %s" % (
+                    mods[name], line, mod, attr, mod, name))
+    return out
+
+
+def test_the_circle_check_finds_each_form():
+    known = {"p", "p.a", "p.b"}
+    for src in ("from p.b import _x\n", "from p import b\nb._x()\n",
+                "import p.b\np.b._x\n", "import p.b as q\nq._x\n",
+                "def f():\n    from p import b\n    return b._y\n", "import p\np._z\n"):
+        _, uses = imports_and_private_uses(src, known)
+        assert uses, src
+    for src in ("from p.b import x\n", "from p import b\nb.x()\n", "import p.b\np.b.__name__\n",
+                "self._x\n", "x = {}\nx._y\n"):
+        _, uses = imports_and_private_uses(src, known)
+        assert not uses, src
+    imports, _ = imports_and_private_uses(
+        "def f():\n    from p import b\nlazy(((\"n\", \"p.a\"),), \"p\")\n", known)
+    assert imports == {"p", "p.a", "p.b"}
+
+
+def test_no_module_takes_a_private_name_from_one_that_imports_it_back():
+    circles = private_circles()
+    assert not circles, "\n".join(circles)

@@ -17,7 +17,7 @@ import pytest
 
 import mcp
 import store
-from mcp import client
+from mcp import client, items
 from mcpfake import McpFake as Fake, reply, sse, text_result
 import mpyrun
 import peers
@@ -566,37 +566,38 @@ def test_server_requests_on_the_post_stream():
         assert later["mcp-protocol-version"] == "2025-11-25" and later["mcp-session-id"] == "s1"
 
 
-def test_result_flattening_and_bounds():
-    big = "y" * (client.MAX_TEXT + 100)
-    payload = base64.b64encode(bytes(range(256)) * 24).decode()  # 6144 bytes
-    results = {
-        "mixed": {"content": [
-            {"type": "text", "text": "a"},
-            {"data": payload, "mimeType": "image/png", "type": "image"},  # type last
-            {"type": "audio", "mimeType": "audio/wav", "data": "UklGRg=="},
-            {"type": "resource_link", "uri": "file:///x", "name": "X file"},
-            {"type": "resource", "resource": {"text": "z" * 5000, "uri": "mem://t"}},
-            {"type": "resource", "resource": {"uri": "mem://b", "mimeType": "app/bin",
-                                              "blob": "QUJD"}},
-            {"type": "text", "text": ""}, {"type": "weird"}],
-            "structuredContent": {"ignored": True}},
-        "structured": {"content": [], "structuredContent": {"a": [1, 2], "b": "c"}},
-        # structuredContent first (before any text is known): spooled, then
-        # dropped when text comes, used when none does
-        "struct_first": {"structuredContent": {"k": "v" * 40000}, "isError": False,
-                         "content": [{"type": "text", "text": "the text"}]},
-        "struct_only": {"structuredContent": {"q": ["\u00e9\"\n", 1.5, None, True, {}]},
-                        "content": []},
-        # a duplicate of the text as structuredContent, longer than any bound
-        "dup": {"content": [{"type": "text", "text": "w" * 20000}],
-                "structuredContent": {"result": "w" * 20000}},
-        "wide": {"content": [{"type": "text", "text": "\u00e9" * 9000}]},
-        "big": {"content": [{"type": "text", "text": big}]},
-        "error": {"content": [{"type": "text", "text": "boom"}], "isError": True},
-    }
+BIG_TEXT = "y" * (client.MAX_TEXT + 100)
+PAYLOAD = base64.b64encode(bytes(range(256)) * 24).decode()  # 6144 bytes
+RESULTS = {
+    "mixed": {"content": [
+        {"type": "text", "text": "a"},
+        {"data": PAYLOAD, "mimeType": "image/png", "type": "image"},  # type last
+        {"type": "audio", "mimeType": "audio/wav", "data": "UklGRg=="},
+        {"type": "resource_link", "uri": "file:///x", "name": "X file"},
+        {"type": "resource", "resource": {"text": "z" * 5000, "uri": "mem://t"}},
+        {"type": "resource", "resource": {"uri": "mem://b", "mimeType": "app/bin",
+                                          "blob": "QUJD"}},
+        {"type": "text", "text": ""}, {"type": "weird"}],
+        "structuredContent": {"ignored": True}},
+    "structured": {"content": [], "structuredContent": {"a": [1, 2], "b": "c"}},
+    # structuredContent first (before any text is known): spooled, then
+    # dropped when text comes, used when none does
+    "struct_first": {"structuredContent": {"k": "v" * 40000}, "isError": False,
+                     "content": [{"type": "text", "text": "the text"}]},
+    "struct_only": {"structuredContent": {"q": ["\u00e9\"\n", 1.5, None, True, {}]},
+                    "content": []},
+    # a duplicate of the text as structuredContent, longer than any bound
+    "dup": {"content": [{"type": "text", "text": "w" * 20000}],
+            "structuredContent": {"result": "w" * 20000}},
+    "wide": {"content": [{"type": "text", "text": "\u00e9" * 9000}]},
+    "big": {"content": [{"type": "text", "text": BIG_TEXT}]},
+    "error": {"content": [{"type": "text", "text": "boom"}], "isError": True},
+}
 
+
+def test_result_flattening_and_bounds():
     def on(f, msg, req, w):
-        body = reply(msg["id"], results[msg["params"]["name"]])
+        body = reply(msg["id"], RESULTS[msg["params"]["name"]])
         w.respond(200, json.dumps(body).encode(), headers={"Content-Type": "application/json"})
     with Fake(on) as f:
         conn = ok(mcp.connect(f.url, name="fake"))
@@ -607,12 +608,12 @@ def test_result_flattening_and_bounds():
         assert lines[2] == "[audio audio/wav, 4 bytes]"
         assert lines[3] == "X file <file:///x>"
         assert lines[4] == "[resource mem://t]"
-        assert lines[5] == "z" * client.MAX_RESOURCE + "... (truncated)"
+        assert lines[5] == "z" * items.MAX_RESOURCE + "... (truncated)"
         assert lines[6] == "[blob mem://b app/bin, 3 bytes]"
         assert lines[7:] == ["", "[weird content]"]
         assert json.loads(ok(mcp.call(conn, "structured", {}))) == {"a": [1, 2], "b": "c"}
         t = ok(mcp.call(conn, "big", {}))
-        assert t == "y" * client.MAX_TEXT + "\n... (truncated, %d bytes)" % len(big)
+        assert t == "y" * client.MAX_TEXT + "\n... (truncated, %d bytes)" % len(BIG_TEXT)
         assert ok(mcp.call(conn, "struct_first", {})) == "the text"
         assert json.loads(ok(mcp.call(conn, "struct_only", {}))) == {
             "q": ["\u00e9\"\n", 1.5, None, True, {}]}
@@ -625,6 +626,52 @@ def test_result_flattening_and_bounds():
         assert conn.last_is_error is True
         sent = json.loads(f.srv.requests[-1].body)
         assert sent["params"]["arguments"] == {} and sent["params"]["name"] == "error"
+
+
+def test_a_result_into_a_file_is_whole_and_flattened_the_same(tmp_path):
+    """mcp.call(..., into=PATH): the whole text (no cut) in the file as it
+    is read, flattened as the str is (items, structuredContent, escapes and
+    \\u escapes of a JSON or SSE reply), and its size in bytes; a tool
+    error's text goes there and its start into err; a result that came in
+    a message that was not ours is forgotten; a file that cannot be written
+    is said so."""
+    sizes = {}
+
+    def on(f, msg, req, w):
+        name = msg["params"]["name"]
+        body = reply(msg["id"], RESULTS.get(name) or {"content": [{"type": "text", "text": name}]})
+        if name in ("dup", "wide"):    # SSE, a reply to another id first
+            sse(w, "id: 1\ndata:\n\n", reply(msg["id"] + 100, RESULTS["mixed"]), body)
+        else:
+            w.respond(200, json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    path = str(tmp_path / "result.txt")
+    with Fake(on) as f:
+        conn = ok(mcp.connect(f.url, name="fake"))
+        for name in ("mixed", "structured", "struct_first", "struct_only"):
+            want = ok(mcp.call(conn, name, {}))
+            sizes[name] = ok(mcp.call(conn, name, {}, into=path))
+            with open(path, "rb") as fh:
+                assert fh.read().decode() == want, name
+            assert sizes[name] == len(want.encode())
+        for name, text in (("big", BIG_TEXT), ("dup", "w" * 20000), ("wide", "\u00e9" * 9000)):
+            assert ok(mcp.call(conn, name, {}, into=path)) == len(text.encode())
+            with open(path, "rb") as fh:
+                assert fh.read().decode() == text, name
+        assert mcp.call(conn, "error", {}, into=path) == (None, "tool error: boom")
+        assert conn.last_is_error is True
+        with open(path, "rb") as fh:
+            assert fh.read() == b"boom"
+        RESULTS["long_error"] = {"content": [{"type": "text", "text": "\u00e9" * 400}], "isError": True}
+        try:
+            assert mcp.call(conn, "long_error", {}, into=path) == (
+                None, "tool error: " + "\u00e9" * 150 + "...")
+        finally:
+            del RESULTS["long_error"]
+        assert ok(mcp.call(conn, "after", {})) == "after"
+        missing = str(tmp_path / "no" / "such" / "folder" / "r.txt")
+        size, err = mcp.call(conn, "mixed", {}, into=missing)
+        assert size is None and err.startswith("fake: cannot write %s (" % missing), err
+        assert ok(mcp.call(conn, "after", {}, into=path)) == 5
 
 
 # ---------------------------------------------------------------- registry
@@ -645,7 +692,7 @@ def test_the_result_spool_is_one_given_back_after_each_call(flash, monkeypatch):
 
     def interrupted(*a):
         raise KeyboardInterrupt
-    monkeypatch.setattr(client, "_guard", interrupted)
+    monkeypatch.setattr(client, "guard", interrupted)
     conn = types.SimpleNamespace(last_is_error=False)
     with pytest.raises(KeyboardInterrupt):
         client.call(conn, "work", {})

@@ -84,7 +84,7 @@ def test_cancellation_is_seen_by_the_server(ts_server):
     conn = session(peer, timeout=10, deadline=2)
     text, err = mcp.call(conn, "slow", {})
     assert text is None and err == "ts: no complete reply within 2 s (raise mcp.deadline)"
-    rid = json.loads(json.dumps(conn._id))      # the call's id (no request since)
+    rid = json.loads(json.dumps(conn.rid))      # the call's id (no request since)
     want = "cancelled %d timed out" % rid
     t = time.monotonic() + 20
     while want not in peer.log() and time.monotonic() < t:
@@ -130,7 +130,7 @@ def test_tools_titles_annotations_and_task_only_hidden(ts_server):
     mcp.close(conn)
 
 
-def test_resources_listed_and_read(ts_server):
+def test_resources_listed_and_read(ts_server, tmp_path):
     conn = session(ts_server("simpleStreamableHttp"))
     seen = []
     assert ok(mcp.resources(conn, seen.append)) == 3
@@ -147,6 +147,13 @@ def test_resources_listed_and_read(ts_server):
     mcp.close(conn)
     conn = session(ts_server("full"))
     assert ok(mcp.read(conn, "file:///logo.png")) == "[blob file:///logo.png image/png, 300 bytes]"
+    # into= a file: the whole text, blobs described as in the str
+    path = str(tmp_path / "read.txt")
+    for uri in ("file:///notes.txt", "file:///logo.png"):
+        want = ok(mcp.read(conn, uri)).encode()
+        assert ok(mcp.read(conn, uri, into=path)) == len(want)
+        with open(path, "rb") as f:
+            assert f.read() == want
     limited = client.MAX_TEXT
     try:
         from mcp import resource as resources

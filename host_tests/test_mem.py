@@ -34,7 +34,7 @@ import pytest
 
 from fakes import Calls, FakeAnthropic, FakeGemini, FakeOpenAI, FakeTextOnly, Text
 from mcpfake import McpFake, reply, sse
-import mpyrun
+import mcp
 from mpyrun import parse_size
 
 PAT = "0123456789abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ.,;\n"
@@ -55,9 +55,14 @@ RESULT_CAP = CAP
 # memory at 64K ("out of memory after 279 characters of the reply"; the
 # result itself goes from the socket to flash, never whole in RAM)
 BIG_RUN_CAP = "68K"
-# bytes of a tool result kept: the board's default (its profile's
-# mcp_max_result), the note after a cut one
-LIMIT = mpyrun.figure("mcp_max_result")
+# the project's goal for the library (the board keeps 64K of its 112K for
+# the program's own), and mcp.call(..., into=) of a 1 MB result: it passes
+# at 26K (the imports included)
+GOAL = "48K"
+INTO_CAP = "30K"
+# bytes of a tool result kept: the default of mcp.max_result (a program's
+# str) and ai.max_tool_result (a chat's), the note after a cut one
+LIMIT = mcp.MAX_RESULT
 CUT_1MB = LIMIT + len("\n... (truncated, 1048576 bytes)")
 MCP_RUN_CAP = CAP
 
@@ -390,6 +395,28 @@ def test_mcp_call_cuts_a_1mb_result_while_reading(mpy, measure, tmp_path, big_se
         return x.rc == 0 and x.out.count("None True '\\n... (truncated, %d bytes)'" % BIG) == 2
     measure.smallest("heap", "mcp.call of a 1 MB result (cut to the board's mcp.max_result, a str)", passes,
                      CAP, "48K")
+
+
+def test_mcp_call_into_a_file_takes_a_1mb_result_at_the_goal_heap(mpy, measure, tmp_path,
+                                                                   big_server):
+    """mcp.call(..., into=PATH) of the SDK server's 1 MB result (with the
+    duplicate structuredContent, skipped, and without): the whole text in
+    the file, written from the parser's buffer as it is read; no str is
+    made, so the heap a call needs does not grow with the result."""
+    assert parse_size(INTO_CAP) <= parse_size(GOAL)
+
+    def run(heap):
+        return mpy.run("mcp_big", heap=heap, args=[tmp_path, big_server, BIG, "into"],
+                       timeout=300, cwd=str(tmp_path))
+    r = run(INTO_CAP)
+    assert r.rc == 0, r
+    for tool in ("big", "big_text"):
+        assert "CALL %s %d None True %d" % (tool, BIG, BIG) in r.out, r.out
+
+    def passes(heap):
+        x = run(heap)
+        return x.rc == 0 and x.out.count("None True %d" % BIG) == 2
+    measure.smallest("heap", "mcp.call of a 1 MB result into a file", passes, INTO_CAP, "16K")
 
 
 def test_mcp_call_of_a_python_caller_without_the_store_module(mpy, measure, tmp_path,

@@ -26,7 +26,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 import compat
 import mcp
 import store
-from mcp import client, es256, oauth
+from mcp import es256, exchange, oauth
 from httpserver import Server
 import peers
 from test_shell_ai import console, read_settings  # noqa: F401  (the pty Console fixture)
@@ -303,8 +303,8 @@ def test_refusals():
         assert err == ("x: unusable access token from the authorization server "
                        "(token must be printable ASCII without spaces)")
     # an authorization server over http:// only for an http:// MCP server
-    conn = client.Conn("https://mcp.example/mcp", name="s")
-    with pytest.raises(client.McpError, match="an authorization server must use https://"):
+    conn = exchange.Conn("https://mcp.example/mcp", name="s")
+    with pytest.raises(exchange.McpError, match="an authorization server must use https://"):
         oauth._http(conn, "GET", "http://as.example/.well-known/x", {})
     # a resource identifier covers the MCP URL: same origin, a parent path
     assert oauth._within("https://h/mcp", "https://h/mcp")
@@ -380,9 +380,9 @@ def test_es256_keys():
     for k in other:
         pem = k.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                               serialization.NoEncryption()).decode()
-        with pytest.raises(client.McpError, match="not an EC P-256 private key"):
+        with pytest.raises(exchange.McpError, match="not an EC P-256 private key"):
             es256.private_key(pem)
-    with pytest.raises(client.McpError, match="not an EC P-256 private key"):
+    with pytest.raises(exchange.McpError, match="not an EC P-256 private key"):
         es256.private_key("-----BEGIN PRIVATE KEY-----\n!!!\n-----END PRIVATE KEY-----")
 
 

@@ -156,6 +156,13 @@ def board():
     return PROFILE
 
 
+def left(deadline, t0):
+    """Seconds left of a deadline of `deadline` seconds that started at
+    ticks t0 (0 once it has passed: httpc then fails at once with kind
+    "deadline")."""
+    return max(deadline - ticks_diff(ticks_ms(), t0) / 1000, 0)
+
+
 def epoch():
     """Seconds since 1970-01-01 UTC (the ESP32's time.time() counts from
     2000). Meaningful once clock_ok()."""

@@ -12,7 +12,8 @@ STR, NUM, TRUE, FALSE, NULL, EOF; p.value holds the key/str/int/float/bool/
 None), peek(), read_value(), skip_value() (nothing allocated per skipped
 value), stream_string() (long strings to a sink in str pieces; an empty
 string gives no piece; the sink may stop the pieces and have the rest
-counted), load()/loads(), and select() (path rules ->
+counted), stream_bytes() (a string's UTF-8 bytes through a buffer of the
+caller's, no str made), load()/loads(), and select() (path rules ->
 handlers; everything else is skipped; Rules() compiles the rules once for
 many documents), p.pos() (the offset of the next unread byte). After a KEY
 event, read_value(), skip_value() and stream_string() act on that member's
@@ -549,7 +550,47 @@ if MICROPYTHON:
             i += m + 1
         p.value = k
         return i
+
+    @micropython.viper
+    def _unesc(p, dst: ptr8, d: int, dn: int, b: ptr8, i: int, j: int) -> int:
+        # The run b[i:j] that _scan passed (plain bytes and one-character
+        # escapes) copied into dst[d:dn] with its escapes decoded, until
+        # the run or dst ends (an escape is never split); returns where it
+        # ended in dst, where in b in p.value.
+        while i < j and d < dn:
+            x = b[i]
+            i += 1
+            if x == _BSLASH:
+                x = b[i]
+                i += 1
+                if x == 110:
+                    x = 10
+                elif x == 116:
+                    x = 9
+                elif x == 114:
+                    x = 13
+                elif x == 98:
+                    x = 8
+                elif x == 102:
+                    x = 12
+            dst[d] = x
+            d += 1
+        p.value = i
+        return d
 else:
+    def _unesc(p, dst, d, dn, b, i, j):
+        """(CPython: _unesc above.)"""
+        while i < j and d < dn:
+            x = b[i]
+            i += 1
+            if x == _BSLASH:
+                x = _ESC[b[i]]
+                i += 1
+            dst[d] = x
+            d += 1
+        p.value = i
+        return d
+
     def _scan(p, b, i, n):
         """(CPython: _scan above, by the decoder.)"""
         k = 0
@@ -1047,23 +1088,37 @@ class Parser:
             sink(str(acc, "utf-8"))
         return None
 
-    def _rest(self, i):
-        """The rest of a streamed string from i, whose pieces are no longer
-        wanted: checked as a skipped string is and counted in UTF-8 bytes
-        (an escape as what it stands for), nothing decoded or built; the
-        cursor ends after the closing quote. Returns the count."""
+    def _rest(self, i, write=None, o=None):  # noqa: C901 (one loop over a string's bytes)
+        """The rest of a string from i, checked as a skipped string is and
+        counted in UTF-8 bytes (an escape as what it stands for): nothing
+        decoded or built (the rest of a streamed string that is no longer
+        wanted); or, with write, its bytes decoded into o and written
+        (write(o) each time it is full, write(o[:k]) with the last k).
+        The cursor ends after the closing quote. Returns the count."""
         b = self._b
         n = self._n
         count = 0
+        d = 0           # bytes in o not yet written
+        dn = 0 if o is None else len(o)
         while True:
             j = _scan(self, b, i, n)      # the plain run from i
-            count += j - i - self.value
-            i = j
+            if write is None:
+                count += j - i - self.value
+                i = j
+            while i < j:
+                d = _unesc(self, o, d, dn, b, i, j)
+                i = self.value
+                if d == dn:
+                    write(o)
+                    count += d
+                    d = 0
             if j < n:
                 c = b[j]
                 if c == _QUOTE:
+                    if d:
+                        write(o[:d])
                     self._i = j + 1
-                    return count
+                    return count + d
                 if c == _BSLASH:
                     if n - j < 12 and self._src is not None:
                         self._i = j         # (the escape whole in the buffer first)
@@ -1071,9 +1126,24 @@ class Parser:
                         i = self._i
                         n = self._n
                         continue
-                    i = self._esc(j, n)
+                    i = self._esc(j, n)     # a \uXXXX escape
                     cp = self.value
-                    count += 1 if cp < 0x80 else 2 if cp < 0x800 else 3 if cp < 0x10000 else 4
+                    k = 0 if cp < 0x80 else 1 if cp < 0x800 else 2 if cp < 0x10000 else 3
+                    if write is None:
+                        count += k + 1
+                        continue
+                    x = cp if k == 0 else (0xC0, 0xE0, 0xF0)[k - 1] | cp >> (6 * k)
+                    while True:     # its UTF-8 bytes
+                        o[d] = x
+                        d += 1
+                        if d == dn:
+                            write(o)
+                            count += d
+                            d = 0
+                        if not k:
+                            break
+                        k -= 1
+                        x = 0x80 | (cp >> (6 * k)) & 0x3F
                     continue
                 if _tail(b, j, n) != n - j:
                     self._bad_run(j, n)
@@ -1202,6 +1272,21 @@ class Parser:
         self._str(_STREAM, sink)
         self._st = _AFTER
         return True
+
+    def stream_bytes(self, write, out):
+        """If the next value is a string, hand its UTF-8 bytes to write()
+        through out, a buffer of the caller's (a bytearray, or a memoryview
+        of one, reused): write(out) each time it is full, write(out[:k])
+        with the last k bytes. Returns the string's length in bytes; None
+        (and the value is left) if it is no string. No length limit, and
+        nothing allocated per byte: what is written is only out."""
+        c = self._prep()
+        if self._st != _VALUE or c != _QUOTE:
+            return None
+        self._i += 1
+        n = self._rest(self._i, write, out)
+        self._st = _AFTER
+        return n
 
     def finish(self):
         """After the document: only whitespace may follow until the end."""

@@ -93,4 +93,4 @@ mcp.close(conn)
 # no connection was left behind half made: what httpc counts against the
 # board's budget is what is open (netcount: the sockets of this process)
 import netcount  # noqa: E402
-print("SOCKETS httpc=%d open=%d" % (httpc._stats["sockets"], netcount.open_sockets()))
+print("SOCKETS httpc=%d open=%d" % (httpc.counts["sockets"], netcount.open_sockets()))

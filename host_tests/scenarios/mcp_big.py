@@ -6,6 +6,8 @@
 # bare: the same from a Python caller that never loaded the store module
 #      (no registry: mcp.connect(url); store_root unused, the flash root is
 #      the working folder).
+# into: the same as bare with into= a file under store_root: the whole
+#      text; prints CALL <tool> <size> <err> <pattern ok> <bytes in the file>.
 # run: `ai`-style round on a turn on flash (keep=False, tools of the
 #      server): the fake provider calls sdk__big, the result goes to the
 #      history and the next request; prints RUN <err> and, read back from
@@ -22,7 +24,7 @@ from textcheck import Check  # noqa: E402
 
 root, url, size, mode = sys.argv[1:5]
 size = int(size)
-limit = mcp.default_result()    # (the board's; no setting changes it here)
+limit = mcp.MAX_RESULT    # (the default of mcp.max_result and ai.max_tool_result: no setting here)
 if mode != "bare":
     import store
     store.set_root(root)
@@ -31,7 +33,25 @@ if mode == "call":
     import heapmon
 else:
     heapmon = None
-if mode in ("call", "bare"):
+if mode == "into":
+    gc.collect()
+    conn, err = mcp.connect(url, name="sdk")
+    path = root + "/result.txt"
+    buf = bytearray(256)
+    for tool in ("big", "big_text"):
+        n, err = mcp.call(conn, tool, {"size": size}, into=path)
+        c = Check(size)
+        got = 0
+        with open(path, "rb") as f:
+            while True:
+                k = f.readinto(buf)
+                if not k:
+                    break
+                got += k
+                c.add(str(buf[:k], "utf-8"))     # (the pattern is ASCII)
+        print("CALL", tool, n, repr(err), c.result(size), got)
+    mcp.close(conn)
+elif mode in ("call", "bare"):
     gc.collect()
     if heapmon:
         heapmon.start()

@@ -33,5 +33,5 @@ for q in ("weather in Rochdale?", "and in Leeds?"):
     print("RUN", repr(reply), repr(err))
 info, err = mcp.test("sdk")
 print("TEST", info and info["tools"], info and info.get("listen"), repr(err))
-print("OPEN tls=%d sockets=%d" % (httpc._stats["tls"], httpc._stats["sockets"]))
+print("OPEN tls=%d sockets=%d" % (httpc.counts["tls"], httpc.counts["sockets"]))
 

@@ -26,7 +26,7 @@ official SDKs retry, and words the errors. Styles only translate.
 import httpc
 import jsonstream
 from compat import VERSION as __version__  # noqa: F401  (ai.__version__)
-from compat import sleep_ms, collect, const, lazy, ticks_ms, ticks_diff, tighten, loosen
+from compat import sleep_ms, collect, const, lazy, left, ticks_ms, tighten, loosen
 from ai.config import ConfigError, resolve, source
 from ai.styles import LAST, Out, StyleError, load
 
@@ -36,12 +36,6 @@ _STOPPED = "stopped before the reply ended (Ctrl-C)"   # LAST[5] until the reque
 _MAX_WAIT_S = const(20)       # longest server-requested wait we sit through
 MAX_MODELS = 200      # ids kept from a model list by default (see ai/models.py)
 KEEP = ("content-type", "retry-after", "retry-after-ms", "x-should-retry")
-
-
-def _left(cfg, t0):
-    """Seconds left of cfg's deadline that started at ticks t0 (0 when it
-    has passed: httpc then fails at once with kind "deadline")."""
-    return max(cfg["deadline"] - ticks_diff(ticks_ms(), t0) / 1000, 0)
 
 
 def _exchange(cfg, style, history, tools, out, streaming):
@@ -64,7 +58,7 @@ def _exchange(cfg, style, history, tools, out, streaming):
             resp = httpc.request("POST", url, headers,
                                  (size, lambda w: jsonstream.dump(body, w, view=True)),
                                  keep=KEEP, timeout=cfg["timeout"],
-                                 deadline=_left(cfg, t0))
+                                 deadline=left(cfg["deadline"], t0))
         except httpc.HTTPError as e:
             raise StyleError(_errors().network_error(cfg, e))
         done = False
@@ -104,7 +98,7 @@ def _exchange(cfg, style, history, tools, out, streaming):
                 raise StyleError(err)
             continue
         if (wait is None or attempt == _RETRIES or wait > _MAX_WAIT_S
-                or wait >= _left(cfg, t0)):
+                or wait >= left(cfg["deadline"], t0)):
             raise StyleError(errors.explain(cfg, resp.status, msg, kind, wait))
         collect()
         sleep_ms(int(wait * 1000))
@@ -265,7 +259,7 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
     except MemoryError:
         collect()
         return None, ("out of memory running the tools (fewer tools: ai tools clear; "
-                      "a smaller mcp.max_result; or start over: ai -new)")
+                      "a smaller ai.max_tool_result; or start over: ai -new)")
     finally:
         loosen(gc_was)
 

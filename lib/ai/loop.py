@@ -24,9 +24,10 @@ Memory: MCP tools (the named servers', listed into tmp/tools.jsonl as they
 are parsed, or the tools cache) are offered straight from their file into
 each request, a line at a time (toolcache), and a call's tool is found by
 reading the file again: their count costs no heap. A tool result is cut at
-the setting mcp.max_result (bytes) while it is read; when the history
-records to flash (ai.history.Turn) an MCP result goes from the socket to a
-file (history.StrFile) and from there into the history and the requests,
+the setting ai.max_tool_result (bytes, 16384 by default; mcp.max_result is
+a program's str) while it is read; when the history records to flash
+(ai.history.Turn) an MCP result goes from the socket to a file
+(history.StrFile) and from there into the history and the requests,
 never whole in RAM.
 """
 import jsonstream
@@ -177,7 +178,7 @@ def _dispatch(route, call, conns, history, made):
     flash paths of files it made for the model to see (a local tool's
     {"content", "files"}, an MCP result's pictures) go into made."""
     import mcp
-    limit = mcp.max_result()
+    limit = mcp.max_result("ai.max_tool_result")
     try:
         args = jsonstream.loads(call["args"] or "{}")
     except jsonstream.JSONError as e:

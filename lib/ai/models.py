@@ -16,7 +16,7 @@ through its __getattr__ table):
 """
 import httpc
 import jsonstream
-from compat import collect, const, quote, ticks_ms
+from compat import collect, const, left, quote, ticks_ms
 from ai import catalog
 from ai.config import ConfigError, resolve
 from ai.errors import explain, network_error, scrub
@@ -55,12 +55,11 @@ def fetch_models(provider, key, use, limit, base_url=None):
 
     token = None
     t0 = ticks_ms()
-    from ai import _left
     try:
         for _ in range(_MAX_PAGES):
             url, headers = style.models_request(cfg, token)
             with httpc.request("GET", url, headers, keep=KEEP, timeout=cfg["timeout"],
-                               deadline=_left(cfg, t0)) as resp:
+                               deadline=left(cfg["deadline"], t0)) as resp:
                 if resp.status != 200:
                     msg, _, kind = style.error_info(resp.status, resp, resp.headers)
                     return None, explain(cfg, resp.status, scrub(cfg, msg),

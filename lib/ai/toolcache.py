@@ -60,7 +60,7 @@ class Tools:
     def add(self, d):
         """Write tool definition d: a tool of self.server (named as offered
         here) or, server None, a local one."""
-        from mcp.client import McpError
+        from mcp.exchange import McpError
         server = self.server
         remote = d["name"]
         name = tool_name(server, remote) if server else remote

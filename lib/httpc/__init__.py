@@ -111,13 +111,13 @@ _DATA_END = const(1)         # the CRLF that ends a chunk's data
 _TRAILERS = const(2)         # trailer lines up to a blank line (after size 0)
 
 
-_pool = {}
+pooled = {}     # idle kept-alive connections by key (scheme, host, port)
 # the buffer of the next connection (that of an idle connection is kept);
 # the first is made now, while the heap is still in one piece. One slot,
 # never grown: giving a buffer back allocates nothing (a close that ran
 # out of memory would leave its socket open)
 _spare = [bytearray(_BUF)]
-_stats = {"opened": 0, "reused": 0, "sockets": 0, "tls": 0}   # (the last two: open now)
+counts = {"opened": 0, "reused": 0, "sockets": 0, "tls": 0}   # (the last two: open now)
 
 
 class HTTPError(OSError):
@@ -134,7 +134,8 @@ class HTTPError(OSError):
 
 # ---------------------------------------------------------------- helpers
 
-def _dec(b, what):
+def utf8(b, what):
+    """The bytes b as str; an HTTPError naming what when they are not UTF-8."""
     try:
         return b.decode()
     except UnicodeError:
@@ -464,9 +465,9 @@ def _late(deadline, host):
 
 
 def _count(key, n):
-    _stats["sockets"] += n
+    counts["sockets"] += n
     if key[0] == "https":
-        _stats["tls"] += n
+        counts["tls"] += n
 
 
 def _limits():
@@ -489,8 +490,8 @@ def room(url, n=1):
     key = _split(url)[:3]
     s_max, t_max = _limits()
     tls = key[0] == "https"
-    socks, tlss = _stats["sockets"], _stats["tls"]
-    for k in _pool:
+    socks, tlss = counts["sockets"], counts["tls"]
+    for k in pooled:
         socks -= 1
         if k[0] == "https":
             tlss -= 1
@@ -504,11 +505,11 @@ def _room(key):
     tls = key[0] == "https"
     while True:
         s_max, t_max = _limits()
-        over_t = tls and t_max and _stats["tls"] >= t_max
-        if not (over_t or (s_max and _stats["sockets"] >= s_max)):
+        over_t = tls and t_max and counts["tls"] >= t_max
+        if not (over_t or (s_max and counts["sockets"] >= s_max)):
             return
         idle = None
-        for k in _pool:
+        for k in pooled:
             if not over_t or k[0] == "https":
                 idle = k
                 break
@@ -521,7 +522,7 @@ def _room(key):
             raise HTTPError("no room for a connection to %s: this board holds %d sockets "
                             "at once and all are in use (httpc.SOCKETS_MAX)" % (key[1], s_max),
                             "budget")
-        _pool.pop(idle).close()
+        pooled.pop(idle).close()
 
 
 def _nodelay(s):
@@ -583,7 +584,7 @@ def _open(key, connect_timeout, ca, deadline):
                 raise HTTPError("timed out connecting to %s" % where, "timeout")
             from httpc.errors import reason
             raise HTTPError("cannot connect to %s: %s" % (where, reason(e)), "connect")
-        _stats["opened"] += 1
+        counts["opened"] += 1
         if ctx is not None:
             clock_ok()      # certificate dates need a set clock (NTP, retried)
             try:
@@ -604,13 +605,13 @@ def _open(key, connect_timeout, ca, deadline):
 
 
 def _release(c):
-    old = _pool.get(c.key)
+    old = pooled.get(c.key)
     if old is not None and old is not c:
         old.close()
     c.detach()
     c.deadline = None
     try:
-        _pool[c.key] = c
+        pooled[c.key] = c
     except MemoryError:     # (a new pool slot) not kept, then: closed
         c.close()
         raise
@@ -721,7 +722,7 @@ def _read_head(c, method, keep_names, req_close):
                 if len(val) > _VALUE_MAX:
                     raise HTTPError("%s: header %s longer than %d bytes" % (
                         host, sname, _VALUE_MAX), "toolong", True)
-                headers[sname] = _dec(val, "%s: header %s" % (host, sname))
+                headers[sname] = utf8(val, "%s: header %s" % (host, sname))
         if 100 <= status < 200 and status != 101:
             interim += 1
             if interim > 8:
@@ -889,13 +890,13 @@ def _exchange(method, key, path, headers, body, keep_names, timeout, connect_tim
         # from here on any failure (running out of memory too) closes the
         # connection: one left behind would count against the board's
         # budget until the GC found it
-        c = None if fresh else _pool.pop(key, None)
+        c = None if fresh else pooled.pop(key, None)
         reused = False
         try:
             if c is not None:
                 if c.ca == ca and _alive(c):
                     reused = True
-                    _stats["reused"] += 1
+                    counts["reused"] += 1
                 else:
                     c.close()
                     c = None
@@ -990,7 +991,7 @@ def request(method, url, headers=None, body=None, keep=(), timeout=30,
         hops += 1
         try:
             from httpc.redirect import join, credential
-            url = join(scheme, host, port, path, _dec(loc, "%s: Location" % host))
+            url = join(scheme, host, port, path, utf8(loc, "%s: Location" % host))
             to = _split(url)
         except ValueError:
             raise HTTPError("%s: bad redirect location" % host, "protocol", True)

@@ -22,7 +22,7 @@
 # lines and chunk framing are consumed, a partial line is kept for the next
 # call. Once an event is returned, reading it may block to its end.
 from compat import const, copy
-from httpc import HTTPError, LINE_MAX, _dec
+from httpc import HTTPError, LINE_MAX, utf8
 
 # where the reader is (SSE._st)
 _IN_DATA = const(0)           # inside a data value
@@ -276,10 +276,10 @@ class SSE:
             val = bytes(self._mv[v:k])
         ev = self._cur
         if name == b"event":
-            ev.event = _dec(val, "SSE event name") if val else "message"
+            ev.event = utf8(val, "SSE event name") if val else "message"
         elif name == b"id":
             if b"\x00" not in val:
-                self.last_id = _dec(val, "SSE id")
+                self.last_id = utf8(val, "SSE id")
                 ev.id = self.last_id
         elif name == b"retry":
             if val and val.isdigit():

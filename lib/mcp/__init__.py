@@ -1,7 +1,8 @@
 # mcp: Model Context Protocol client (Streamable HTTP) and the registry of
-# configured servers. The protocol code lives in mcp/client.py (wire format
-# documented there), the registry in mcp/registry.py. Submodules are imported
-# on first use so `import mcp` costs little heap.
+# configured servers. The calls live in mcp/client.py, the session's
+# JSON-RPC exchange below them in mcp/exchange.py (wire format documented
+# there), the registry in mcp/registry.py. Submodules are imported on first
+# use so `import mcp` costs little heap.
 #
 #   conn, err = mcp.connect(url, token=None, name=None, elicit=None,
 #                           sample=None, listen=True, timeout=30,
@@ -12,15 +13,17 @@
 #   n, err = mcp.tools(conn, each=fn)     # fn(tool) per tool as it is parsed
 #   text, err = mcp.call(conn, name, args)  # args: dict or JSON text
 #       the text is cut while it is read at the setting mcp.max_result
-#       (default: the board profile's mcp_max_result, 8192 bytes on
-#       ANTOS_ESP32, else 16384; the settings are not loaded for it),
+#       (default 16384 bytes; the settings are not loaded for it),
 #       "... (truncated, N bytes)" after it;
 #       tool failures (isError): (None, "tool error: ...") and
 #       conn.last_is_error is True; JSON-RPC errors: "<server>: msg (code N)"
+#   size, err = mcp.call(conn, name, args, into=path)   # the whole text
+#       written to the file as it is read (no str made): its size in bytes
 #   n, err = mcp.resources(conn, each=fn)  # fn({uri, name, title?, mimeType?,
 #                                         #     size?, description?}) per resource
 #   text, err = mcp.read(conn, uri)       # text items (cut as call's), blobs
 #                                         # described: mcp/resource.py
+#   size, err = mcp.read(conn, uri, into=path)   # whole, to a file
 #   mcp.close(conn)
 #   mcp.servers() / mcp.add(name, url, token=None) / mcp.remove(name)
 #   info, err = mcp.test(name)            # {"tools": n, "ms": t, "names": [...]}
@@ -101,37 +104,31 @@ def tools(conn, each=None):
         return None, _oom()
 
 
-MAX_RESULT = 16384      # bytes of a tool result kept, unless the board or mcp.max_result says
+MAX_RESULT = 16384      # bytes of a result kept as a str, unless mcp.max_result says
 
 
-def default_result():
-    """Bytes of a tool result kept unless mcp.max_result says: the board
-    profile's mcp_max_result (a smaller board: its result is one str that
-    needs a free block its size), else MAX_RESULT."""
-    from compat import board
-    return board().get("figures", {}).get("mcp_max_result") or MAX_RESULT
-
-
-def max_result():
-    """The setting mcp.max_result: bytes of a tool result kept. (Not the
-    client's import: a local tool's result is cut to it too, and the
-    client is ~8 KB of heap that a run without MCP tools does not need.)"""
+def max_result(key="mcp.max_result"):
+    """The setting mcp.max_result: bytes of a result given as a str (a
+    chat's cut is ai.max_tool_result: ai/loop.py asks for it here), 16384
+    when unset."""
     import store
     try:
-        n = int(store.get("mcp.max_result") or 0)
+        n = int(store.get(key) or 0)
     except (TypeError, ValueError):
         n = 0
-    return n if n > 0 else default_result()
+    return n if n > 0 else MAX_RESULT
 
 
-def call(conn, name, args=None):
+def call(conn, name, args=None, into=None):
     import sys
     from mcp import client
-    # the setting when the settings are in use: a bare client does not
-    # load them for it
     try:
+        if into is not None:
+            return client.call(conn, name, args, into=into)
+        # the setting when the settings are in use: a bare client does not
+        # load them for it
         return client.call(conn, name, args, None,
-                           max_result() if "store" in sys.modules else default_result())
+                           max_result() if "store" in sys.modules else MAX_RESULT)
     except MemoryError:
         return None, _oom()
 
@@ -146,9 +143,10 @@ def resources(conn, each):
         return None, _oom()
 
 
-def read(conn, uri):
+def read(conn, uri, into=None):
     """(text, err): a resource's text (cut at mcp.max_result, like a tool
-    result); a binary one as "[blob URI MIME, N bytes]"."""
+    result); a binary one as "[blob URI MIME, N bytes]". With into (a file
+    path): the whole text written there, (its size in bytes, err)."""
     try:
         import sys
         if "mcp.resource" not in sys.modules:
@@ -157,6 +155,8 @@ def read(conn, uri):
             from compat import collect
             collect()
         from mcp import resource as r
+        if into is not None:
+            return r.read(conn, uri, into=into)
         return r.read(conn, uri, None, max_result())
     except MemoryError:
         return None, _oom()

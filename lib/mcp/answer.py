@@ -28,14 +28,15 @@
 import hooks
 import httpc
 import jsonstream
-from mcp import client
+from mcp import exchange
+from mcp.exchange import McpError
 
 
 def incoming(conn, m):
     """A message from the server that is not a response (on a reply stream
     or the GET stream): a request is answered; progress turns the console's
     spinner; other notifications are dropped. Imported only for a request
-    or while someone watches (client._Msg.incoming)."""
+    or while someone watches (exchange.Msg.incoming)."""
     if m.id is not None:
         answer(conn, m)
     elif m.method == "notifications/progress" and httpc.ON_WAIT is not None:
@@ -61,11 +62,11 @@ def answer(conn, m):
         reply["error"] = error
     else:
         reply["result"] = result
-    resp = client.post(conn, reply)
+    resp = exchange.post(conn, reply)
     status = resp.status
-    client._close(resp)
+    exchange.close_reply(resp)
     if status < 200 or status >= 300:
-        raise client.McpError("%s: the server refused our answer to %s (HTTP %d)"
+        raise McpError("%s: the server refused our answer to %s (HTTP %d)"
                               % (conn.name, method, status))
 
 
@@ -126,7 +127,7 @@ def _sample(conn, m):
     if not isinstance(text, str):
         return None, {"code": -1, "message": "sampling declined"}
     return {"role": "assistant", "content": {"type": "text", "text": text},
-            "model": client.CLIENT_NAME, "stopReason": "endTurn"}, None
+            "model": exchange.CLIENT_NAME, "stopReason": "endTurn"}, None
 
 
 def progress(conn, m):
@@ -149,7 +150,7 @@ def cancel(conn, rid, reason):
     most 5 s; errors ignored: it is a courtesy)."""
     msg = {"jsonrpc": "2.0", "method": "notifications/cancelled",
            "params": {"requestId": rid, "reason": reason}}
-    h = client._headers(conn)
+    h = exchange.headers(conn)
     h["Content-Type"] = "application/json"
     try:
         resp = httpc.request("POST", conn.url, headers=h, body=jsonstream.dumps(msg),

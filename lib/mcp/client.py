@@ -1,31 +1,8 @@
-# MCP client over the Streamable HTTP transport (MCP 2025-11-25 and older).
+# MCP client over the Streamable HTTP transport (MCP 2025-11-25 and older):
+# the calls of mcp's API (connect, tools, call, close) over the session's
+# JSON-RPC exchange in mcp/exchange.py (whose top comment has the wire
+# format).
 #
-# Wire format: JSON-RPC 2.0 messages, one per HTTP POST to the server's single
-# endpoint URL, with
-#   Content-Type: application/json
-#   Accept: application/json, text/event-stream
-#   Authorization: Bearer <token>        (when a token is configured)
-#   Mcp-Session-Id: <id>                 (after initialize, if the server gave one)
-#   MCP-Protocol-Version: <negotiated>   (every request after initialize)
-# The reply to a request is either
-#   application/json   one JSON-RPC message (the response), or
-#   text/event-stream  SSE events "event: message" whose data is one JSON-RPC
-#                      message each: priming events with an id and empty data,
-#                      notifications (progress, log), requests from the server
-#                      (elicitation/create, ping, sampling/createMessage,
-#                      roots/list) which we answer with a POST of our response
-#                      (202), and finally the response carrying OUR id.
-# A POSTed notification gets 202 (some servers 200 + JSON): both accepted.
-# When an SSE reply ends before our response, the client waits the stream's
-# `retry:` time and GETs the endpoint with `Last-Event-ID` to resume it.
-# Server requests not tied to a POST arrive on the standalone GET stream:
-# while a tools/call or resources/read is pending the client holds that
-# stream when the server gave a session id (opened before the POST, so
-# nothing the server sends is lost; closed with the reply) and watches it beside the reply (mcp/listen.py); a
-# server that refuses the GET (405...) is not asked again in that session.
-# 404 on a request with a session id (or 400
-# naming the session, as the reference server says) means the session is
-# gone: initialize again once and resend. DELETE ends the session.
 # The server's capabilities are kept: no tools/list without "tools",
 # resources/* only with "resources". Tools whose execution.taskSupport is
 # "required" (tasks only) are hidden (conn.hidden counts them).
@@ -33,14 +10,12 @@
 # that keep the socket read timeout from firing (the console shows them in
 # its spinner line: mcp/answer.py progress). A call given up (timeout,
 # deadline, Ctrl-C) is followed by notifications/cancelled naming its id.
-# A 401, or a 403 with error="insufficient_scope", to a POST is an OAuth
-# challenge (WWW-Authenticate): mcp/oauth.py, imported only then, gets a
-# token (refresh, login with the person through conn.authorize, or an
-# unattended grant) and the message is sent again, at most 3 times.
-# Time: `timeout` bounds each socket wait; `deadline` (connect(); default
-# 300 s, for configured servers the setting mcp.deadline) bounds each
-# operation (connect, one tools/list page walk, one call) across all its
-# requests: POSTs, answers to server requests, resumed GETs.
+# Server requests not tied to a POST arrive on the standalone GET stream:
+# while a tools/call or resources/read is pending the client holds that
+# stream when the server gave a session id (opened before the POST, so
+# nothing the server sends is lost; closed with the reply) and watches it
+# beside the reply (mcp/listen.py); a server that refuses the GET (405...)
+# is not asked again in that session.
 #
 # Failures (error bodies and status wording, 404 re-initialize, resuming a
 # stream with Last-Event-ID) live in mcp/errors.py and result items other
@@ -56,253 +31,28 @@
 # rest only counted ("... (truncated, N bytes)"); the kept text goes to the
 # str mcp.call returns, or to the caller's output (ai.run: a file on flash),
 # and structuredContent is skipped unread when text came, else copied as
-# compact JSON without being held.
+# compact JSON without being held. With into= (a file path) the whole text
+# is written to the file (mcp/tofile.py), a text item's bytes straight from
+# the parser's buffer: no str per piece.
 
 import jsonstream
 import httpc
-from compat import collect, const, ticks_ms, ticks_diff, tighten, loosen
+from compat import collect, const, ticks_ms, tighten, loosen
 from mcp import MAX_RESULT as MAX_TEXT     # flattened tool result kept (bytes)
+from mcp import exchange
 
-CLIENT_NAME = "antos-ai"
-
-MAX_RESOURCE = 4096    # embedded text resource, inline part (chars)
 _MAX_DESC = const(1024)        # tool description kept (chars)
 _MAX_TOOLS = const(128)        # tools accepted from one server (all pages)
 _MAX_PAGES = const(16)         # tools/list pages followed
 _MAX_VALUE = const(16384)      # any materialized JSON value (schemas, params)
-_MAX_EVENTS = const(10000)     # SSE events read while waiting for one response
-_MAX_ERROR = const(300)        # error message text kept from a server (chars)
-_SSE_LINE = const(256)         # SSE id/event/retry line bound (ids are UUIDs): a smaller buffer
 _DEADLINE = const(300)         # seconds for one operation unless connect() says
-
-
-class McpError(Exception):
-    """Expected failure; str() is the message a person sees."""
-
-
-class Conn:
-    """One MCP session. Attributes useful to callers: name (label used in
-    errors: the registry name, else host:port), url, session, version
-    (negotiated), server (serverInfo.name), last_is_error (True when the
-    last call's result had isError), authorize (fn(url) -> the address the
-    browser was sent to, or the code: OAuth logins with a person), caps
-    (the server's capabilities we use: "tools", "resources"), hidden (tools
-    of the last listing hidden as task-only)."""
-
-    def __init__(self, url, token=None, name=None, elicit=None, sample=None,
-                 listen=True, timeout=30, authorize=None, deadline=_DEADLINE):
-        self.url = url
-        self.token = token
-        self.reg_name = name
-        if not name:
-            i = url.find("://")
-            name = url[i + 3:] if i >= 0 else url
-            for c in "/?#":
-                j = name.find(c)
-                if j >= 0:
-                    name = name[:j]
-            name = name or url
-        self.name = name
-        self.elicit = elicit
-        self.sample = sample
-        self.listen = listen
-        self.timeout = timeout
-        self.authorize = authorize
-        self.deadline = deadline   # seconds per operation
-        self.t0 = None         # ticks_ms when the running operation started
-        self.session = None
-        self.version = None
-        self.server = None
-        self.last_is_error = False
-        self._id = 0           # the last JSON-RPC id used
-        self.listening = None  # standalone GET stream: (request, None) until its
-        # answer's head is read, then (Response, False) until bytes come, then
-        # (Response, SSE); None when not held
-        self.get = None        # False: the server offers no GET stream
-        self.caps = ()
-        self.hidden = 0
-        self.calling = None    # the tool of the pending call (progress lines)
-        self.late = False      # the last failure was a timeout or the deadline
-        self.tick = 0          # ticks_ms of the last httpc.ON_WAIT call (tick())
-
-
-class _KeepChars:
-    """Keeps str pieces up to n characters (text() joins them); .cut tells
-    if more came. Unlike PassBytes it holds the text and counts characters."""
-
-    def __init__(self, n):
-        self.n = n
-        self.parts = []
-        self.size = 0
-        self.cut = False
-
-    def add(self, s):
-        room = self.n - self.size
-        if len(s) > room:
-            if room <= 0:
-                self.cut = self.cut or len(s) > 0
-                return
-            s = s[:room]
-            self.cut = True
-        if s:
-            self.parts.append(s)
-            self.size += len(s)
-
-    def text(self):
-        return "".join(self.parts)
-
-    def drop(self):
-        self.parts = []
-        self.size = 0
-        self.cut = False
-
-
-# ------------------------------------------------------- one JSON-RPC message
-# A message is walked with jsonstream's pull parser: for every value the
-# visitor's want(path) says skip / take (materialize, bounded) / stream (a
-# string in pieces) / dive (walk the container). path is one list mutated in
-# place (keys and indices), so the walk allocates nothing per skipped value
-# and holds O(depth) state. (jsonstream.select() would do the same job but
-# keeps a rule's objects alive during a parse, and a tools/call message
-# needs about twenty rules.)
-
+WHOLE = 1 << 30     # the limit of a result written whole (into=: mcp/tofile.py)
+# exchange.walk's actions (its const names are not attributes under MicroPython)
 _SKIP = const(0)
 _TAKE = const(1)
 _STREAM = const(2)
 _DIVE = const(3)
-_COPY = const(4)    # the visitor reads the value itself: v.copy(path, parser)
-
-
-def walk(src, v):
-    """Walk one JSON document from src, driven by visitor v (want/put/piece)."""
-    # a long text streams in pieces of the buffer's size; the rest of one
-    # cut at its limit is read a buffer at a time, with a chain of calls
-    # through the SSE reader and httpc each time: a small buffer makes a
-    # long result slow (the buffer lives only while the reply is read)
-    p = jsonstream.Parser(src, bufsize=512, max_value=_MAX_VALUE)
-    path = []
-    arr = []  # per open container: True for an array
-    act = _DIVE
-    sink = None
-    while True:
-        if act == _TAKE:
-            v.put(path, p.read_value())
-        elif act == _STREAM:
-            if sink is None:
-                def sink(s):
-                    return v.piece(path, s)
-            if p.stream_string(sink):
-                v.piece(path, None)
-            else:
-                v.put(path, p.read_value())
-        elif act == _COPY:
-            v.copy(path, p)
-        elif act == _DIVE and p.peek() in (jsonstream.OBJ, jsonstream.ARR):
-            arr.append(p.next() == jsonstream.ARR)
-            path.append(-1)
-        else:
-            p.skip_value()
-        while True:  # step to the next value (or close containers)
-            if not arr:
-                p.finish()
-                return
-            if arr[-1]:
-                if p.peek() == jsonstream.END_ARR:
-                    p.next()
-                    arr.pop()
-                    path.pop()
-                    continue
-                path[-1] += 1
-            else:
-                if p.next() == jsonstream.END_OBJ:
-                    arr.pop()
-                    path.pop()
-                    continue
-                path[-1] = p.value
-            break
-        act = v.want(path)
-
-
-class _Msg:
-    """Visitor for one JSON-RPC message: keeps .id and .method, and in .f the
-    error code ("code") and message ("emsg", a _KeepChars), the params of server
-    requests we may answer ("pmsg" for params.message) and, without an
-    accumulator, the initialize result (protocolVersion, serverInfo "name").
-    With an accumulator `acc`, "result.*" goes to the acc of the method we
-    called. What was collected only counts when the message turns out to be
-    our response (key order is free: "result" may come before "id")."""
-
-    def __init__(self, acc):
-        self.acc = acc
-        self.reset()
-
-    def incoming(self, conn):
-        """A message that is not a response (method set): a request goes to
-        mcp/answer.py, and progress while someone watches (httpc.ON_WAIT);
-        any other notification is dropped without importing it."""
-        if self.id is not None or httpc.ON_WAIT is not None:
-            from mcp import answer
-            answer.incoming(conn, self)
-
-    def reset(self):
-        self.f = {}
-        self.id = self.method = None
-        if self.acc is not None:
-            self.acc.reset()
-
-    def want(self, path):
-        n = len(path)
-        k = path[-1]
-        top = path[0]
-        if n == 1:
-            if k == "id" or k == "method":
-                return _TAKE
-            return _DIVE if k in ("result", "error", "params") else _SKIP
-        if top == "result":
-            if self.acc is not None:
-                return self.acc.want(path, n)
-            if n == 2:
-                if k == "protocolVersion":
-                    return _TAKE
-                return _DIVE if k == "serverInfo" or k == "capabilities" else _SKIP
-            if n == 3 and path[1] == "capabilities":
-                if k == "tools" or k == "resources":
-                    self.f[k] = True    # (the capability's options: unused)
-                return _SKIP
-            return _TAKE if n == 3 and k == "name" else _SKIP
-        if n > 2:
-            return _SKIP
-        if k == "message":
-            return _STREAM
-        if top == "error":
-            return _TAKE if k == "code" else _SKIP
-        return _TAKE if k in ("requestedSchema", "mode", "url", "messages", "systemPrompt",
-                             "maxTokens", "progress", "total") else _SKIP
-
-    def put(self, path, v):
-        if len(path) == 1:
-            if path[0] == "id":
-                self.id = v
-            else:
-                self.method = v
-        elif path[0] == "result" and self.acc is not None:
-            self.acc.put(path, v)
-        else:
-            self.f[path[-1]] = v
-
-    def copy(self, path, p):
-        self.acc.copy(path, p)
-
-    def piece(self, path, s):
-        if path[0] == "result":
-            return self.acc.piece(path, s)
-        # error.message -> "emsg", params.message -> "pmsg"
-        k = "emsg" if path[0] == "error" else "pmsg"
-        c = self.f.get(k)
-        if c is None:
-            c = self.f[k] = _KeepChars(_MAX_ERROR if k == "emsg" else MAX_TEXT)
-        if s is not None:
-            c.add(s)
+_COPY = const(4)    # the accumulator reads the value itself: v.acc.copy(path, parser)
 
 
 # ------------------------------------------------------------ accumulators
@@ -323,7 +73,7 @@ class Listing:
     def piece(self, path, s):
         c = self._item(path)
         if "description" not in c:
-            c["description"] = _KeepChars(_MAX_DESC)
+            c["description"] = exchange.KeepChars(_MAX_DESC)
         if s is not None:
             c["description"].add(s)
 
@@ -350,7 +100,7 @@ class _Tools(Listing):
         if self.page and self.each is not None:
             # a message that was not our response carried tools, which
             # went to each() already: refuse rather than mix them in
-            raise McpError("a reply that was not ours carried a tool list")
+            raise exchange.McpError("a reply that was not ours carried a tool list")
         self.page = []
         self.i = None
         self.cur = None
@@ -387,7 +137,7 @@ class _Tools(Listing):
             self.hidden += 1    # we cannot run tasks
             return
         if self.count >= _MAX_TOOLS:
-            raise McpError("more than %d tools" % _MAX_TOOLS)
+            raise exchange.McpError("more than %d tools" % _MAX_TOOLS)
         self.count += 1
         schema = c.get("inputSchema")
         if not isinstance(schema, dict):
@@ -479,9 +229,10 @@ class _Call(PassBytes):
     on flash if it comes first). An item is finished when the next index
     (or the end) arrives; items other than text are worded by
     items.item(). The text goes to dest.add() as it comes, cut at
-    limit bytes (the rest only counted: total, and PassBytes.NOTE at the end);
-    dest.drop() forgets it when the message turns out not to be our
-    response."""
+    limit bytes (the rest only counted: total, and PassBytes.NOTE at the end),
+    or at WHOLE to a file, a text item's bytes through dest.copy(parser)
+    (mcp/tofile.py); dest.drop() forgets it when the message turns out not
+    to be our response."""
 
     def reset(self):
         if self.total:
@@ -513,15 +264,20 @@ class _Call(PassBytes):
         if n > 5:
             return _SKIP
         if k == "text" or k == "data" or k == "blob":
-            return _STREAM
+            return _COPY if n == 4 and k == "text" and self.limit == WHOLE else _STREAM
         if k == "resource":
             return _DIVE if n == 4 else _SKIP
         return _TAKE if k in ("type", "mimeType", "uri", "name") else _SKIP
 
     def copy(self, path, p):
-        """structuredContent, no text so far: as compact JSON, straight into
-        the text once the content list is done, else to a spool that
-        finish() uses only if no text comes."""
+        """A text item to the file (into=); structuredContent, no text so
+        far: as compact JSON, straight into the text once the content list
+        is done, else to a spool that finish() uses only if no text comes."""
+        if len(path) == 4:
+            self._item(path)
+            self._sep()
+            self.total += self.dest.copy(p)
+            return
         from mcp import items
         if self.listed:
             self._flush()
@@ -591,269 +347,9 @@ class _Call(PassBytes):
             self.dest.add(PassBytes.NOTE % self.total)
 
 
-# ------------------------------------------------------------------- HTTP
-
-def _headers(conn, accept=None, version=True):
-    h = {"Accept": accept or "application/json, text/event-stream"}
-    if conn.token:
-        h["Authorization"] = "Bearer " + conn.token
-    if conn.session:
-        h["Mcp-Session-Id"] = conn.session
-    if version and conn.version:
-        h["MCP-Protocol-Version"] = conn.version
-    return h
-
-
-def _send(conn, method, headers, body=None):
-    # within what is left of the running operation's deadline (none while
-    # none runs: the standalone GET stream)
-    left = None
-    if conn.t0 is not None:
-        left = max(conn.deadline - ticks_diff(ticks_ms(), conn.t0) / 1000, 0)
-    try:
-        return httpc.request(method, conn.url, headers=headers, body=body, keep=(
-            "content-type", "mcp-session-id", "www-authenticate"), timeout=conn.timeout,
-            deadline=left)
-    except httpc.HTTPError as e:
-        from mcp.errors import failed
-        raise McpError(failed(conn, e))
-
-
-def post(conn, msg):
-    """POST one JSON-RPC message (written piece by piece) -> Response; an
-    OAuth challenge (401/403) is answered first (see the top comment)."""
-    def body(write):
-        jsonstream.dump(msg, write, view=True)     # (httpc copies what it keeps)
-
-    tries = 0
-    while True:
-        h = _headers(conn, None, msg.get("method") != "initialize")
-        h["Content-Type"] = "application/json"
-        resp = _send(conn, "POST", h, (jsonstream.encoded_len(msg), body))
-        if resp.status != 401 and (resp.status != 403 or "insufficient_scope"
-                                   not in resp.headers.get("www-authenticate", "")):
-            return resp
-        from mcp import oauth
-        oauth.challenge(conn, resp, tries)     # a new conn.token, or McpError
-        tries += 1
-
-
-def _close(resp):
-    try:
-        resp.close()
-    except Exception:
-        pass
-
-
-class _Head:
-    """A response whose first bytes are kept as they are read: what came
-    back, for the error when a URL's reply to initialize is not MCP."""
-
-    def __init__(self, resp):
-        self.r = resp
-        self.head = b""
-
-    def readinto(self, buf, block=True):
-        n = self.r.readinto(buf) if block else self.r.readinto(buf, False)
-        k = 64 - len(self.head)
-        if n and k > 0:
-            self.head += bytes(buf[:min(n, k)])
-        return n
-
-    def __getattr__(self, name):        # status, headers, close, ...
-        return getattr(self.r, name)
-
-    @staticmethod
-    def error(conn, resp, method, e):
-        """e, the McpError for a reply that is no JSON-RPC response; for
-        initialize one that says what came back instead (the URL may well
-        not be an MCP endpoint at all). (A class member: a module name less.)"""
-        if method != "initialize":
-            return e
-        from mcp import errors
-        return errors.not_mcp(conn, resp)
-
-
-# --------------------------------------------------------------- exchanges
-
-def _request(conn, method, params, acc):
-    """Send one request and read until our response arrives. Returns the
-    _Msg of the response (acc holds the result). JSON-RPC errors raise."""
-    conn._id += 1
-    rid = conn._id
-    msg = {"jsonrpc": "2.0", "id": rid, "method": method}
-    if params is not None:
-        msg["params"] = params
-    resp = post(conn, msg)
-    try:        # (any failure closes it: its socket is the board's to count)
-        if resp.status < 200 or resp.status >= 300:
-            # (may start a new session and resend, see errors.refused)
-            from mcp import errors
-            resp = errors.refused(conn, resp, msg, method)
-        return _response(conn, resp, rid, acc, method)
-    except BaseException:
-        _close(resp)
-        raise
-
-
-def _response(conn, resp, rid, acc, method):
-    """Read the reply to request rid: its _Msg; a JSON-RPC error raises.
-    resp is closed, whatever happens (running out of memory too)."""
-    try:
-        m = _Msg(acc)
-        ct = resp.headers.get("content-type", "")
-        if ct.startswith("application/json"):
-            try:
-                parse(conn, m, resp, method)
-            except McpError as e:
-                raise _Head.error(conn, resp, method, e)
-        elif ct.startswith("text/event-stream"):
-            _read_stream(conn, resp, rid, m, method)
-        else:
-            if method == "initialize":
-                try:        # what came back
-                    resp.readinto(bytearray(64))
-                except Exception:
-                    pass
-            raise _Head.error(conn, resp, method, McpError("%s: unexpected reply type %r to %s" % (
-                conn.name, ct or "(none)", method)))
-    finally:
-        _close(resp)
-    if ct.startswith("application/json") and (m.method is not None or m.id != rid):
-        raise _Head.error(conn, resp, method, McpError(
-            "%s: the reply to %s was not its response" % (conn.name, method)))
-    if "code" in m.f or "emsg" in m.f:
-        from mcp import errors
-        raise McpError("%s: %s" % (conn.name, errors.error_text(m)))
-    return m
-
-
-def parse(conn, m, src, method):
-    try:
-        m.reset()
-        walk(src, m)
-    except jsonstream.JSONError as e:
-        raise McpError("%s: bad JSON in the reply to %s (%s)" % (conn.name, method, e))
-    except McpError as e:
-        raise McpError("%s: %s" % (conn.name, e))
-
-
-def tick(conn):
-    """httpc.ON_WAIT (the console's spinner and Ctrl-C) at least every
-    100 ms, also while events keep coming (httpc calls it only while a
-    socket is silent)."""
-    w = httpc.ON_WAIT
-    if w is not None:
-        t = ticks_ms()
-        if ticks_diff(t, conn.tick) >= 100:
-            conn.tick = t
-            w()
-
-
-def _read_stream(conn, resp, rid, m, method):
-    last_id = retry = None
-    resumes = events = 0
-    while True:
-        try:
-            sse = httpc.SSE(resp, _SSE_LINE)
-            while True:
-                if conn.listening is not None:
-                    from mcp import listen
-                    ev = listen.next_event(conn, sse)
-                else:
-                    ev = sse.next()
-                if ev is None:
-                    break
-                tick(conn)
-                if ev.id:
-                    last_id = ev.id
-                if ev.empty or ev.event != "message":
-                    # priming event (its id kept above) or a foreign type
-                    if ev.retry is not None:
-                        retry = ev.retry
-                    continue
-                events += 1
-                if events > _MAX_EVENTS:
-                    raise McpError("%s: more than %d events without the reply to %s"
-                                   % (conn.name, _MAX_EVENTS, method))
-                try:
-                    parse(conn, m, ev, method)
-                except McpError as e:
-                    raise _Head.error(conn, resp, method, e)
-                if ev.id:  # fields after the data lines are known only now
-                    last_id = ev.id
-                if ev.retry is not None:
-                    retry = ev.retry
-                if m.method is not None:
-                    m.incoming(conn)    # a server request or a notification
-                    continue
-                if m.id != rid:
-                    continue  # not ours (stale or foreign): skip
-                return
-        except httpc.HTTPError as e:
-            from mcp.errors import failed
-            raise McpError(failed(conn, e, " while waiting for the reply to " + method))
-        finally:
-            _close(resp)
-        # The stream ended before our response: resume it if the server let us.
-        if method == "initialize" and last_id is None:
-            raise _Head.error(conn, resp, method, None)
-        from mcp import errors
-        resp = errors.resume(conn, last_id, retry, resumes, method)
-        resumes += 1
-
-
-# ----------------------------------------------------------------- session
-
-def _initialize(conn):
-    stop_listening(conn)
-    conn.session = None
-    conn.version = None
-    conn.get = None
-    # roots: we have none to share, but servers ask only clients that say so
-    caps = {"elicitation": {"form": {}, "url": {}}, "roots": {}}
-    if conn.sample is not None:
-        caps["sampling"] = {}
-    # the versions we speak, the newest (the one we ask for) first
-    protocols = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
-    from compat import VERSION
-    params = {"protocolVersion": protocols[0], "capabilities": caps,
-              "clientInfo": {"name": CLIENT_NAME, "version": VERSION}}
-    conn._id += 1
-    rid = conn._id
-    resp = post(conn, {"jsonrpc": "2.0", "id": rid, "method": "initialize", "params": params})
-    if resp.status < 200 or resp.status >= 300:
-        from mcp import errors
-        errors.check(conn, resp, "initialize")
-    sid = resp.headers.get("mcp-session-id")
-    resp = _Head(resp)
-    m = _response(conn, resp, rid, None, "initialize")
-    version = m.f.get("protocolVersion")
-    if version is None:         # a JSON-RPC result, but not initialize's
-        raise _Head.error(conn, resp, "initialize", None)
-    if version not in protocols:
-        raise McpError("%s: unsupported MCP protocol version %r" % (conn.name, version))
-    conn.session = sid or None
-    conn.version = version
-    conn.server = m.f.get("name")
-    resp = post(conn, {"jsonrpc": "2.0", "method": "notifications/initialized"})
-    status = resp.status
-    _close(resp)
-    if status < 200 or status >= 300:
-        raise McpError("%s: notifications/initialized refused (HTTP %d)" % (conn.name, status))
-    conn.caps = [k for k in ("tools", "resources") if m.f.get(k)]
-
-
-def stop_listening(conn):
-    g = conn.listening
-    conn.listening = None
-    if g is not None:
-        _close(g[0])
-
-
 # ------------------------------------------------------------ public API
 
-def _guard(conn, fn, *args):
+def guard(conn, fn, *args):
     """Run fn(*args) -> (value, None) within the deadline, mapping expected
     failures to (None, err) (running out of memory too: what to make
     smaller)."""
@@ -861,7 +357,7 @@ def _guard(conn, fn, *args):
     gc_was = tighten()
     try:
         return fn(*args), None
-    except McpError as e:
+    except exchange.McpError as e:
         return None, str(e)
     except httpc.HTTPError as e:
         from mcp.errors import failed
@@ -872,8 +368,9 @@ def _guard(conn, fn, *args):
         return None, "%s: network error (%s)" % (conn.name, e)
     except MemoryError:
         collect()
-        return None, ("%s: out of memory reading the reply (a smaller mcp.max_result; "
-                      "ai tools clear if the tools cache is large)" % conn.name)
+        return None, ("%s: out of memory reading the reply (a smaller mcp.max_result, in a "
+                      "chat ai.max_tool_result; ai tools clear if the tools cache is large)"
+                      % conn.name)
     finally:
         conn.t0 = None
         loosen(gc_was)
@@ -887,10 +384,10 @@ def connect(url, token=None, name=None, elicit=None, sample=None, listen=True, t
         deadline = int(deadline or _DEADLINE)   # (connect_named: from the setting)
     except (TypeError, ValueError):
         return None, "mcp.deadline must be a number, not %r" % (deadline,)
-    conn = Conn(url, token, name, elicit, sample, listen, timeout, authorize, deadline)
-    _, err = _guard(conn, _initialize, conn)
+    conn = exchange.Conn(url, token, name, elicit, sample, listen, timeout, authorize, deadline)
+    _, err = guard(conn, exchange.initialize, conn)
     if err:
-        stop_listening(conn)
+        exchange.stop_listening(conn)
         return None, err
     return conn, None
 
@@ -903,13 +400,13 @@ def _list_tools(conn, raw, each):
         return out if each is None else 0   # the server offers none
     cursor = None
     for _ in range(_MAX_PAGES):
-        _request(conn, "tools/list", {"cursor": cursor} if cursor else None, acc)
+        exchange.request(conn, "tools/list", {"cursor": cursor} if cursor else None, acc)
         cursor = acc.finish()
         conn.hidden = acc.hidden
         if not isinstance(cursor, str) or not cursor:
             return out if each is None else acc.count
         collect()
-    raise McpError("%s: tools/list has more than %d pages" % (conn.name, _MAX_PAGES))
+    raise exchange.McpError("%s: tools/list has more than %d pages" % (conn.name, _MAX_PAGES))
 
 
 def tools(conn, raw=False, each=None):
@@ -919,11 +416,11 @@ def tools(conn, raw=False, each=None):
     parameters schema as jsonstream.Raw (compact JSON text) to send on. With
     each, every tool goes to each(tool) as it is parsed, page by page, and
     the value is the number of tools."""
-    return _guard(conn, _list_tools, conn, raw, each)
+    return guard(conn, _list_tools, conn, raw, each)
 
 
 def pending(conn, method, params, acc):
-    """_request for what may take long (tools/call, resources/read): the
+    """exchange.request for what may take long (tools/call, resources/read): the
     server's GET stream is held meanwhile (server requests not tied to the
     POST arrive there), and a request given up (timeout, deadline, Ctrl-C)
     is cancelled at the server (notifications/cancelled)."""
@@ -931,16 +428,16 @@ def pending(conn, method, params, acc):
         # (without a session the server could not tell the stream is ours)
         from mcp import listen
         listen.hold(conn)
-    rid = conn._id + 1
+    rid = conn.rid + 1
     conn.late = False
     try:
-        return _request(conn, method, params, acc)
+        return exchange.request(conn, method, params, acc)
     except BaseException as e:
         if isinstance(e, httpc.HTTPError):
             from mcp.errors import failed
             failed(conn, e)         # (is it a timeout: conn.late)
         if conn.late or isinstance(e, KeyboardInterrupt):
-            stop_listening(conn)
+            exchange.stop_listening(conn)
             from mcp import answer
             answer.cancel(conn, rid, "timed out" if conn.late else "interrupted")
         raise
@@ -951,24 +448,27 @@ def pending(conn, method, params, acc):
                 listen.poll_get(conn)    # a refusal that came is remembered
             if conn.listening is not None:
                 conn.get = True         # one was held (see listen.hold)
-        stop_listening(conn)
+        exchange.stop_listening(conn)
 
 
 def _call(conn, name, args, dest, limit):
     acc = _Call(dest, limit)
     # a progress token makes long tools send progress events, which keeps
     # the read timeout from firing while they work
-    params = {"name": name, "arguments": args, "_meta": {"progressToken": conn._id + 1}}
+    params = {"name": name, "arguments": args, "_meta": {"progressToken": conn.rid + 1}}
     conn.calling = name
     pending(conn, "tools/call", params, acc)
     acc.finish()
     conn.last_is_error = acc.is_error
+    return acc.total
 
 
-def call(conn, name, args=None, out=None, limit=MAX_TEXT):
+def call(conn, name, args=None, out=None, limit=MAX_TEXT, into=None):
     """(text, err): the result flattened to text, cut at limit bytes. With
     out, the text goes to out.add(piece) as it is read instead and text is
-    "" (a failed tool's text too: err is then just "tool error")."""
+    "" (a failed tool's text too: err is then just "tool error"). With into
+    (a file path), the whole text is written there as it is read: (its
+    size in bytes, err), mcp/tofile.py."""
     conn.last_is_error = False
     if args is None or args == "":
         args = {}
@@ -979,10 +479,13 @@ def call(conn, name, args=None, out=None, limit=MAX_TEXT):
             return None, "bad tool arguments for %s: %s" % (name, e)
     if not isinstance(args, dict):
         return None, "bad tool arguments for %s: not a JSON object" % name
+    if into is not None:
+        from mcp import tofile
+        return tofile.whole(conn, into, _call, conn, name, args)
     if out is None:
         text, err = as_text(conn, limit, _call, conn, name, args)
     else:
-        text, err = "", _guard(conn, _call, conn, name, args, out, limit)[1]
+        text, err = "", guard(conn, _call, conn, name, args, out, limit)[1]
     if conn.last_is_error and err is None:
         return None, "tool error" + (": " + (text or "(no details)") if out is None else "")
     return (None, err) if err else (text, None)
@@ -1033,11 +536,11 @@ def as_text(conn, limit, read, *args):
     reading is interrupted."""
     dest = spool()
     try:
-        _, err = _guard(conn, read, *args, dest, limit)
+        _, err = guard(conn, read, *args, dest, limit)
         collect()
         text = ""
         if err is None or conn.last_is_error:
-            text, e = _guard(conn, dest.text)
+            text, e = guard(conn, dest.text)
             err = err or e
     finally:
         unspool(dest)
@@ -1048,10 +551,10 @@ def close(conn):
     """End the session (DELETE); errors are ignored."""
     if conn is None:
         return
-    stop_listening(conn)
+    exchange.stop_listening(conn)
     if conn.session:
         try:
-            resp = httpc.request("DELETE", conn.url, headers=_headers(conn),
+            resp = httpc.request("DELETE", conn.url, headers=exchange.headers(conn),
                                  timeout=min(conn.timeout, 5), deadline=5)
             resp.close()
         except Exception:

@@ -1,5 +1,5 @@
-# The MCP client's failures (mcp/client.py, whose top comment describes the
-# Streamable HTTP wire format), imported by the first one so that a session
+# The MCP client's failures (mcp/exchange.py, whose top comment describes
+# the Streamable HTTP wire format), imported by the first one so that a session
 # that goes well does not pay for them:
 # - a non-2xx reply: a short reason from its body (JSON-RPC error.message or
 #   the first text line, at most 512 bytes read) and the wording per status;
@@ -10,7 +10,8 @@
 # - JSON-RPC error text: "message (code N)";
 # - the wording of a failed exchange (failed()).
 from compat import sleep_ms, const
-from mcp import client
+from mcp import exchange
+from mcp.exchange import McpError, close_reply
 
 _MAX_RESUME = const(3)         # GET reconnections for one response
 _RETRY_MS = const(1000)        # wait before resuming when the server gave no retry:
@@ -37,11 +38,11 @@ def error_text(m):
 
 def get_stream(conn, last_id=None):
     """GET the endpoint as an event stream (resume or standalone stream)."""
-    h = client._headers(conn, "text/event-stream")
+    h = exchange.headers(conn, "text/event-stream")
     if last_id is not None:
         h["Last-Event-ID"] = last_id
     h["Connection"] = "close"  # never pooled: closing must not drain a live stream
-    return client._send(conn, "GET", h)
+    return exchange.send(conn, "GET", h)
 
 
 def is_sse(resp):
@@ -55,13 +56,13 @@ def error_detail(resp):
         data = resp.read(512)
     except Exception:
         data = b""
-    client._close(resp)
+    close_reply(resp)
     if not data:
         return ""
     if "json" in resp.headers.get("content-type", ""):
-        m = client._Msg(None)
+        m = exchange.Msg(None)
         try:
-            client.walk(data, m)
+            exchange.walk(data, m)
         except Exception:
             m.f = {}
         if "emsg" in m.f:
@@ -80,14 +81,14 @@ def status_error(conn, status, reason, detail, what):
     if status == 401:
         # where a token comes from: an OAuth login, or one set by hand
         reg = conn.reg_name or "<name>"
-        return client.McpError("%s: %s (401); run: mcp login %s, or set a token: mcp add %s %s <token>"
+        return McpError("%s: %s (401); run: mcp login %s, or set a token: mcp add %s %s <token>"
                                % (conn.name, "token refused" if conn.token else "needs authorization",
                                   reg, reg, url))
     if status == 403:
-        return client.McpError("%s: access denied (403)%s" % (conn.name, detail))
+        return McpError("%s: access denied (403)%s" % (conn.name, detail))
     if status == 404:
-        return client.McpError("%s: no MCP endpoint at %s (404)" % (conn.name, url))
-    return client.McpError("%s: %s failed: HTTP %d %s%s"
+        return McpError("%s: no MCP endpoint at %s (404)" % (conn.name, url))
+    return McpError("%s: %s failed: HTTP %d %s%s"
                            % (conn.name, what, status, reason, detail))
 
 
@@ -110,7 +111,7 @@ def not_mcp(conn, resp):
     text = " ".join(text.split())
     if len(b) >= 64:
         text += "..."
-    return client.McpError(
+    return McpError(
         "%s: %s does not look like an MCP endpoint: it answered initialize with HTTP %d, "
         "%s, %s" % (conn.name, store.mask_url(conn.url), resp.status,
                     resp.headers.get("content-type") or "no content type",
@@ -125,7 +126,7 @@ def check(conn, resp, what):
     detail = error_detail(resp)
     if what == "initialize" and s in (404, 405) and _legacy(conn):
         import store
-        raise client.McpError(
+        raise McpError(
             "%s: %s is an HTTP+SSE endpoint (the MCP transport of 2024-11-05), which this "
             "client does not speak; use the server's Streamable HTTP URL"
             % (conn.name, store.mask_url(conn.url)))
@@ -159,8 +160,8 @@ def refused(conn, resp, msg, method):
     # server says 400 "No valid session ID" instead. Start a new one once.
     if conn.session and method != "initialize" and (
             s == 404 or (s == 400 and "session" in detail.lower())):
-        client._initialize(conn)
-        resp = client.post(conn, msg)
+        exchange.initialize(conn)
+        resp = exchange.post(conn, msg)
         check(conn, resp, method)
         return resp
     raise status_error(conn, s, resp.reason, detail, method)
@@ -170,14 +171,14 @@ def resume(conn, last_id, retry, resumes, method):
     """The stream of a reply ended before our response: GET it again from
     last_id after the retry wait (resumes done so far: at most _MAX_RESUME)."""
     if last_id is None or resumes >= _MAX_RESUME:
-        raise client.McpError("%s: the server closed the stream before the reply to %s"
+        raise McpError("%s: the server closed the stream before the reply to %s"
                               % (conn.name, method))
     wait = _RETRY_MS if retry is None else retry
     sleep_ms(max(0, min(wait, _MAX_RETRY_MS)))
     resp = get_stream(conn, last_id)
     if resp.status != 200 or not is_sse(resp):
-        client._close(resp)
-        raise client.McpError("%s: cannot resume the stream for the reply to %s (HTTP %d)"
+        close_reply(resp)
+        raise McpError("%s: cannot resume the stream for the reply to %s (HTTP %d)"
                               % (conn.name, method, resp.status))
     return resp
 

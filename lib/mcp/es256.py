@@ -18,7 +18,7 @@ import binascii
 import hashlib
 
 import jsonstream
-from mcp.client import McpError
+from mcp.exchange import McpError
 from mcp.oauth import b64url
 from compat import epoch
 

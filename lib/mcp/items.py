@@ -3,7 +3,9 @@
 # from their base64 stream, resource links, embedded resources; and
 # structuredContent copied as compact JSON while it is read (copy()).
 import jsonstream
-from mcp import client
+from mcp.exchange import KeepChars
+
+MAX_RESOURCE = 4096    # embedded text resource, inline part (chars)
 
 
 class B64:
@@ -29,7 +31,7 @@ def piece(it, k, s):
     if k == "text":
         c = it.get("rtext")
         if c is None:
-            c = it["rtext"] = client._KeepChars(client.MAX_RESOURCE)
+            c = it["rtext"] = KeepChars(MAX_RESOURCE)
         if s is not None:
             c.add(s)
     else:

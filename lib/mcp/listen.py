@@ -21,7 +21,8 @@ import httpc
 import jsonstream
 from compat import ticks_ms, ticks_diff, sleep_ms
 
-from mcp import client
+from mcp import exchange
+from mcp.exchange import McpError, stop_listening
 
 
 # ------------------------------------------------ the standalone GET stream
@@ -41,7 +42,7 @@ def hold(conn):
     leaves the call without it."""
     if not httpc.room(conn.url, 3):
         return
-    h = client._headers(conn, "text/event-stream")
+    h = exchange.headers(conn, "text/event-stream")
     h["Connection"] = "close"   # never pooled: closing must not drain a live stream
     for _ in range(5):
         try:
@@ -69,7 +70,7 @@ def next_event(conn, sse):
     read of the reply also by the running operation's deadline (httpc)."""
     t0 = ticks_ms()
     while True:
-        client.tick(conn)
+        exchange.tick(conn)
         g = conn.listening
         if g is None:
             return sse.next()
@@ -82,7 +83,7 @@ def next_event(conn, sse):
         left = conn.timeout * 1000 - ticks_diff(ticks_ms(), t0)
         if left <= 0:
             conn.late = True
-            raise client.McpError("%s: timed out waiting for the server" % conn.name)
+            raise McpError("%s: timed out waiting for the server" % conn.name)
         p = select.poll()
         p.register(sse._src._c.sock, select.POLLIN)   # (httpc internals: the sockets)
         p.register(g[0].sock if g[1] is None else g[0]._c.sock, select.POLLIN)
@@ -129,26 +130,26 @@ def poll_get(conn):
             try:
                 n = c.recv(c.rmv, False)
             except OSError:
-                client.stop_listening(conn)
+                stop_listening(conn)
                 return True
             if n is None:
                 return False
             c.pos, c.end = 0, n
-        # (event/id/retry lines are short: the reply streams' bound, client._SSE_LINE)
+        # (event/id/retry lines are short: the reply streams' bound, exchange._SSE_LINE)
         g = conn.listening = (g[0], httpc.SSE(g[0], 256))
     try:
         ev = g[1].next(False)
         if ev is None:
             if not g[1].ended:
                 return False
-            client.stop_listening(conn)
+            stop_listening(conn)
             return True
         if ev.empty or ev.event != "message":
             return True
-        m = client._Msg(None)
-        client.parse(conn, m, ev, "a server request")
-    except (httpc.HTTPError, jsonstream.JSONError, client.McpError):
-        client.stop_listening(conn)
+        m = exchange.Msg(None)
+        exchange.parse(conn, m, ev, "a server request")
+    except (httpc.HTTPError, jsonstream.JSONError, McpError):
+        stop_listening(conn)
         return True
     if m.method is not None:
         m.incoming(conn)

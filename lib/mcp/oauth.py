@@ -1,5 +1,5 @@
 # OAuth 2.1 for MCP servers (MCP authorization spec 2025-11-25), imported by
-# mcp/client.py only when a server answers a POST with a challenge:
+# mcp/exchange.py only when a server answers a POST with a challenge:
 #   401 + WWW-Authenticate: Bearer resource_metadata="<url>", scope="a b"
 #   403 + WWW-Authenticate: Bearer error="insufficient_scope", scope="a b c"
 #
@@ -57,8 +57,7 @@ import hashlib
 import httpc
 import jsonstream
 import store
-from mcp import client
-from mcp.client import McpError
+from mcp.exchange import Conn, McpError, close_reply
 from compat import const, epoch, clock_ok, quote, unquote
 
 REDIRECT = "http://127.0.0.1/callback"   # the page the browser cannot open: its address carries the code
@@ -83,7 +82,7 @@ def challenge(conn, resp, tries):
     McpError. tries: authorizations already done for this message."""
     h = params(resp.headers.get("www-authenticate") or "")
     status = resp.status
-    client._close(resp)
+    close_reply(resp)
     st = _state(conn)
     had = st.get("scope")
     if status == 403:
@@ -375,7 +374,7 @@ def _doc(conn, resp, keys, what):
     except jsonstream.JSONError as e:
         raise McpError("%s: bad %s (%s)" % (conn.name, what, e))
     finally:
-        client._close(resp)
+        close_reply(resp)
     return out
 
 
@@ -383,7 +382,7 @@ def _get(conn, url, keys):
     """A metadata document's fields, or None when there is none at url."""
     r = _http(conn, "GET", url, {"Accept": "application/json"})
     if r.status != 200 or "json" not in r.headers.get("content-type", ""):
-        client._close(r)
+        close_reply(r)
         return None
     return _doc(conn, r, keys, url[:100])
 
@@ -396,7 +395,7 @@ def _post(conn, url, body, headers, what):
     if "json" in r.headers.get("content-type", ""):
         d = _doc(conn, r, _REPLY, what)
     else:
-        client._close(r)
+        close_reply(r)
     if r.status < 200 or r.status > 299 or "error" in d:
         e = d.get("error")
         desc = d.get("error_description")
@@ -600,7 +599,7 @@ def _refresh(conn, st):
 def renew(name, s, timeout=30):
     """Refresh the token of registry entry s (registry.get(name)) before it
     runs out -> the new token, or None (then the 401 path tries again)."""
-    conn = client.Conn(s["url"], s["token"], name, timeout=timeout)
+    conn = Conn(s["url"], s["token"], name, timeout=timeout)
     st = _state(conn)
     try:
         if st.get("refresh_token") and _refresh(conn, st):
@@ -615,7 +614,7 @@ def login(name, authorize):
     address the browser ended on, or the code; None cancels). -> ({"scope",
     "expires", "renew" (a refresh token came)}, None), (None, None) when the
     server asked for no authorization, or (None, error)."""
-    from mcp import registry
+    from mcp import client, registry
     s = registry.get(name)
     if s is None:
         return None, registry.check_name(name) or (

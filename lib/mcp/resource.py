@@ -10,16 +10,19 @@
 # Memory: a listing hands each resource to each() as it is parsed (one in
 # RAM at a time, its description cut at 1 KB); a read streams text items
 # into dest.add() cut at limit bytes while they are read (the rest only
-# counted: "... (truncated, N bytes)"), and a blob is described, not read:
+# counted: "... (truncated, N bytes)"), or whole to a file (into=,
+# mcp/tofile.py), and a blob is described, not read:
 # "[blob URI MIME, N bytes]" (its size counted from the base64 stream).
 from compat import collect, const
-from mcp import client, items
+from mcp import client, exchange, items
+from mcp.exchange import McpError
 
-# client.walk's actions (its const names are not attributes under MicroPython)
+# exchange.walk's actions (its const names are not attributes under MicroPython)
 _SKIP = const(0)
 _TAKE = const(1)
 _STREAM = const(2)
 _DIVE = const(3)
+_COPY = const(4)
 _MAX_PAGES = const(16)
 _MAX_LISTED = const(1000)       # resources walked in one listing (all pages)
 READ_TOOL = "read_resource"     # the chat's tool: <server>__read_resource
@@ -27,7 +30,7 @@ READ_TOOL = "read_resource"     # the chat's tool: <server>__read_resource
 
 def check(conn):
     if "resources" not in conn.caps:
-        raise client.McpError("%s offers no resources" % conn.name)
+        raise McpError("%s offers no resources" % conn.name)
 
 
 class _List(client.Listing):
@@ -69,7 +72,7 @@ class _List(client.Listing):
         if c is None or not isinstance(c.get("uri"), str):
             return
         if self.count >= _MAX_LISTED:
-            raise client.McpError("more than %d resources" % _MAX_LISTED)
+            raise McpError("more than %d resources" % _MAX_LISTED)
         self.count += 1
         d = c.get("description")
         if d is not None:
@@ -82,23 +85,24 @@ def _walk(conn, each):
     acc = _List(each)
     cursor = None
     for _ in range(_MAX_PAGES):
-        client._request(conn, "resources/list", {"cursor": cursor} if cursor else None, acc)
+        exchange.request(conn, "resources/list", {"cursor": cursor} if cursor else None, acc)
         acc.flush()
         cursor = acc.cursor
         if not isinstance(cursor, str) or not cursor:
             return acc.count
         collect()
-    raise client.McpError("%s: resources/list has more than %d pages" % (conn.name, _MAX_PAGES))
+    raise McpError("%s: resources/list has more than %d pages" % (conn.name, _MAX_PAGES))
 
 
 def listing(conn, each):
     """(count, err): each resource to each(dict) as it is parsed."""
-    return client._guard(conn, _walk, conn, each)
+    return client.guard(conn, _walk, conn, each)
 
 
 class _Read(client.PassBytes):
-    """result.contents[*]: text items to dest (cut at limit bytes), blobs
-    described. Items are separated by a blank line."""
+    """result.contents[*]: text items to dest (cut at limit bytes, or whole
+    to a file: mcp/tofile.py), blobs described. Items are separated by a
+    blank line."""
 
     def reset(self):
         if self.total:
@@ -114,6 +118,8 @@ class _Read(client.PassBytes):
             return _DIVE
         k = path[-1]
         if n == 4:
+            if k == "text" and self.limit == client.WHOLE:
+                return _COPY
             if k == "text" or k == "blob":
                 return _STREAM
             if k == "uri" or k == "mimeType":
@@ -139,6 +145,10 @@ class _Read(client.PassBytes):
         self._item(path)
         self.it[path[-1]] = v
 
+    def copy(self, path, p):
+        self._item(path)
+        self.total += self.dest.copy(p)
+
     def piece(self, path, s):
         self._item(path)
         if path[-1] == "text":
@@ -162,16 +172,21 @@ def _read(conn, uri, dest, limit):
     acc = _Read(dest, limit)
     client.pending(conn, "resources/read", {"uri": uri}, acc)
     acc.finish()
+    return acc.total
 
 
-def read(conn, uri, out=None, limit=client.MAX_TEXT):
+def read(conn, uri, out=None, limit=client.MAX_TEXT, into=None):
     """(text, err): the resource's contents as text (see the top comment);
-    with out, the text goes to out.add(piece) and text is ""."""
+    with out, the text goes to out.add(piece) and text is ""; with into (a
+    file path), the whole text is written there: (its size in bytes, err)."""
     conn.last_is_error = False
     if not isinstance(uri, str) or not uri:
         return None, "read_resource needs a uri (a string)"
+    if into is not None:
+        from mcp import tofile
+        return tofile.whole(conn, into, _read, conn, uri)
     if out is None:
         text, err = client.as_text(conn, limit, _read, conn, uri)
     else:
-        text, err = "", client._guard(conn, _read, conn, uri, out, limit)[1]
+        text, err = "", client.guard(conn, _read, conn, uri, out, limit)[1]
     return (None, err) if err else (text, None)

@@ -32,7 +32,7 @@ import shell
 
 SERVER = None
 OUTPUT = 4096   # bytes of a command's output kept as a tool's result
-_ctx = None     # the call being served (http.Ctx), for the functions below
+call_served = None     # the call being served (http.Ctx), for the functions below
 _DROP = ("mcpserver.http", "mcpserver.resources", "mcpserver.admin", "shell.tools")
 
 
@@ -53,7 +53,7 @@ def start(port=8765, bind="0.0.0.0"):
             s.setblocking(False)    # accept() never waits: the prompt's poll does
         except OSError as e:
             s.close()
-            return None, "cannot listen on port %d: %s" % (port, shell._oneline(e))
+            return None, "cannot listen on port %d: %s" % (port, shell.oneline(e))
         SERVER = _Server(s, port, token, admin.hosts())
         from shell import term
         term.WATCH = SERVER
@@ -148,31 +148,31 @@ def content(item):
     """Add a content item ({"type": "image", "data": base64, "mimeType": ...},
     {"type": "resource", ...}) to the result of the call being served; at
     the console a short line stands for it."""
-    if _ctx is None:
+    if call_served is None:
         r = item.get("resource")
         shell.out("[%s %s]" % (item.get("type"), item.get("mimeType") or (
             r.get("uri") if isinstance(r, dict) else "")))
     else:
-        _ctx.add(item)
+        call_served.add(item)
 
 
 def progress(done, total=None, message=None):
     """notifications/progress to the client, if it asked for progress."""
-    if _ctx is not None:
-        _ctx.progress(done, total, message)
+    if call_served is not None:
+        call_served.progress(done, total, message)
 
 
 def sample(prompt, max_tokens=100):
     """Ask the client's model -> (text, None) or (None, err)."""
-    if _ctx is None:
+    if call_served is None:
         return None, "not serving an MCP call"
-    return _ctx.sample(prompt, max_tokens)
+    return call_served.sample(prompt, max_tokens)
 
 
 def elicit(message, schema):
     """Ask the client's user to fill a form (schema: a flat JSON Schema
     object) -> ({"action": "accept"|"decline"|"cancel", "content"}, None)
     or (None, err)."""
-    if _ctx is None:
+    if call_served is None:
         return None, "not serving an MCP call"
-    return _ctx.elicit(message, schema)
+    return call_served.elicit(message, schema)

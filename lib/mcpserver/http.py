@@ -263,7 +263,7 @@ class _Out:
         self.message(msg)
 
 
-def _error(rid, code, message):
+def rpc_error(rid, code, message):
     return {"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}}
 
 
@@ -312,7 +312,7 @@ def _handle(srv, c):
     except Exception as e:      # a reset connection, out of memory...
         if out.sse is None and not isinstance(e, OSError):
             try:
-                _refuse(out, 500, -32603, "internal error: " + shell._oneline(e))
+                _refuse(out, 500, -32603, "internal error: " + shell.oneline(e))
             except Exception:
                 pass
     finally:
@@ -323,7 +323,7 @@ def _handle(srv, c):
 def _refuse(out, status, code, msg, extra=b""):
     out.head(status, extra=extra)
     jsonstream.dump({"error": "invalid_token", "error_description": msg} if status == 401
-                    else _error(None, code, msg), out.write)
+                    else rpc_error(None, code, msg), out.write)
 
 
 def _allowed(srv, value, origin):
@@ -399,7 +399,7 @@ def _request(srv, req, out):
     if params is None:
         params = {}
     if method is not None and rid is not None and not isinstance(params, dict):
-        out.message(_error(rid, -32602, "params must be an object"))
+        out.message(rpc_error(rid, -32602, "params must be an object"))
         return False
     if method == "initialize" and rid is not None:
         return _initialize(srv, rid, params, out)
@@ -425,7 +425,7 @@ def _request(srv, req, out):
     elif method == "logging/setLevel":
         lv = params.get("level")
         if lv not in LEVELS:
-            out.message(_error(rid, -32602, "level must be one of: " + ", ".join(LEVELS)))
+            out.message(rpc_error(rid, -32602, "level must be one of: " + ", ".join(LEVELS)))
         else:
             s[2] = LEVELS.index(lv)
             out.message({"jsonrpc": "2.0", "id": rid, "result": {}})
@@ -433,7 +433,7 @@ def _request(srv, req, out):
         from mcpserver import resources
         resources.resources(srv, method, rid, params, out)
     else:
-        out.message(_error(rid, -32601, "Method not found: " + method))
+        out.message(rpc_error(rid, -32601, "Method not found: " + method))
     return False
 
 
@@ -526,14 +526,14 @@ def _call(srv, s, rid, params, out):
     if spec is None or not exposed(spec):
         hint = "" if spec is None or not tools.name_ok(name) else \
             " (the board's owner can allow it: set mcp.serve.allow %s)" % name
-        return out.message(_error(rid, -32602, "Unknown tool: %s%s" % (name, hint)))
+        return out.message(rpc_error(rid, -32602, "Unknown tool: %s%s" % (name, hint)))
     args = params.get("arguments")
     try:
         line = tools.line(spec, {} if args is None else args)
         no = tools.refused(spec, line)
         change = tools.writes(spec, shell.parse(spec, line[len(name):]))
     except (ValueError, shell.UsageError) as e:
-        return out.message(_error(rid, -32602, "%s: %s (usage: %s)" % (name, e, spec["usage"])))
+        return out.message(rpc_error(rid, -32602, "%s: %s (usage: %s)" % (name, e, spec["usage"])))
     if no is None and change and not allowed(spec):
         no = "%s: this call changes the board; its owner can allow it: set mcp.serve.allow %s" % (
             name, name)
@@ -650,7 +650,7 @@ def _note(client, line, how):
 
 
 class Ctx:
-    """The call being served (mcpserver._ctx while it runs): its output,
+    """The call being served (mcpserver.call_served while it runs): its output,
     the first mcpserver.OUTPUT bytes (the server's one buffer), sent on as log messages when the client
     asked for them; the content items a script adds; progress and
     requests to the client on the call's event stream."""
@@ -670,17 +670,14 @@ class Ctx:
         """Run the command line from / with its output kept here -> True
         when it failed."""
         import mcpserver
-        saved = shell.cwd()
-        shell._cwd = "/"
-        mcpserver._ctx = self
+        mcpserver.call_served = self
         try:
             failed = shell.run_captured(line, self.put)
         except (Exception, KeyboardInterrupt, SystemExit) as e:
-            self.put("\n%s" % shell._oneline(e))      # exit, py: the console stays
+            self.put("\n%s" % shell.oneline(e))      # exit, py: the console stays
             failed = True
         finally:
-            mcpserver._ctx = None
-            shell._cwd = saved
+            mcpserver.call_served = None
         self.log(True)
         return failed
 

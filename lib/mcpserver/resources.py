@@ -115,7 +115,7 @@ def resources(srv, method, rid, params, out):
         try:
             skip = int(c) if c is not None else 0
         except (ValueError, TypeError):
-            return out.message(h._error(rid, -32602, "bad cursor"))
+            return out.message(h.rpc_error(rid, -32602, "bad cursor"))
         n = 0       # a counting pass: is there a page after this one?
         for _ in _listing():
             n += 1
@@ -137,11 +137,11 @@ def resources(srv, method, rid, params, out):
     if method == "resources/templates/list":
         return out.message({"jsonrpc": "2.0", "id": rid, "result": {"resourceTemplates": []}})
     if method != "resources/read":
-        return out.message(h._error(rid, -32601, "Method not found: " + method))
+        return out.message(h.rpc_error(rid, -32601, "Method not found: " + method))
     uri = params.get("uri")
     if not isinstance(uri, str):
-        return out.message(h._error(rid, -32602, "uri needed"))
-    missing = h._error(rid, -32002, "Resource not found: " + uri)
+        return out.message(h.rpc_error(rid, -32602, "uri needed"))
+    missing = h.rpc_error(rid, -32002, "Resource not found: " + uri)
     if uri == STATE:
         return out.message({"jsonrpc": "2.0", "id": rid, "result": {"contents": [{
             "uri": uri, "mimeType": "application/json",
@@ -153,18 +153,18 @@ def resources(srv, method, rid, params, out):
         if n is None or store.is_dir(host) or shell.private(p) or p.endswith(".tmp"):
             return out.message(missing)
         if n > _MAX_READ:
-            return out.message(h._error(rid, -32602, "%s: %d bytes, over the %d a read "
+            return out.message(h.rpc_error(rid, -32602, "%s: %d bytes, over the %d a read "
                                              "may give" % (p, n, _MAX_READ)))
         kind = _kind(host)
         if kind is None:
-            return out.message(h._error(rid, -32002, "%s holds a secret of the board" % p))
+            return out.message(h.rpc_error(rid, -32002, "%s holds a secret of the board" % p))
         return _send_file(rid, uri, host, _mime(p) if kind else "application/octet-stream",
                           kind, out)
     for u, spec, d in _scripts():
         if u == uri:
             ctx = h.Ctx(srv, [None, 0, 99, "", 0], out, None)
             if ctx.run(spec["name"]):
-                return out.message(h._error(rid, -32603, "%s failed: see the board's "
+                return out.message(h.rpc_error(rid, -32603, "%s failed: see the board's "
                                                          "console (run %s)" % (uri, spec["name"])))
             w = out.write
             out.begin()

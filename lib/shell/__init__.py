@@ -6,7 +6,7 @@
 REGISTRY CONTRACT (read by help, `help CMD`, the ? helper, Tab completion,
 the local tool catalogue, and the ai/mcp command modules):
 
-  Each command is declared ONCE, in _TABLE below, and seen as a spec dict:
+  Each command is declared ONCE, in TABLE below, and seen as a spec dict:
     {"name": "ls", "desc": "one line", "usage": "ls [PATH]",
      "args": (ARG, ...), "tags": ("files",),
      "module": "shell.builtins", "func": "ls",
@@ -78,7 +78,7 @@ mapping and its guardrails are shell/tools.py, shared with the MCP server;
 a chat offers them through ai.run(local=...), a line at a time);
 shell.capture(line) -> a command's output as text;
 shell.run_captured(line, sink) -> True when the command failed, its output
-given to sink(piece) instead of the console.
+given to sink(piece) instead of the console (both run it from /).
 """
 import sys
 import os
@@ -97,7 +97,7 @@ BOARD = MICROPYTHON and sys.platform not in ("linux", "darwin")    # not the uni
 # it), empty for shell.builtins (the function named like the command);
 # subs: "NAME ARGS...=desc" joined by ";".
 # Strings, not nested tuples: a fraction of the flash; _spec() expands one.
-_TABLE = (
+TABLE = (
     "help~list commands, or show one command's usage~~cmd:cmd:?"
     "~system help",
     "?~ask the machine in plain English (files, commands, tasks, memory)"
@@ -186,7 +186,7 @@ class Leave(Exception):
 
 _tty = None
 cooked = [False]    # a host terminal turns "\n" into "\r\n" (shell/hostterm.py)
-_capture = None     # while a command runs as a tool: sink(piece) takes its output
+capturing = None     # while a command runs as a tool: sink(piece) takes its output
 _failed = [False]   # an error line was printed (run_captured's verdict)
 _MAX_CAPTURE = const(4000)  # characters of a command's output returned to a model
 
@@ -195,7 +195,7 @@ def tty():
     """True when the console is a raw terminal: we echo input ourselves,
     write "\r\n" and may use escape codes. False for a pipe."""
     global _tty
-    if _capture is not None:
+    if capturing is not None:
         return False
     if _tty is None:    # the board's UART / USB console is one
         _tty = BOARD or os.getenv("ANTOS_TTY") == "1"
@@ -211,8 +211,8 @@ def _put(s):
     """Write s to the console as is; "\n" -> "\r\n" on a raw terminal."""
     if not s:
         return
-    if _capture is not None:
-        _capture(s)
+    if capturing is not None:
+        capturing(s)
         return
     if tty() and not cooked[0]:
         s = s.replace("\r\n", "\n").replace("\n", "\r\n")
@@ -426,7 +426,7 @@ def _args(ws):
 
 
 def _spec(t):
-    """The spec dict of a _TABLE row."""
+    """The spec dict of a TABLE row."""
     f = t.split("~") + ["", "", ""]
     subs = None
     if f[6]:
@@ -603,7 +603,7 @@ def commands(tag=None):
 
 def names():
     """All command names (for completion): built-ins, then /bin scripts."""
-    r = [t[:t.find("~")] for t in _TABLE]
+    r = [t[:t.find("~")] for t in TABLE]
     try:
         bins = os.listdir(store.path("bin"))
     except OSError:
@@ -615,7 +615,7 @@ def names():
 
 
 def find(name):
-    for t in _TABLE:
+    for t in TABLE:
         if t[:t.find("~")] == name:
             return _spec(t)
     if name and "/" not in name and not name.startswith("."):
@@ -751,18 +751,20 @@ def capture(line, status=False):
 
 
 def run_captured(line, sink):
-    """Run a command line with its output (plain text, no escape codes)
+    """Run a command line from / (a model or an MCP client names its
+    paths from the root) with its output (plain text, no escape codes)
     given to sink(piece) instead of the console. -> True when it failed
     (it printed an error line)."""
-    global _capture
-    saved = _capture, _failed[0]
-    _capture = sink
+    global capturing, _cwd
+    saved = capturing, _failed[0], _cwd
+    capturing = sink
     _failed[0] = False
+    _cwd = "/"
     try:
         dispatch(line)
         return _failed[0]
     finally:
-        _capture, _failed[0] = saved
+        capturing, _failed[0], _cwd = saved
 
 
 # ---- tasks (ps) ----------------------------------------------------------
@@ -785,7 +787,7 @@ def tasks():
 
 # ---- dispatch -------------------------------------------------------------
 
-def _oneline(e):
+def oneline(e):
     """An exception as one line a person can read (no traceback)."""
     if isinstance(e, OSError):
         code = e.args[0] if e.args else None
@@ -893,7 +895,7 @@ def run_script(p, args, func=None):
         raise
     except Exception as e:
         from shell import script
-        raise Error(script.where(e, p) + _oneline(e))
+        raise Error(script.where(e, p) + oneline(e))
     finally:
         sys.argv[:] = argv
 
@@ -927,7 +929,7 @@ def dispatch(line):
         try:
             _call({"module": "shell.script", "func": "unknown"}, [name])
         except Exception as e:
-            err("%s: %s" % (name, _oneline(e)))
+            err("%s: %s" % (name, oneline(e)))
         return
     t = _task(line if len(line) <= 40 else line[:37] + "...")
     # the GC collects early while the command runs (a quarter of what is
@@ -953,7 +955,7 @@ def dispatch(line):
     except (SystemExit, Leave):
         raise
     except Exception as e:  # one line, never a traceback
-        err("%s: %s" % (name, _oneline(e)))
+        err("%s: %s" % (name, oneline(e)))
     finally:
         loosen(gc_was)
         _tasks.remove(t)

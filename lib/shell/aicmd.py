@@ -129,7 +129,7 @@ def _check_use(use):
         raise shell.UsageError("a use-type is 1 to 16 letters, digits, - or _")
 
 
-def _short(text, width=_LINE):
+def short(text, width=_LINE):
     text = (text or "").replace("\r", " ").replace("\n", " ").strip()
     return text if len(text) <= width else text[:width - 3] + "..."
 
@@ -146,11 +146,11 @@ def _tool_line(name, args=None, text=None, bad=False):
                 args = jsonstream.dumps(jsonstream.loads(args))
             except (jsonstream.JSONError, ValueError):
                 pass
-        out("  -> %s %s" % (name, _short(args, 48)), shell.DIM)
+        out("  -> %s %s" % (name, short(args, 48)), shell.DIM)
     elif bad:
-        shell.err("  x " + _short(text, _LINE - 4))    # red, like an error
+        shell.err("  x " + short(text, _LINE - 4))    # red, like an error
     else:
-        out("  <- " + _short(text, _LINE - 5), shell.DIM)
+        out("  <- " + short(text, _LINE - 5), shell.DIM)
 
 
 # -- chat ---------------------------------------------------------------------
@@ -174,7 +174,7 @@ def chat(ai, use, question, model=None):
         args = call.get("args") or "{}"
         if mode == "never":
             out("  tool %s %s refused (ai.tools.approve = never)" % (
-                name, _short(args, 48)), shell.DIM)
+                name, short(args, 48)), shell.DIM)
             return False
         reads = call.get("board") and call["annotations"]["readOnlyHint"]
         if reads or mode == "always" and not call.get("board"):
@@ -297,7 +297,7 @@ def tools_list():
 def _tool_row(d, origin):
     shell.write("%-24s " % d["name"])
     out("(" + origin + ")", shell.DIM)
-    desc = _short(d.get("description"), _LINE - 4)
+    desc = short(d.get("description"), _LINE - 4)
     if desc:
         out("    " + desc)
 

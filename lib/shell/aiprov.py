@@ -15,7 +15,7 @@ the console's sanitizer like any outside text.
 import shell
 from shell import out, Error, count as _n
 from shell import term
-from shell.aicmd import _short
+from shell.aicmd import short
 import store
 from compat import const, sleep_ms, ticks_ms, ticks_diff
 
@@ -218,7 +218,7 @@ def wizard(use):
             out("nothing changed")
             return
     else:
-        out("test: %s replied '%s' in %d ms" % (model, _short(reply, 40), ms))
+        out("test: %s replied '%s' in %d ms" % (model, short(reply, 40), ms))
         # Ask once with a tool offered: native tool calling, or the text
         # fallback when the provider refuses tools (None: unknown).
         o["tools"] = [{"name": "ping", "description": "Answers pong. Call it when asked to.",
@@ -232,11 +232,11 @@ def wizard(use):
             low = err.lower()
             if " 400" in err or " 422" in err or "tool" in low or "function" in low:
                 out("tools: no native tool calling (%s); using the text fallback"
-                    % _short(err, 60))
+                    % short(err, 60))
                 level = "text-fallback"
             else:
                 shell.err("tools: could not probe (%s); the catalogue default applies"
-                          % _short(err, 60))
+                          % short(err, 60))
                 level = None
         else:
             out("tools: native (the model answered without calling the probe tool)")

@@ -112,12 +112,7 @@ def _runner(spec, lv):
         if lv != "all" and writes(spec, ws):
             raise ValueError("the board's owner lets models read only (ai.tools.local = %s; "
                              "all lets them change things, each call asked)" % lv)
-        saved = shell.cwd()
-        shell._cwd = "/"
-        try:
-            text, failed = shell.capture(cmd, True)
-        finally:
-            shell._cwd = saved
+        text, failed = shell.capture(cmd, True)
         if failed:
             raise ValueError(text)
         return text

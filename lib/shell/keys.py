@@ -40,6 +40,7 @@ ai.USE.max_reply int:64-1048576 longest reply kept, in characters (131072 at the
 ai.USE.label text a note shown beside the provider (banner, ai config, ai status): make demo sets one
 ai.history.bytes int:1024-1048576 bytes of a conversation kept (16384)
 ai.history.turns int:1-1000 turns of a conversation kept (20)
+ai.max_tool_result int:256-1048576 bytes of a tool result a chat keeps; it goes through flash (16384)
 ai.tools.approve ask|always|never tool calls of a chat: ask first, run, refuse
 ai.tools.local off|read|all the board's commands as a chat's tools: none, read-only (default), all (changes asked)
 mcp.NAME.url url the server's URL (mcp add)
@@ -60,7 +61,7 @@ mcp.NAME.reg_id text OAuth: the dynamic registration's client ID
 mcp.NAME.reg_secret secret OAuth: its secret
 mcp.NAME.reg_auth text OAuth: its token endpoint authentication
 mcp.deadline int:1-86400 seconds of one MCP operation (300)
-mcp.max_result int:256-1048576 bytes of a tool result kept (the board's: 8192 on ANTOS_ESP32, else 16384)
+mcp.max_result int:256-1048576 bytes of a result mcp.call and mcp.read give a program as a str (16384)
 mcp.client_url url OAuth client ID metadata document (https)
 mcp.serve.port int:1-65535 port of mcp serve (8765)
 mcp.serve.bind text address mcp serve listens on

@@ -126,19 +126,7 @@ def _login(name):
         name, (", scope " + info["scope"]) if info["scope"] else "", until))
 
 
-def _params(schema):
-    """Argument names of a tool, required ones first, optional ones with "?"."""
-    if not isinstance(schema, dict):
-        return ""
-    props = schema.get("properties")
-    if not isinstance(props, dict):
-        return ""
-    req = schema.get("required")
-    req = [r for r in req if r in props] if isinstance(req, list) else []
-    return ", ".join(req + [k + "?" for k in sorted(props) if k not in req])
-
-
-def _with(name, fn, *args):
+def with_session(name, fn, *args):
     """fn(conn, *args) on a fresh session with server `name`."""
     conn, err = mcp.connect_named(name)
     if err:
@@ -149,9 +137,9 @@ def _with(name, fn, *args):
         mcp.close(conn)
 
 
-def _session(name, doing, fn, *args):
-    """_with() with a spinner shown."""
-    return term.busy(doing + " ...", _with, name, fn, *args)
+def busy_session(name, doing, fn, *args):
+    """with_session() with a spinner shown."""
+    return term.busy(doing + " ...", with_session, name, fn, *args)
 
 
 def _call(name, tool, text):
@@ -168,7 +156,7 @@ def _call(name, tool, text):
         args = {}
     from compat import ticks_ms, ticks_diff
     t0 = ticks_ms()
-    result, err = _session(name, "calling %s on %s" % (tool, name), mcp.call, tool, args)
+    result, err = busy_session(name, "calling %s on %s" % (tool, name), mcp.call, tool, args)
     if err:
         raise Error(err)
     from shell import mcplist

@@ -14,6 +14,18 @@ _MAX_SHOW = const(4000)     # characters of a result printed
 _SECRET_MAX = const(2048)   # characters past the cut scrubbed (a secret across it)
 
 
+def _params(schema):
+    """Argument names of a tool, required ones first, optional ones with "?"."""
+    if not isinstance(schema, dict):
+        return ""
+    props = schema.get("properties")
+    if not isinstance(props, dict):
+        return ""
+    req = schema.get("required")
+    req = [r for r in req if r in props] if isinstance(req, list) else []
+    return ", ".join(req + [k + "?" for k in sorted(props) if k not in req])
+
+
 def uncache(name, then):
     """The tools of server name leave the tools cache (the chat's)."""
     from ai.tools import tools_cache_drop
@@ -39,7 +51,7 @@ def tools(name):
 
     def show(t):
         spin.stop()
-        out("%s(%s)" % (t["name"], mcpcmd._params(t.get("parameters"))))
+        out("%s(%s)" % (t["name"], _params(t.get("parameters"))))
         a = t.get("annotations") or {}
         hints = [w for k, w in (("readOnlyHint", "read-only"),
                                 ("destructiveHint", "destructive")) if a.get(k) is True]
@@ -59,7 +71,7 @@ def tools(name):
             res = mcp.resources(conn, lambda r: None)[0] or 0
         return n, err, conn.hidden, res
     try:
-        n, err, hidden, res = mcpcmd._with(name, listing)
+        n, err, hidden, res = mcpcmd.with_session(name, listing)
     finally:
         spin.stop()
     if err:
@@ -86,7 +98,7 @@ def resources(name):
         if d:
             out("    " + d, shell.DIM)
     try:
-        n, err = mcpcmd._with(name, mcp.resources, show)
+        n, err = mcpcmd.with_session(name, mcp.resources, show)
     finally:
         spin.stop()
     if err:
@@ -95,7 +107,7 @@ def resources(name):
 
 
 def read(name, uri):
-    text, err = mcpcmd._session(name, "reading %s on %s" % (uri, name), mcp.read, uri)
+    text, err = mcpcmd.busy_session(name, "reading %s on %s" % (uri, name), mcp.read, uri)
     if err:
         raise Error(err)
     show(text)

@@ -52,7 +52,7 @@ def why(p):
         return None
     if isinstance(e, ValueError) and e.args and isinstance(e.args[0], int):
         return WHY[e.args[0]]
-    return "its SPEC: " + shell._oneline(e)
+    return "its SPEC: " + shell.oneline(e)
 
 
 def _bin(name):
@@ -74,7 +74,7 @@ def shadowed(args):
         bins = os.listdir(store.path("bin"))
     except OSError:
         return
-    for t in shell._TABLE:
+    for t in shell.TABLE:
         n = t[:t.find("~")]
         if n + ".py" in bins:
             shell.out("/bin/%s.py is not a command: the built-in %s has that name "

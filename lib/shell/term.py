@@ -103,7 +103,7 @@ def ask_width():
     the report like any escape sequence (never as typed text) while it is
     awaited. A terminal that does not answer leaves 80."""
     global _asked
-    if tty() and shell._capture is None:
+    if tty() and shell.capturing is None:
         _asked = True
         raw("\r\x1b[999C\x1b[6n\r")
 
@@ -353,7 +353,7 @@ def readline(prompt, history=None, complete=None, mask=None, style=None, serve=F
     console's prompt): the MCP server is served while it waits. A command
     run as a tool (output captured) gets None: nobody is there to type.
     A line that carries a secret (secret()) is not kept in history."""
-    if shell._capture is not None:
+    if shell.capturing is not None:
         return None
     if not tty():
         return _plain_line(prompt, serve, mask)
@@ -687,7 +687,7 @@ def ask(prompt, choices="yn", default=None):
     there is one). Ctrl-C raises KeyboardInterrupt; the end of input gives
     default (None when there is none), and so does a command run as a tool
     (a remote caller never answers the console's questions)."""
-    if shell._capture is not None:
+    if shell.capturing is not None:
         return default
     drain()
     while True:

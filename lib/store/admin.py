@@ -3,19 +3,18 @@ deleted and read again, a URL's secrets masked, a file truncated. Imported
 on first use (store's __getattr__ finds store.items() and the rest here):
 a chat needs none of it."""
 import store
-from store import _load, copy, is_secret, keys, mask, set, write_atomic
+from store import copy, get, is_secret, keys, mask, set, write_atomic
 
 _CRED = "auth"      # also masked in a URL query: auth=, authorization=
 
 
 def reload():
     """Forget the cached settings (read the file again on next access)."""
-    store._settings = None
+    store.set_root(store.root())
 
 
 def items(prefix=""):
-    s = _load()
-    return [(k, s[k]) for k in keys(prefix)]
+    return [(k, get(k)) for k in keys(prefix)]
 
 
 def display(key, value):

@@ -5,7 +5,7 @@ not pay for it."""
 import jsonstream
 from jsonstream import Stream
 from ai.errors import Head
-from ai.styles.gemini import MAX_ERROR, _str
+from ai.styles import MAX_ERROR, wire
 
 HTTP_TEXT = {400: "bad request", 401: "unauthorized", 403: "permission denied",
              404: "not found", 429: "too many requests",
@@ -61,7 +61,7 @@ def error_info(status, body, headers):
     except Exception:  # garbage, a cut body, a reset: quote what came
         msg = first_line("".join(st["msg"]).strip()) or head.line(MAX_ERROR)
     if not msg:
-        msg = _str(st["status"] or HTTP_TEXT.get(status, ""))
+        msg = wire(st["status"] or HTTP_TEXT.get(status, ""))
     s = st["status"]
     kind = None
     if "API_KEY_INVALID" in st["reasons"] or status in (401, 403) or \

@@ -71,7 +71,7 @@ Copilot (quirk vision_request): Copilot-Vision-Request: true on a request
 with a picture.
 """
 import jsonstream
-from ai.styles import HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str, tokens
+from ai.styles import HELD, Out, StyleError, output, reply as _reply, as_str, tokens
 from ai.styles.oai import bearer_headers, effort, tool_output, __getattr__  # noqa: F401
 from compat import const
 
@@ -282,7 +282,8 @@ class _Reader:
             c[2].add(args)
 
     def raise_error(self):
-        raise StyleError(_error_text(self.error) or "error in reply")
+        from ai.styles import openai_errors
+        raise StyleError(openai_errors.error_text(self.error) or "error in reply")
 
     def reply(self):
         if self.error is not None:
@@ -366,54 +367,4 @@ def read_stream(cfg, events, out):
         _select(r, ev, rules, buf)
         if r.error is not None:
             r.raise_error()
-
-
-# ---------------------------------------------------------------- errors
-
-def _error_text(err):
-    """Message text from an error value: a dict with message/code/type, or
-    a string."""
-    if isinstance(err, dict):
-        msg = err.get("message")
-        if not isinstance(msg, str) or not msg:
-            msg = err.get("code") or err.get("type") or ""
-            msg = msg if isinstance(msg, str) else ""
-        return _clip(msg)
-    if isinstance(err, str):
-        return _clip(err)
-    return ""
-
-
-def _clip(s):
-    s = " ".join(s.split())
-    if len(s) > MAX_ERROR:
-        s = s[:MAX_ERROR - 3] + "..."
-    return s
-
-
-def _try_again(msg):
-    """Seconds from "... try again in 1.5s" / "in 20ms" / "in 2m3.5s"."""
-    i = msg.find("try again in ")
-    if i < 0:
-        return None
-    s = msg[i + 13:]
-    total = 0.0
-    num = ""
-    seen = False
-    j = 0
-    while j < len(s):
-        ch = s[j]
-        if ch.isdigit() or ch == ".":
-            num += ch
-        elif num and s[j:j + 2] == "ms":
-            total += float(num) / 1000
-            num, seen = "", True
-            j += 1
-        elif num and ch in "hms":
-            total += float(num) * (3600 if ch == "h" else 60 if ch == "m" else 1)
-            num, seen = "", True
-        else:
-            break
-        j += 1
-    return total if seen else None
 

@@ -1,11 +1,58 @@
 """The error replies of the two OpenAI styles (the wire format is in
-openai.py): an error body's message, retry hint and kind, and the message
-of a stream's `error` event. Imported on the first error, so a chat round
-does not pay for it."""
+openai.py): an error body's message, retry hint and kind, the message of
+a stream's `error` event and of an error in a reply. Imported on the first
+error, so a chat round does not pay for it."""
 import jsonstream
 from ai.errors import Head
 from ai.styles import MAX_ERROR
-from ai.styles.openai import _clip, _try_again
+
+
+def error_text(err):
+    """Message text from an error value in a reply: a dict with
+    message/code/type, or a string."""
+    if isinstance(err, dict):
+        msg = err.get("message")
+        if not isinstance(msg, str) or not msg:
+            msg = err.get("code") or err.get("type") or ""
+            msg = msg if isinstance(msg, str) else ""
+        return _clip(msg)
+    if isinstance(err, str):
+        return _clip(err)
+    return ""
+
+
+def _clip(s):
+    s = " ".join(s.split())
+    if len(s) > MAX_ERROR:
+        s = s[:MAX_ERROR - 3] + "..."
+    return s
+
+
+def _try_again(msg):
+    """Seconds from "... try again in 1.5s" / "in 20ms" / "in 2m3.5s"."""
+    i = msg.find("try again in ")
+    if i < 0:
+        return None
+    s = msg[i + 13:]
+    total = 0.0
+    num = ""
+    seen = False
+    j = 0
+    while j < len(s):
+        ch = s[j]
+        if ch.isdigit() or ch == ".":
+            num += ch
+        elif num and s[j:j + 2] == "ms":
+            total += float(num) / 1000
+            num, seen = "", True
+            j += 1
+        elif num and ch in "hms":
+            total += float(num) * (3600 if ch == "h" else 60 if ch == "m" else 1)
+            num, seen = "", True
+        else:
+            break
+        j += 1
+    return total if seen else None
 
 
 def _clip_string(p):

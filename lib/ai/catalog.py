@@ -137,7 +137,8 @@ gemini * minimal low medium high | ai.google.dev/gemini-api/docs/thinking: Gemin
 # (OpenAI: developers.openai.com/api/docs/guides/images-vision and
 # .../guides/pdf-files; Anthropic: docs.claude.com/en/docs/build-with-claude/vision
 # and .../pdf-support)
-FILES = """openai * jpeg,png,gif,webp,pdf 20971520 52428800 | OpenAI images-vision guide: PNG, JPEG, WEBP, non-animated GIF, 50 MB of payload a request (20 MB an image); PDF as a file input
+FILES = """openai gpt-3.5 - - - | OpenAI models page: GPT-3.5 Turbo takes text only
+openai * jpeg,png,gif,webp,pdf 20971520 52428800 | OpenAI images-vision guide: PNG, JPEG, WEBP, non-animated GIF, 50 MB of payload a request (20 MB an image); PDF as a file input
 groq meta-llama/llama-4 jpeg,png,gif,webp - 4194304 | console.groq.com/docs/vision: the Llama 4 models see images; a request with base64 images up to 4 MB (413 beyond)
 groq * - - - | console.groq.com/docs/vision: no other Groq model takes images
 ollama * ?jpeg,png,webp - - | docs.ollama.com/api/openai-compatibility: /v1 takes base64 image_url of image/jpeg, png, webp only; whether a model sees is its own (api/show capabilities)

@@ -983,3 +983,82 @@ def test_md_pieces_stay_about_a_line_with_a_width():
     r.close()
     assert max(len(w.encode()) for w in writes) <= 600
     assert max(len(x) for x in "".join(writes).split("\n")) <= 79
+
+
+# ---------------------------------------------------------------- files
+
+def test_ai_with_files_at_the_console(console):
+    """ai -f FILE (more than once), completion of its path, /file in the
+    chat mode; the picture reaches the model decoded strictly, the history
+    keeps its reference and ai history shows it; what is refused is said
+    before anything is sent, and the board's private files never go."""
+    import hashlib
+    pic = b"\xff\xd8\xff" + os.urandom(2045)
+    png = b"\x89PNG\r\n\x1a\n" + os.urandom(500)
+    with FakeOpenAI(flavor="ollama", models=["llava"]) as srv:
+        c = console(ollama_settings(srv, **{"ai.general.model": "llava"}))
+        for name, data in (("photo.jpg", pic), ("pics/dot.png", png)):
+            p = os.path.join(c.flash, name)
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            with open(p, "wb") as f:
+                f.write(data)
+        # Tab completes the path after -f
+        c.type("ai -f /ph\t")
+        c.expect_exact("/photo.jpg ")
+        c.type("-f pics/dot.png what are these?\r")
+        c.expect_prompt()
+        assert [hashlib.sha256(f["data"]).digest() for f in srv.files] == [
+            hashlib.sha256(pic).digest(), hashlib.sha256(png).digest()]
+        assert "echo: " in c.text()
+        hist = read_lines(os.path.join(c.flash, "history", "chat.jsonl"))
+        assert [r["path"] for r in hist[0]["files"]] == ["/photo.jpg", "/pics/dot.png"]
+        assert hist[0]["files"][0]["sha"] == hashlib.sha256(pic).hexdigest()[:16]
+        c.clear()
+        c.line("ai history")
+        assert "[file /photo.jpg, 2 KB, image/jpeg]" in c.text()
+        assert "[file /pics/dot.png, 508 bytes, image/png]" in c.text()
+        # refused before any request: private, missing, a folder, no type
+        n = len(srv.requests)
+        with open(os.path.join(c.flash, "blob.bin"), "wb") as f:
+            f.write(bytes(range(256)) * 4)
+        for args, said in (("/settings.json", "/settings.json is private to the board: it is never sent"),
+                           ("/nope.jpg", "/nope.jpg: no such file"),
+                           ("/pics", "/pics is a folder; attach a file"),
+                           ("/blob.bin", "/blob.bin is not a picture (JPEG, PNG, GIF, WebP), a PDF "
+                                         "or UTF-8 text")):
+            c.clear()
+            c.line("ai -f %s hi" % args)
+            assert said in c.flat(), c.text()
+        assert len(srv.requests) == n
+        # the chat mode: /file attaches to the next line only
+        c.type("ai chat\r")
+        c.expect_exact("you> ")
+        c.type("/fi\t")
+        c.expect_exact("/file ")
+        c.type("/pics/d\t")
+        c.expect_exact("dot.png ")
+        c.type("\r")
+        c.expect_exact("you> ")
+        assert "/pics/dot.png (508 bytes) goes with your next line" in c.text()
+        srv.files.clear()
+        c.type("and this one?\r")
+        c.expect_exact("you> ")
+        # the earlier turn's two pictures again, and this line's
+        assert [hashlib.sha256(f["data"]).digest() for f in srv.files] == [
+            hashlib.sha256(pic).digest(), hashlib.sha256(png).digest(), hashlib.sha256(png).digest()]
+        c.type("/exit\r")
+        c.expect_prompt()
+    with FakeOpenAI(flavor="groq", key="gsk-test", models=["llama-3.3-70b-versatile"]) as groq:
+        c.line("set ai.general.provider groq")
+        c.line("set ai.general.base_url " + groq.base_url)
+        c.line("set ai.general.key gsk-test")
+        c.line("set ai.general.model llama-3.3-70b-versatile")
+        c.clear()
+        c.line("ai -new -f /photo.jpg what is it?")
+        assert ("groq: /photo.jpg (image/jpeg, 2 KB): llama-3.3-70b-versatile takes no "
+                "pictures; nothing was sent") in c.flat(), c.text()
+        assert not groq.requests
+        c.clear()
+        c.line("help ai")
+        assert "ai [-u TYPE] [-new] [-f FILE]... QUESTION" in c.flat()
+        assert "files and pictures too: -f FILE" in c.flat()

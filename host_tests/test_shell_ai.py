@@ -34,17 +34,18 @@ class Console:
     """The console in a pty; every byte it writes also goes through a VT100
     emulator so tests can read the screen as a person sees it."""
 
-    def __init__(self, mpy, flash, heap="256K", rows=ROWS, cols=COLS):
+    def __init__(self, mpy, flash, heap="256K", rows=ROWS, cols=COLS, board=None, env=None):
         self.flash = str(flash)
         self.rows, self.cols = rows, cols
         self.screen = pyte.Screen(cols, rows)
         self.stream = pyte.Stream(self.screen)
         self.raw = ""
-        env = dict(os.environ)
+        env = dict(os.environ, **(env or {}))
         env.pop("ANTOS_TTY", None)
         self.child = pexpect.spawn(
             sys.executable, [SIM, "--flash", self.flash, "--heap", heap,
-                             "--lib", os.path.join(mpy.build, "lib")],
+                             "--lib", os.path.join(mpy.build, "lib")]
+            + (["--board", board] if board else []),
             cwd=ROOT, env=env, encoding="utf-8", codec_errors="replace",
             dimensions=(rows, cols), timeout=20)
         self.expect_prompt()
@@ -144,8 +145,10 @@ class Console:
 def console(mpy, tmp_path):
     made = []
 
-    def start(settings=None, heap="256K", files=None, rows=ROWS, cols=COLS):
-        """settings: a dict, or the file's text as is; files: {path: text}."""
+    def start(settings=None, heap="256K", files=None, rows=ROWS, cols=COLS, board=None, env=None):
+        """settings: a dict, or the file's text as is; files: {path: text};
+        board: the board profile (tools/sim.py --board); env: more of the
+        console's environment."""
         flash = tmp_path / "flash"
         flash.mkdir(exist_ok=True)
         if settings is not None:
@@ -155,7 +158,7 @@ def console(mpy, tmp_path):
             p = flash / rel
             p.parent.mkdir(parents=True, exist_ok=True)
             p.write_text(text)
-        c = Console(mpy, flash, heap, rows, cols)
+        c = Console(mpy, flash, heap, rows, cols, board, env)
         made.append(c)
         return c
 

@@ -713,7 +713,8 @@ def test_ai_models(console):
         c = console(ollama_settings(srv, **{"ai.general.model": "m07"}))
         c.line("ai models")
         screen = c.text()
-        assert "ollama: 30 models (* in use)" in screen
+        assert ("ollama: 30 models (* in use); pictures go to any model, the server says "
+                "whether it sees them") in c.flat()
         assert "m07*" in screen and "m29" in screen
         rows = [ln for ln in screen.splitlines() if ln.startswith("m00")]
         assert rows and len(rows[0].split()) > 5          # in columns
@@ -722,9 +723,19 @@ def test_ai_models(console):
         c.line("ai models groq")
         assert ("groq: no API key (the ai.general settings are for ollama; set up groq with: "
                 "ai config)") in c.flat(), c.text()
+    with FakeOpenAI(flavor="groq", key="gsk-test", models=[
+            "llama-3.3-70b-versatile", "meta-llama/llama-4-scout-17b-16e-instruct"]) as groq:
+        c.line("set ai.general.provider groq")
+        c.line("set ai.general.key gsk-test")
+        c.line("set ai.general.base_url " + groq.base_url)
+        c.line("set ai.general.model llama-3.3-70b-versatile")
+        c.clear()
+        c.line("ai models")
+        # the catalogue's vision models marked
+        assert re.search(r"^meta-llama/llama-4-scout\S*\+$", c.text(), re.M), c.text()
+        assert "llama-3.3-70b-versatile*" in c.text() and "versatile*+" not in c.text()
+        assert "groq: 2 models (* in use); + sees pictures" in c.text()
 
-
-# ---------------------------------------------------------------- Ctrl-C
 
 def test_ctrl_c_during_a_streamed_reply(console):
     story = " ".join("word%d" % i for i in range(400))

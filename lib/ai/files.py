@@ -234,6 +234,22 @@ def parts(cfg, m, uri=False):
     return out
 
 
+def sees(provider, model):
+    """What a model takes besides text, for a person (ai status, ai
+    models), from the catalogue: "jpeg, png, gif, webp pictures and PDF",
+    "... if the model sees them" where the server decides, or None."""
+    from ai import catalog
+    t = (catalog.row(catalog.FILES, provider, model) or ("-",))[0]
+    words = [w for w in t.lstrip("?").split(",") if w != "-"]
+    if not words:
+        return None
+    pics = [w for w in words if w != "pdf"]
+    said = "%s pictures" % ", ".join(pics) if pics else ""
+    if "pdf" in words:
+        said += (" and " if said else "") + "PDF"
+    return said + (" if the model sees them" if t[0] == "?" else "")
+
+
 def images(cfg):
     """True when the request carries a picture or a PDF (after its first pass)."""
     f = cfg.get("_files")

@@ -9,7 +9,8 @@ them only (a question does not pay for them):
     ai status
         what each use-type resolves to (ai/config.py): provider, model,
         tools level, the key masked and the setting it comes from, the base
-        URL, a label (ai.<use>.label); a use-type that resolves as general
+        URL, a label (ai.<use>.label), the files the model takes (ai/files.py:
+        the catalogue's); a use-type that resolves as general
         does says so in one line; then the last request (ai.styles.LAST):
         why it failed, or its token usage where the service reported it
 """
@@ -158,6 +159,10 @@ def status():
         out(shell.fold("%-8s %s" % (use, line), 9))
         out(shell.fold("         %s (provider from %s)%s" % (
             where, cfg["sources"].get("provider"), ("; " + label) if label else ""), 9),
+            shell.DIM)
+        from ai.files import sees
+        seen = sees(cfg["provider"], cfg["model"])
+        out(shell.fold("         files: text" + (", " + seen if seen else "; no pictures"), 9),
             shell.DIM)
     if LAST[1] is None:
         return out("last request: none since the console started")

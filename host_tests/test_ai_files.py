@@ -207,20 +207,23 @@ def test_ollama_sends_pictures_to_any_model_and_lets_it_answer(flash):
         srv.stop()
 
 
+# a local tool that hands the model a file, as the board's camera does
+SNAP = {"name": "snap", "description": "take a picture",
+        "parameters": {"type": "object", "properties": {}},
+        "run": lambda args: {"content": "saved /cam.jpg", "files": ["/cam.jpg"]}}
+
+
 @pytest.mark.parametrize("case", STYLES, ids=IDS)
 def test_a_tools_picture_reaches_the_model_in_the_next_request(flash, case):
     """A local tool that returns a file (as the board's camera does): the
     next request carries it as a picture after the tool's result, in the
     style's own place for it; the round after sends it again."""
     put(flash, "/cam.jpg", jpeg(5000))
-    tool = {"name": "snap", "description": "take a picture",
-            "parameters": {"type": "object", "properties": {}},
-            "run": lambda args: {"content": "saved /cam.jpg", "files": ["/cam.jpg"]}}
     srv, o = serve(case)
     try:
         srv.queue(Calls([("snap", {})]), Text("a cat"))
         hist = [{"role": "user", "content": "what do you see?"}]
-        reply, err = ai.run(hist, o, tools=[tool])
+        reply, err = ai.run(hist, o, tools=[SNAP])
         assert err is None and reply == "a cat", err
         got = arrived(srv, 1)
         assert sha(got[0]["data"]) == sha((flash / "cam.jpg").read_bytes())
@@ -237,14 +240,11 @@ def test_a_tools_picture_stays_a_line_for_a_model_that_sees_none(flash):
     put(flash, "/cam.jpg", jpeg(5000))
     case = ("groq", FakeOpenAI, {"flavor": "groq"}, "groq", "llama-3.3-70b-versatile",
             "gsk-test", False)
-    tool = {"name": "snap", "description": "take a picture",
-            "parameters": {"type": "object", "properties": {}},
-            "run": lambda args: {"content": "saved /cam.jpg", "files": ["/cam.jpg"]}}
     srv, o = serve(case)
     try:
         srv.queue(Calls([("snap", {})]), Text("cannot see"))
         hist = [{"role": "user", "content": "what do you see?"}]
-        assert ai.run(hist, o, tools=[tool]) == ("cannot see", None)
+        assert ai.run(hist, o, tools=[SNAP]) == ("cannot see", None)
         assert not srv.files and "files" not in hist[2] and hist[2]["content"] == "saved /cam.jpg"
     finally:
         srv.stop()
@@ -327,11 +327,21 @@ def read_lines(path):
         return [json.loads(x) for x in f]
 
 
+def turn(srv, o, h, msg):
+    """One turn of the conversation h on flash, answered and saved; the
+    strings of its request."""
+    srv.queue(Text("ok"))
+    t = h.turn(msg)
+    reply, err, _ = ai.ask(t, o)
+    assert err is None, err
+    t.commit()
+    return list(strings(srv.last.json))
+
+
 def test_the_history_keeps_references_and_sends_the_file_again_while_unchanged(flash):
     """A turn records path, size, type and hash, never the bytes; later
     turns send the file again while it is unchanged, else its label says
-    it changed or went; a model switched to one that takes no pictures
-    gets the label of an earlier picture, not a refusal."""
+    it changed or went."""
     from ai.history import History
     pic = jpeg(48 * 1024)
     put(flash, "/photo.jpg", pic)
@@ -339,10 +349,7 @@ def test_the_history_keeps_references_and_sends_the_file_again_while_unchanged(f
     srv, o = serve(case, keep=False)
     try:
         h = History("chat")
-        srv.queue(Text("a photo"))
-        t = h.turn({"role": "user", "content": "what is this?", "files": ["/photo.jpg"]})
-        assert ai.ask(t, o)[1] is None
-        t.commit()
+        turn(srv, o, h, {"role": "user", "content": "what is this?", "files": ["/photo.jpg"]})
         lines = read_lines(h.path)
         ref = lines[0]["files"][0]
         assert ref == {"path": "/photo.jpg", "size": len(pic), "type": "image/jpeg",
@@ -350,38 +357,32 @@ def test_the_history_keeps_references_and_sends_the_file_again_while_unchanged(f
         assert list(lines[0])[:2] == ["role", "files"] and os.path.getsize(h.path) < 400
         assert sha(arrived(srv, 1)[0]["data"]) == sha(pic)
 
-        def turn(question):
-            srv.queue(Text("ok"))
-            t = h.turn({"role": "user", "content": question})
-            reply, err, _ = ai.ask(t, o)
-            assert err is None, err
-            t.commit()
-            return list(strings(srv.last.json))
-        turn("and now?")
+        def again(question):
+            return turn(srv, o, h, {"role": "user", "content": question})
+        again("and now?")
         assert len(arrived(srv, 2)) == 2                        # sent again, unchanged
         put(flash, "/photo.jpg", jpeg(48 * 1024))              # changed (same size)
-        s = turn("again?")
+        s = again("again?")
         assert "[file /photo.jpg: changed or gone]" in s and len(srv.files) == 2
         put(flash, "/photo.jpg", pic)                          # back as it was
-        turn("once more?")
+        again("once more?")
         assert len(srv.files) == 3
         os.remove(flash / "photo.jpg")
-        assert "[file /photo.jpg: changed or gone]" in turn("gone?")
+        assert "[file /photo.jpg: changed or gone]" in again("gone?")
     finally:
         srv.stop()
 
 
 def test_a_model_that_sees_no_pictures_gets_an_earlier_ones_label(flash):
+    """A model switched to one that takes no pictures: a new picture is
+    refused, an earlier turn's is its label (not sent, and why)."""
     from ai.history import History
     put(flash, "/photo.jpg", jpeg(2000))
     seeing = STYLES[1]      # groq's vision model, then its text model
     srv, o = serve(seeing, keep=False)
     try:
         h = History("chat")
-        srv.queue(Text("a photo"))
-        t = h.turn({"role": "user", "content": "what is this?", "files": ["/photo.jpg"]})
-        assert ai.ask(t, o)[1] is None
-        t.commit()
+        turn(srv, o, h, {"role": "user", "content": "what is this?", "files": ["/photo.jpg"]})
         o["model"] = "llama-3.3-70b-versatile"
         srv.model_ids.append("llama-3.3-70b-versatile")
         # a new picture for it is refused, nothing sent ...
@@ -392,11 +393,8 @@ def test_a_model_that_sees_no_pictures_gets_an_earlier_ones_label(flash):
         assert len(srv.requests) == n
         t.drop()
         # ... the earlier one is its label
-        srv.queue(Text("ok"))
-        t = h.turn({"role": "user", "content": "what was it?"})
-        assert ai.ask(t, o)[1] is None
         assert ("[file /photo.jpg, 2 KB, image/jpeg: not sent, llama-3.3-70b-versatile takes "
-                "no pictures]") in list(strings(srv.last.json))
+                "no pictures]") in turn(srv, o, h, {"role": "user", "content": "what was it?"})
         assert len(srv.files) == 1
     finally:
         srv.stop()

@@ -875,18 +875,18 @@ def test_filestr_micropython_same_bytes_and_flat_heap(mpy, tmp_path):
         value = ["user", js.FileStr(str(f), n, "data:image/jpeg;base64," if mode == "b64" else "",
                                     mode == "text")]
         want = js.dumps(value).encode()
-        r = mpy.run("js_filestr", heap="16K", args=[f, mode, n])
+        r = mpy.run("js_rawfile", heap="16K", args=[f, mode, n])
         assert r.rc == 0, r
-        got, b1, b2, piece, digest = r.out.split("filestr: ")[1].split()
+        got, b1, b2, piece, digest = r.out.split("rawfile: ")[1].split()
         assert int(got) == int(b1) == int(b2) == len(want), (mode, n)
         assert int(piece) <= 1024 and digest == hashlib.sha256(want).hexdigest(), (mode, n)
         if n in (2048, 300 * 1024):
-            working[n] = sorted(mpy.working("js_filestr", heap="16K", args=[f, mode, n]).working
+            working[n] = sorted(mpy.working("js_rawfile", heap="16K", args=[f, mode, n]).working
                                 for _ in range(3))[1]
     print("FileStr base64 under a 16K heap: working heap %r" % working)
     assert abs(working[300 * 1024] - working[2048]) < 1024, working
-    r = mpy.run("js_filestr", heap="16K", args=[f, "text", n + 3])
-    assert r.rc == 0 and "filestr: JSONError JSON: %s ends before byte %d" % (f, n + 3) in r.out, r
+    r = mpy.run("js_rawfile", heap="16K", args=[f, "text", n + 3])
+    assert r.rc == 0 and "rawfile: JSONError JSON: %s ends before byte %d" % (f, n + 3) in r.out, r
 
 
 def test_dump_big_string_pieces_bounded():

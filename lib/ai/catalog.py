@@ -137,21 +137,21 @@ gemini * minimal low medium high | ai.google.dev/gemini-api/docs/thinking: Gemin
 # (OpenAI: developers.openai.com/api/docs/guides/images-vision and
 # .../guides/pdf-files; Anthropic: docs.claude.com/en/docs/build-with-claude/vision
 # and .../pdf-support)
-FILES = """openai gpt-3.5 - - - | OpenAI models page: GPT-3.5 Turbo takes text only
-openai * jpeg,png,gif,webp,pdf 20971520 52428800 | OpenAI images-vision guide: PNG, JPEG, WEBP, non-animated GIF, 50 MB of payload a request (20 MB an image); PDF as a file input
-groq meta-llama/llama-4 jpeg,png,gif,webp - 4194304 | console.groq.com/docs/vision: the Llama 4 models see images; a request with base64 images up to 4 MB (413 beyond)
-groq * - - - | console.groq.com/docs/vision: no other Groq model takes images
-ollama * ?jpeg,png,webp - - | docs.ollama.com/api/openai-compatibility: /v1 takes base64 image_url of image/jpeg, png, webp only; whether a model sees is its own (api/show capabilities)
-kimi moonshot-v1-8k-vision jpeg,png,webp - - | platform.kimi.ai/docs/guide/use-kimi-vision-model: the vision models take base64 image_url (JPEG, PNG, WebP)
-kimi moonshot-v1-32k-vision jpeg,png,webp - - | platform.kimi.ai/docs/guide/use-kimi-vision-model
-kimi moonshot-v1-128k-vision jpeg,png,webp - - | platform.kimi.ai/docs/guide/use-kimi-vision-model
-kimi kimi-k2.5 jpeg,png,webp - - | platform.kimi.ai/docs/guide/use-kimi-vision-model: kimi-k2.5 sees images
-kimi kimi-k2.6 jpeg,png,webp - - | Kimi K2.6 model card: text, image or video input
-kimi kimi-k2.7 jpeg,png,webp - - | Kimi K2.7 model card: text, image or video input
-kimi * - - - | platform.kimi.ai/docs/guide/use-kimi-vision-model: other Kimi models read text only
-gemini * jpeg,png,webp,pdf - 20971520 | ai.google.dev/gemini-api/docs/image-understanding: PNG, JPEG, WEBP, HEIC, HEIF inline; a request with inline data up to 20 MB; PDF inline the same way
-anthropic * jpeg,png,gif,webp,pdf 5242880 33554432 | Anthropic vision guide: JPEG, PNG, GIF, WebP, 5 MB an image as sent, 32 MB a request; PDF as a document block
-copilot * ?jpeg,png,gif,webp - - | the Copilot API's models list says per model (capabilities.supports.vision); a request with pictures carries Copilot-Vision-Request: true (CopilotChat.nvim)"""
+FILES = """openai gpt-3.5 - - - | OpenAI models page: text only
+openai * jpeg,png,gif,webp,pdf 20971520 52428800 | OpenAI images-vision guide (50 MB a request), pdf-files guide
+groq meta-llama/llama-4 jpeg,png,gif,webp - 4194304 | console.groq.com/docs/vision: base64 requests up to 4 MB
+groq * - - - | console.groq.com/docs/vision: only Llama 4 sees
+ollama * ?jpeg,png,webp - - | docs.ollama.com/api/openai-compatibility: base64 jpeg, png, webp
+kimi moonshot-v1-8k-vision jpeg,png,webp - - | platform.kimi.ai/docs/guide/use-kimi-vision-model
+kimi moonshot-v1-32k-vision jpeg,png,webp - - | (the same)
+kimi moonshot-v1-128k-vision jpeg,png,webp - - | (the same)
+kimi kimi-k2.5 jpeg,png,webp - - | (the same)
+kimi kimi-k2.6 jpeg,png,webp - - | Kimi K2.6 model card: image input
+kimi kimi-k2.7 jpeg,png,webp - - | Kimi K2.7 model card: image input
+kimi * - - - | platform.kimi.ai/docs/guide/use-kimi-vision-model: others text only
+gemini * jpeg,png,webp,pdf - 20971520 | ai.google.dev/gemini-api/docs/image-understanding: 20 MB inline
+anthropic * jpeg,png,gif,webp,pdf 5242880 33554432 | Anthropic vision guide: 5 MB an image, 32 MB a request
+copilot * ?jpeg,png,gif,webp - - | Copilot's models list says per model (capabilities.supports.vision)"""
 
 
 def row(table, provider, model):

@@ -72,7 +72,7 @@ with a picture.
 """
 import jsonstream
 from ai.styles import HELD, Out, StyleError, output, reply as _reply, as_str, tokens
-from ai.styles.oai import bearer_headers, effort, tool_output, __getattr__  # noqa: F401
+from ai.styles.oai import bearer_headers, effort, file_parts, tool_output, __getattr__  # noqa: F401
 from compat import const
 
 _MAX_CALLS = const(32)          # tool calls in one reply
@@ -138,13 +138,13 @@ def _messages(cfg, history, headers):
             if system:
                 yield {"role": "system", "content": system}
         if shown and m.get("role") != "tool":
-            yield {"role": "user", "content": _shown(cfg, shown)}
+            yield {"role": "user", "content": file_parts(cfg, shown, _part)}
             shown = None
         yield _message(cfg, m)
         if m.get("role") == "tool" and m.get("files"):
             shown = (shown or []) + [m]
     if shown:
-        yield {"role": "user", "content": _shown(cfg, shown)}
+        yield {"role": "user", "content": file_parts(cfg, shown, _part)}
     if first and system:
         yield {"role": "system", "content": system}
     if "X-Initiator" in headers:
@@ -155,33 +155,13 @@ def _messages(cfg, history, headers):
             headers["Copilot-Vision-Request"] = "true"
 
 
-def file_parts(cfg, m, text=None):
-    """The content parts of message m's files (ai/files.py: a label, then
-    the picture, PDF or text), then text: the one place that writes them."""
-    from ai import files
-    out = []
-    for label, name, mime, v in files.parts(cfg, m, True):
-        out.append({"type": "text", "text": label})
-        if v is None:
-            continue
-        if mime == files.TEXT:
-            out.append({"type": "text", "text": v})
-        elif mime == "application/pdf":
-            out.append({"type": "file", "file": {"filename": name, "file_data": v}})
-        else:
-            out.append({"type": "image_url", "image_url": {"url": v}})
-    if text:
-        out.append({"type": "text", "text": text})
-    return out
-
-
-def _shown(cfg, tools):
-    """A user message with the files of a round's tool results (the wire's
-    tool messages are text only)."""
-    out = []
-    for m in tools:
-        out.extend(file_parts(cfg, m))
-    return out
+def _part(kind, name, v):
+    """A content part of a message's files (oai.file_parts)."""
+    if kind == "text":
+        return {"type": "text", "text": v}
+    if kind == "pdf":
+        return {"type": "file", "file": {"filename": name, "file_data": v}}
+    return {"type": "image_url", "image_url": {"url": v}}
 
 
 def _message(cfg, m):
@@ -191,7 +171,7 @@ def _message(cfg, m):
                 "content": tool_output(m)}
     if role != "assistant":
         c = m.get("content") or ""
-        return {"role": role, "content": file_parts(cfg, m, c) if m.get("files") else c}
+        return {"role": role, "content": file_parts(cfg, (m,), _part, c) if m.get("files") else c}
     out = {"role": "assistant", "content": m.get("content") or ""}
     calls = m.get("tool_calls")
     if calls:

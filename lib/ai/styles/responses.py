@@ -87,7 +87,7 @@ bounded by cfg["max_reply"], arguments by HELD.
 import jsonstream
 from jsonstream import Array
 from ai.styles import HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str, tokens
-from ai.styles.oai import bearer_headers, effort, tool_output, __getattr__  # noqa: F401
+from ai.styles.oai import bearer_headers, effort, file_parts, tool_output, __getattr__  # noqa: F401
 from compat import const
 
 MAX_OPAQUE = const(65536)      # reasoning items of one reply, in characters
@@ -155,7 +155,7 @@ def _input(cfg, history):
             continue                    # in the instructions
         lead = False
         if shown and role != "tool":
-            yield _shown(cfg, shown)
+            yield {"role": "user", "content": file_parts(cfg, shown, _part)}
             shown = []
         if role == "tool":
             yield {"type": "function_call_output", "call_id": m.get("tool_call_id") or "",
@@ -167,37 +167,18 @@ def _input(cfg, history):
                 yield item
         else:
             c = m.get("content") or ""
-            yield {"role": role, "content": file_parts(cfg, m, c) if m.get("files") else c}
+            yield {"role": role, "content": file_parts(cfg, (m,), _part, c) if m.get("files") else c}
     if shown:
-        yield _shown(cfg, shown)
+        yield {"role": "user", "content": file_parts(cfg, shown, _part)}
 
 
-def file_parts(cfg, m, text=None):
-    """The input parts of message m's files (ai/files.py: a label, then the
-    picture, PDF or text), then text: the one place that writes them."""
-    from ai import files
-    out = []
-    for label, name, mime, v in files.parts(cfg, m, True):
-        out.append({"type": "input_text", "text": label})
-        if v is None:
-            continue
-        if mime == files.TEXT:
-            out.append({"type": "input_text", "text": v})
-        elif mime == "application/pdf":
-            out.append({"type": "input_file", "filename": name, "file_data": v})
-        else:
-            out.append({"type": "input_image", "image_url": v})
-    if text:
-        out.append({"type": "input_text", "text": text})
-    return out
-
-
-def _shown(cfg, tools):
-    """A user item with the files of a round's tool results."""
-    out = []
-    for m in tools:
-        out.extend(file_parts(cfg, m))
-    return {"role": "user", "content": out}
+def _part(kind, name, v):
+    """An input part of a message's files (oai.file_parts)."""
+    if kind == "text":
+        return {"type": "input_text", "text": v}
+    if kind == "pdf":
+        return {"type": "input_file", "filename": name, "file_data": v}
+    return {"type": "input_image", "image_url": v}
 
 
 def _assistant(cfg, m):

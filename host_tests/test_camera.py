@@ -80,9 +80,17 @@ def test_camera_saves_a_jpeg_and_gives_the_camera_back(cam, flash):
 
 
 def test_a_board_without_a_camera_has_no_camera_command(flash):
+    """Not listed, not run, not a tool; a /bin script may take the name."""
     import shell
     assert shell.find("camera") is None and "camera" not in shell.names()
     assert shell.capture("camera") == "unknown command: camera (type help)"
+    assert "\n  camera " not in shell.capture("help")
+    (flash / "bin").mkdir()
+    (flash / "bin" / "camera.py").write_text(
+        'SPEC = {"desc": "my own camera", "usage": "camera", "args": ()}\n'
+        'def main(args):\n    import shell\n    shell.out("my camera")\n')
+    assert shell.capture("camera") == "my camera"
+    assert "  camera  my own camera (script)" in shell.capture("help")
 
 
 @pytest.mark.parametrize("model,sees", [("gpt-4o-mini", True), ("gpt-3.5-turbo", False)])

@@ -81,6 +81,7 @@ from the commands (read-only ones, and /bin scripts whose SPEC has
 "readonly": True; level "all": those that change something too; the
 mapping and its guardrails are shell/tools.py, shared with the MCP server;
 a chat offers them through ai.run(local=...), a line at a time);
+shell.here(name) -> False for a built-in this board has not (camera);
 shell.capture(line) -> a command's output as text; shell.attach(path): a
 command running as a tool hands the model a file it made (the camera's);
 shell.run_captured(line, sink) -> True when the command failed, its output
@@ -615,7 +616,7 @@ def commands(tag=None):
 _NEEDS = ("camera",)
 
 
-def _here(name):
+def here(name):
     """False for a built-in this board has not (its profile lacks its part)."""
     if name in _NEEDS:
         from compat import board
@@ -625,7 +626,7 @@ def _here(name):
 
 def names():
     """All command names (for completion): built-ins, then /bin scripts."""
-    r = [n for n in (t[:t.find("~")] for t in TABLE) if _here(n)]
+    r = [n for n in (t[:t.find("~")] for t in TABLE) if here(n)]
     try:
         bins = os.listdir(store.path("bin"))
     except OSError:
@@ -638,8 +639,8 @@ def names():
 
 def find(name):
     for t in TABLE:
-        if t[:t.find("~")] == name:
-            return _spec(t) if _here(name) else None
+        if t[:t.find("~")] == name and here(name):
+            return _spec(t)
     if name and "/" not in name and not name.startswith("."):
         p = store.path("bin") + "/" + name + ".py"
         d = read_spec(p)

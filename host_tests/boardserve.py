@@ -33,6 +33,7 @@ class Board:
         self.url = "http://127.0.0.1:%d/mcp" % self.port
         self.text = ""
         self.mark = 0
+        self.eof = False        # the reader has all the output
         self.cv = threading.Condition()
         self.p = subprocess.Popen(
             mpy.cmd("mcp_serve", heap), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -57,6 +58,7 @@ class Board:
                 self.text += b.decode("utf-8", "replace")
                 self.cv.notify_all()
         with self.cv:
+            self.eof = True
             self.cv.notify_all()
 
     def type(self, line):
@@ -102,8 +104,8 @@ class Board:
             except subprocess.TimeoutExpired:
                 os.killpg(self.p.pid, 9)
                 self.p.wait()
-        with self.cv:
-            self.cv.wait_for(lambda: "HEAPMON" in self.text or self.p.poll() is not None, 5)
+        with self.cv:       # (the process may have ended before its last lines were read)
+            self.cv.wait_for(lambda: self.eof, 30)
         assert "Traceback" not in self.text, self.text[-3000:]
         i = self.text.find("SERVE ")
         if i >= 0:

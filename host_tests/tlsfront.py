@@ -9,12 +9,14 @@ test compares with what the board's budget allows.
     ca = LocalCA(tmp_path)               # ca.pem / ca.der for the client
     with TLSFront(plain_url, ca) as f:
         f.url                           # https://localhost:PORT/<path>
+    Splitter(f.port)                    # in front of it: records cut across segments
 """
 import os
 import select
 import socket
 import ssl
 import threading
+import time
 
 import trustme
 
@@ -130,3 +132,56 @@ class TLSFront:
 
     def __exit__(self, *exc):
         self.close()
+
+
+class Splitter:
+    """A TCP relay in front of a server that cuts every piece the server
+    sends into two TCP segments a few ms apart: in front of a TLS front,
+    TLS records arrive in parts (MicroPython's Stream.readinto then gives
+    None mid-record)."""
+
+    def __init__(self, port, pause=0.003):
+        self.port_to, self.pause = port, pause
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        self.cut = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                return
+            b = socket.create_connection(("127.0.0.1", self.port_to))
+            for s in (c, b):
+                s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            threading.Thread(target=self._pump, args=(c, b, False), daemon=True).start()
+            threading.Thread(target=self._pump, args=(b, c, True), daemon=True).start()
+
+    def _pump(self, src, dst, split):
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                if split and len(data) > 1:
+                    half = len(data) // 2
+                    dst.sendall(data[:half])
+                    self.cut += 1
+                    time.sleep(self.pause)
+                    data = data[half:]
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (src, dst):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def close(self):
+        self.sock.close()

@@ -34,6 +34,10 @@ _LOWER_Z = const(0x7A)
 # the frozen code's image into the heap; romboot sets this): `free` leaves
 # it out, so the figures read as the board's. 0 on a board.
 HEAP_HELD = 0
+# [calls the asyncio driver runs at once, the GC threshold before the first]
+# (httpc/aio.py): their tighten()/loosen() pairs interleave, so the last to
+# end puts back what the first found
+CALLS = [0, None]
 
 if MICROPYTHON:
     import micropython
@@ -89,10 +93,12 @@ if MICROPYTHON:
         any function with more than 11 words of locals and stack on the
         heap and gives it back on return (about 2 KB per event of a
         stream, ten times the garbage), so tighten()'s quarter collected
-        every few events. A threshold the program set is kept. Returns what
-        loosen() puts back."""
+        every few events. A threshold the program set is kept, and so is
+        the tighter one while other calls run at once (CALLS: an asyncio
+        program's; one may keep its text in RAM). Returns what loosen()
+        puts back."""
         t = gc.threshold()
-        if t == _ours or t < 0:
+        if CALLS[0] < 2 and (t == _ours or t < 0):
             gc.collect()
             # (a collection starts the allocator's search for free blocks
             # at the heap's start and only a one-block allocation moves it
@@ -142,6 +148,21 @@ else:
 
     def copy(dst, d, src, s, n):
         dst[d:d + n] = src[s:s + n]
+
+
+def drive(steps):
+    """Run a step generator to its end here, blocking; its return value.
+    Protocol code is written once as step generators that never wait
+    themselves: they yield a connection when it must become ready (only
+    with block=False, under the asyncio driver: httpc/aio.py) and an int
+    for ms to sleep (a retry's wait), which is slept here."""
+    try:
+        while True:
+            ms = next(steps)
+            if isinstance(ms, int):
+                sleep_ms(ms)
+    except StopIteration as e:
+        return e.value
 
 
 def board():

@@ -1347,6 +1347,7 @@ class Rules:
     def __init__(self, rules):
         self.r = []
         self.p = None  # the parser of the last stream, reused
+        self.t = None  # the handlers' first argument (select's target)
         seen = {}  # key -> one str object shared by every rule naming it
         for pat in rules:
             h = rules[pat]
@@ -1509,6 +1510,7 @@ def _deliver(p, path, d, rules, prog, o, v=None):
     rule's fixed path when it names every step)."""
     m = prog[o + 1] | prog[o + 2] << 8 | prog[o + 3] << 16 | prog[o + 4] << 24
     rl = rules.r
+    t = rules.t
     fixed = rules.fixed
     pw = None     # the path of the rules with a wildcard: made once
     for i in range(len(rl)):
@@ -1520,33 +1522,50 @@ def _deliver(p, path, d, rules, prog, o, v=None):
                 fixed[i] = list(rl[i][2:])
     if prog[o] & 2 and (v is not None or p.peek() == STR):  # all Stream
         if v is None:
-            _stream(p, m, rl, fixed, pw)
+            _stream(p, m, rl, fixed, pw, t)
             return
         for i in range(len(rl)):   # (what stream_string gives for it)
             if m >> i & 1:
                 pl = pw if fixed[i] is None else fixed[i]
-                if v:
-                    rl[i][0](pl, v)
-                rl[i][0](pl, None)
+                h = rl[i][0]
+                if t is None:
+                    if v:
+                        h(pl, v)
+                    h(pl, None)
+                else:
+                    if v:
+                        h(t, pl, v)
+                    h(t, pl, None)
         return
     if v is None:
         v = p.read_value()
     for i in range(len(rl)):
         if m >> i & 1:
             pl = pw if fixed[i] is None else fixed[i]
-            rl[i][0](pl, v)
+            h = rl[i][0]
+            if t is None:
+                h(pl, v)
+            else:
+                h(t, pl, v)
             if rl[i][1] and isinstance(v, str):
-                rl[i][0](pl, None)
+                if t is None:
+                    h(pl, None)
+                else:
+                    h(t, pl, None)
 
 
-def _stream(p, m, rl, fixed, pw):
+def _stream(p, m, rl, fixed, pw, t):
     """_deliver's long string, in pieces (a function of its own: the
     variables a closure shares are heap cells, made at every call of the
     function that has it)."""
     def sink(piece):
         for i in range(len(rl)):
             if m >> i & 1:
-                rl[i][0](pw if fixed[i] is None else fixed[i], piece)
+                pl = pw if fixed[i] is None else fixed[i]
+                if t is None:
+                    rl[i][0](pl, piece)
+                else:
+                    rl[i][0](t, pl, piece)
     p.stream_string(sink)
     sink(None)
 
@@ -1606,14 +1625,17 @@ def _drive(p, rules):
 
 
 def select(src, rules, max_value=16384, buf=None, bufsize=256, max_depth=64,
-           max_items=MAX_ITEMS):
+           max_items=MAX_ITEMS, target=None):
     """Read one document, calling handler(path, value) for values whose path
     matches a rule pattern; skip everything else. Then finish(). rules: a
     dict {pattern: handler} or Rules; the other arguments are Parser's (buf=
     reuses one). A handler's path is a list it must not change (a rule that
-    names every step gets the same one each time)."""
+    names every step gets the same one each time). target: handlers are
+    called handler(target, path, value) (functions of target's class: rules
+    compiled once for the readers of many documents, one select at a time)."""
     if not isinstance(rules, Rules):
         rules = Rules(rules)
+    rules.t = target
     p = rules.p
     if p is not None and hasattr(src, "readinto") and bufsize == 256 and max_depth == 64:
         # the same rules for another stream: the same parser

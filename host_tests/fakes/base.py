@@ -408,6 +408,12 @@ class FakeServer:
         """Number of scripted replies not used yet."""
         return len(self._script)
 
+    def forget(self):
+        """Drop the scripted replies not used yet (a request a test gave up
+        before it reached the server left its own)."""
+        with self._lock:
+            self._script.clear()
+
     def next_script(self, default):
         """Next scripted reply, or default() when the queue is empty."""
         with self._lock:

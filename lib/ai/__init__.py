@@ -26,7 +26,7 @@ official SDKs retry, and words the errors. Styles only translate.
 import httpc
 import jsonstream
 from compat import VERSION as __version__  # noqa: F401  (ai.__version__)
-from compat import sleep_ms, collect, const, lazy, left, ticks_ms, tighten, loosen
+from compat import collect, const, drive, lazy, left, ticks_ms, tighten, loosen
 from ai.config import ConfigError, resolve, source
 from ai.styles import LAST, Out, StyleError, load
 
@@ -34,13 +34,17 @@ _RETRIES = const(2)
 _KEPT = const(120)            # characters of a failed request's error kept in LAST
 _STOPPED = "stopped before the reply ended (Ctrl-C)"   # LAST[5] until the request ends
 _MAX_WAIT_S = const(20)       # longest server-requested wait we sit through
+_WHOLE_EVENT = const(512)     # (asyncio) an SSE event is parsed once it is whole
 MAX_MODELS = 200      # ids kept from a model list by default (see ai/models.py)
 KEEP = ("content-type", "retry-after", "retry-after-ms", "x-should-retry")
 
 
-def _exchange(cfg, style, history, tools, out, streaming):
-    """One model request with retries, all within the deadline. Returns a
-    Reply or raises StyleError with the line to show."""
+def _exchange(cfg, style, history, tools, out, streaming, opener=None):
+    """One model request with retries, all within the deadline: a step
+    generator (compat.drive; opener: the asyncio driver's connections,
+    httpc.aio) that returns a Reply or raises StyleError with the line to
+    show."""
+    block = opener is None
     t0 = ticks_ms()
     attempt = 0
     # a key that can be renewed (a Copilot session token): once, on a 401
@@ -55,12 +59,15 @@ def _exchange(cfg, style, history, tools, out, streaming):
         # into the middle of the free space a long reply text needs
         collect()
         try:
-            resp = httpc.request("POST", url, headers,
-                                 (size, lambda w: jsonstream.dump(body, w, view=True)),
-                                 keep=KEEP, timeout=cfg["timeout"],
-                                 deadline=left(cfg["deadline"], t0))
+            resp = yield from httpc.steps(
+                "POST", url, headers, (size, lambda w: jsonstream.dump(body, w, view=True)),
+                keep=KEEP, timeout=cfg["timeout"], deadline=left(cfg["deadline"], t0),
+                opener=opener)
         except httpc.HTTPError as e:
             raise StyleError(_errors().network_error(cfg, e))
+        # sent: the request's value tree is not kept while the reply streams
+        # (a retry asks the style again)
+        headers = body = None
         done = False
         try:
             if resp.status == 200:
@@ -71,8 +78,11 @@ def _exchange(cfg, style, history, tools, out, streaming):
                     # ask() puts the GC setting back)
                     if out.spool is None:
                         out.stream_gc = False
-                    # event/id lines are short: a small line buffer
-                    reply = style.read_stream(cfg, httpc.SSE(resp, 256), out)
+                    # event/id lines are short: a small line buffer; the
+                    # asyncio driver parses an event once it is there
+                    # whole: room for the events of a chat
+                    reply = yield from style.stream(
+                        cfg, httpc.SSE(resp, 256, 0 if block else _WHOLE_EVENT), out, block)
                 else:       # (also a server that ignored "stream": one reply)
                     reply = style.read_reply(cfg, resp, out)
                 done = True
@@ -101,18 +111,21 @@ def _exchange(cfg, style, history, tools, out, streaming):
                 or wait >= left(cfg["deadline"], t0)):
             raise StyleError(errors.explain(cfg, resp.status, msg, kind, wait))
         collect()
-        sleep_ms(int(wait * 1000))
+        yield int(wait * 1000)      # (slept by the driver)
         attempt += 1
 
 
 _FALLBACK_PARSE = const(8192)     # longest text-fallback reply searched for calls
 
 
+_OOM = "out of memory (restart, or free memory: ai -new, ai tools clear)"
+
+
 def _oom(cfg, out, tools):
     """The line for a MemoryError in a request: what to make smaller. (Not
     in ai/errors.py: with no heap left, importing it would fail.)"""
     if cfg is None:
-        return "out of memory (restart, or free memory: ai -new, ai tools clear)"
+        return _OOM
     what = cfg["provider"] + ": out of memory"
     if out is not None and out.size:
         return "%s after %d characters of the reply (lower %s, or %s)" % (
@@ -132,6 +145,17 @@ def _failed(cfg, err):
 
 def ask(history, overrides=None):
     """Send the conversation; returns (reply, err, tool_calls)."""
+    try:
+        return drive(steps(history, overrides))
+    except MemoryError:     # (before the steps began: the generator itself)
+        collect()
+        return None, _OOM, None
+
+
+def steps(history, overrides=None, opener=None, hand=None):
+    """ask() as a step generator (compat.drive; the asyncio driver, ai.aio,
+    passes its opener; hand(out): the reply's Out as soon as it is made,
+    for a stream left early to read what it kept)."""
     cfg = out = None
     tools = (overrides or ()) and overrides.get("tools")
     gc_was = tighten()
@@ -174,8 +198,12 @@ def ask(history, overrides=None):
         # the text fallback searches the text for calls: kept (on flash
         # already when the history records it)
         out = Out(cfg["max_reply"], sink, keep or (fallback is not None and rec is None))
+        if hand is not None:
+            hand(out)
         try:
-            reply = _exchange(cfg, load(cfg["style"]), msgs, tools, out, stream is not None)
+            # (the asyncio driver always streams: its reads never wait)
+            reply = yield from _exchange(cfg, load(cfg["style"]), msgs, tools, out,
+                                         stream is not None or opener is not None, opener)
         finally:
             collect()
         if not out.size and not reply.calls:
@@ -211,7 +239,7 @@ def ask(history, overrides=None):
         try:
             return _failed(cfg, _oom(cfg, out, tools))
         except MemoryError:     # not even the line's words: a constant, no allocation
-            err = "out of memory (restart, or free memory: ai -new, ai tools clear)"
+            err = _OOM
             if cfg is not None:
                 LAST[5] = err
             return None, err, None
@@ -252,10 +280,21 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
     """The tool-use loop (see ai/loop.py): (reply, err). local=True (or
     "read"): the board's read-only console commands are tools too; "all":
     those that change something too, each call only after approve()."""
+    try:
+        return drive(run_steps(history, overrides, tools, mcps, max_rounds, approve, show, local))
+    except MemoryError:     # (before the steps began: the generator itself)
+        collect()
+        return None, _OOM
+
+
+def run_steps(history, overrides=None, tools=None, mcps=None, max_rounds=8,
+              approve=None, show=None, local=None, opener=None):
+    """run() as a step generator (compat.drive; ai.aio passes its opener)."""
     gc_was = tighten()
     try:
         from ai import loop
-        return loop.run(history, overrides, tools, mcps, max_rounds, approve, show, local)
+        return (yield from loop.run(history, overrides, tools, mcps, max_rounds, approve, show,
+                                    local, opener))
     except MemoryError:
         collect()
         return None, ("out of memory running the tools (fewer tools: ai tools clear; "

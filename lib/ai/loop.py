@@ -32,7 +32,7 @@ never whole in RAM.
 """
 import jsonstream
 import store
-from compat import collect, const
+from compat import collect, const, drive
 
 _LOCAL = {}     # the local tools by name (ai.register_tool, in ai/tools.py)
 CACHE = "tools.jsonl"   # the tools cache (ai/toolcache.py), under the flash root
@@ -78,7 +78,12 @@ def _listing():
 def _gather(tools, mcps, local=None):
     """(tools to offer, {name: route of a local tool}); with local, the
     board's commands ahead of what follows (hooks.local: the console's)."""
-    t, routes = _gathered(tools, mcps)
+    return drive(_gathering(tools, mcps, local))
+
+
+def _gathering(tools, mcps, local=None, opener=None):
+    """_gather as a step generator (the MCP listings: compat.drive)."""
+    t, routes = yield from _gathered(tools, mcps, opener)
     if not local or local == "off":
         return t, routes
     import hooks
@@ -87,7 +92,7 @@ def _gather(tools, mcps, local=None):
     return hooks.local(local, t, routes), routes
 
 
-def _gathered(tools, mcps):
+def _gathered(tools, mcps, opener=None):
     """(tools to offer, {name: route of a local tool}): a list of the local
     and inline definitions, or a tool file (toolcache.Tools: the run's MCP
     listing, the locals written into it too, or the tools cache), or None."""
@@ -116,7 +121,7 @@ def _gathered(tools, mcps):
             for d in defs:
                 t.add(d)
             for server in mcps:
-                _, err = t.list(server)
+                _, err = yield from t.listing(server, opener)
                 if err:
                     raise ValueError(err)
         finally:
@@ -162,21 +167,36 @@ def _asked(call, route):
     return c
 
 
-def _connect(conns, server):
+def _connect(conns, server, opener=None):
+    """(the run's session with server, err): a step generator."""
     if server in conns:
         return conns[server], None
-    import mcp
-    conn, err = mcp.connect_named(server)
+    if opener is None:
+        import mcp
+        conn, err = mcp.connect_named(server)
+    else:
+        from mcp import aio
+        conn, err = yield aio.connect_named(server)
     if conn:
         conns[server] = conn
     return conn, err
 
 
-def _dispatch(route, call, conns, history, made):
+def _awaited(v, opener):
+    """v, or under the asyncio driver (opener) what it gives once awaited
+    when it is a coroutine (an approve() or a tool's run that is async):
+    a step generator."""
+    if opener is not None and (hasattr(v, "send") or hasattr(v, "__await__")):
+        v = yield v
+    return v
+
+
+def _dispatch(route, call, conns, history, made, opener=None):
     """Run one call: (content, is_error); content is a str, or for an MCP
     result recorded to flash a jsonstream.RawFile (never an error). The
     flash paths of files it made for the model to see (a local tool's
-    {"content", "files"}, an MCP result's pictures) go into made."""
+    {"content", "files"}, an MCP result's pictures) go into made. A step
+    generator (compat.drive)."""
     import mcp
     limit = mcp.max_result("ai.max_tool_result")
     try:
@@ -187,7 +207,7 @@ def _dispatch(route, call, conns, history, made):
         return "arguments must be a JSON object", True
     if route[0] == "local":
         try:
-            text = route[1]["run"](args)
+            text = yield from _awaited(route[1]["run"](args), opener)
         except Exception as e:  # a failing tool must not end the chat
             return "%s failed: %s" % (call["name"], e), True
         if isinstance(text, dict):      # {"content": text, "files": [flash paths]}
@@ -199,25 +219,32 @@ def _dispatch(route, call, conns, history, made):
             from mcp.client import PassBytes, utf8_head
             text = utf8_head(e, limit) + PassBytes.NOTE % len(e)
         return text, False
-    conn, err = _connect(conns, route[1])
+    conn, err = yield from _connect(conns, route[1], opener)
     if err:
         return err, True
-    if route[2] is None:        # the server's read_resource
-        from mcp import resource
-
-        def run(out):
-            return resource.read(conn, args.get("uri"), out, limit)
+    # (the asyncio driver awaits mcp.aio's coroutine: _awaited)
+    if opener is not None:
+        from mcp import aio as m
+        read = m.read
+    elif route[2] is None:
+        from mcp import resource as m
+        read = m.read
     else:
-        from mcp import client
+        from mcp import client as m
+    if route[2] is None:        # the server's read_resource
 
         def run(out):
-            return client.call(conn, route[2], args, out, limit)
+            return read(conn, args.get("uri"), out, limit)
+    else:
+
+        def run(out):
+            return m.call(conn, route[2], args, out, limit)
     if getattr(history, "record", None) is None:
-        r = _result(run(None))
+        r = _result((yield from _awaited(run(None), opener)))
     else:
         from ai.history import StrFile, string
         w = StrFile("result")
-        _, err = run(w)
+        _, err = yield from _awaited(run(w), opener)
         v = w.value()
         if err and conn.last_is_error:
             return "%s: %s" % (err, string(v) or "(no details)"), True
@@ -251,19 +278,21 @@ def _result(pair):
 
 
 def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
-        approve=None, show=None, local=None):
-    """Ask, run the tools the model calls, ask again: (reply, err).
+        approve=None, show=None, local=None, opener=None):
+    """Ask, run the tools the model calls, ask again: (reply, err). A step
+    generator (compat.drive; opener: the asyncio driver's, ai.aio, where
+    approve and a local tool's run may be coroutine functions).
 
     approve(call) -> True to run the call (default: all run, but a board
     tool's call that changes something); it gets a copy of the call with
     "server", "tool", "annotations" and for a board tool "board" (_asked);
     show(call, text, is_error) is told each result (the console prints a
     short line; a result kept on flash is shown by its first characters)."""
-    from ai import ask
+    from ai import steps
     conns = {}
     try:
         try:
-            t, routes = _gather(tools, mcps, local)
+            t, routes = yield from _gathering(tools, mcps, local, opener)
         except ValueError as e:
             return None, store.scrub(str(e))
         o = dict(overrides or {})
@@ -272,7 +301,7 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
         made = []       # files the call's tool made for the model to see
         cfg = None      # (resolved when a tool made some: does the model take them?)
         for _ in range(max_rounds):
-            reply, err, calls = ask(history, o)
+            reply, err, calls = yield from steps(history, o, opener)
             if err:
                 return None, err
             if not calls:
@@ -287,10 +316,10 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
                         not c["annotations"]["readOnlyHint"]:
                     text, bad = ("this call changes the board: it runs only when a person "
                                  "approves it (ai.run(approve=...))"), True
-                elif approve is not None and not approve(c):
+                elif approve is not None and not (yield from _awaited(approve(c), opener)):
                     text, bad = "the user refused this call", True
                 else:
-                    text, bad = _dispatch(route, call, conns, history, made)
+                    text, bad = yield from _dispatch(route, call, conns, history, made, opener)
                 text = text or ""
                 if isinstance(text, str):
                     # a server may echo a key or token: scrubbed before the
@@ -318,6 +347,11 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
         if conns:
             import mcp
             for c in conns.values():
-                mcp.close(c)
+                if opener is None:
+                    mcp.close(c)
+                else:   # (its DELETE in a task of its own: the loop goes on)
+                    import asyncio
+                    from mcp import aio
+                    asyncio.create_task(aio.close(c))
         if mcps:
             store.remove(_listing())

@@ -20,6 +20,7 @@ tools costs no heap. A file holds at most MAX_TOOLS.
 """
 import jsonstream
 import store
+from compat import drive
 from ai.loop import tool_name
 
 MAX_TOOLS = 256
@@ -104,22 +105,38 @@ class Tools:
     def list(self, server):
         """List the tools of a configured MCP server into the file:
         (count, err); on an error nothing of that server stays."""
-        import mcp
-        from mcp import client
+        return drive(self.listing(server))
+
+    def listing(self, server, opener=None):
+        """list() as a step generator (compat.drive; opener: under asyncio,
+        where mcp.aio's calls are handed to the driver to await)."""
         # where this server's lines start: the file's size once flushed, not
         # tell() (MicroPython's tell() of a file reopened to append is 0
         # until it is written to)
         self.f.flush()
         at, n = store.size(self.path), self.count
-        conn, err = mcp.connect_named(server)
+        if opener is None:
+            import mcp
+            from mcp import client
+            conn, err = mcp.connect_named(server)
+        else:
+            from mcp import aio
+            conn, err = yield aio.connect_named(server)
         if conn:
             self.server = server
             try:
-                _, err = client.tools(conn, False, self.add)
+                if opener is None:
+                    _, err = client.tools(conn, False, self.add)
+                else:
+                    _, err = yield aio.tools(conn, self.add)
                 if not err and "resources" in conn.caps:
                     self.add(_reader(server))
             finally:
-                mcp.close(conn)
+                if opener is None:
+                    mcp.close(conn)
+                else:   # (its DELETE in a task of its own)
+                    import asyncio
+                    asyncio.create_task(aio.close(conn))
         if err:
             self.f.close()
             store.truncate(self.path, at)

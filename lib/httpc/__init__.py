@@ -73,7 +73,7 @@ import errno
 import socket
 import select
 
-from compat import MICROPYTHON, VERSION, is_timeout, const, clock_ok, copy, lazy, ticks_ms, ticks_diff
+from compat import MICROPYTHON, VERSION, is_timeout, const, clock_ok, copy, drive, lazy, ticks_ms, ticks_diff
 
 CA_FILE = None
 USER_AGENT = "antos-ai/" + VERSION
@@ -118,6 +118,9 @@ pooled = {}     # idle kept-alive connections by key (scheme, host, port)
 # out of memory would leave its socket open)
 _spare = [bytearray(_BUF)]
 counts = {"opened": 0, "reused": 0, "sockets": 0, "tls": 0}   # (the last two: open now)
+# every connection open now, pooled or busy: close_all() reaches those of
+# a loop that was abandoned (a KeyboardInterrupt skips its tasks' finally)
+live = []
 
 
 class HTTPError(OSError):
@@ -208,6 +211,7 @@ class _Conn:
         self.key = key
         self.host = host
         self.sock = sock
+        self.wr = False       # (the asyncio driver) wait to write, not to read
         self.rbuf = None
         self.attach()
         self.pos = self.end = 0
@@ -248,6 +252,13 @@ class _Conn:
     def set_timeout(self, ms):
         self.timeout_ms = int(ms)
 
+    def use(self, sock):
+        """Read and write sock from now on (the TLS socket over the one it
+        was made with)."""
+        self.sock = sock
+        self.poll = select.poll()
+        self.poll.register(sock, select.POLLIN)
+
     def _limit(self, block):
         """Before every socket call: the deadline's check, and how long the
         call may wait, ms: the read timeout, what is left of the deadline
@@ -277,6 +288,8 @@ class _Conn:
         self.sock = None
         if s is not None:
             _count(self.key, -1)
+            if self in live:
+                live.remove(self)
             try:
                 s.close()
             except Exception:
@@ -543,17 +556,9 @@ def _nodelay(s):
         pass
 
 
-def _open(key, connect_timeout, ca, deadline):
-    """A new connection: TCP connect and the TLS handshake, each within
-    connect_timeout and what is left of the deadline, once the board's
-    budget has room for it."""
-    scheme, host, port = key
-    where = "%s:%d" % (host, port)
-    _room(key)
-    ctx = None
-    if scheme == "https":
-        from httpc.ca import context
-        ctx = context(ca)
+def _address(host, port):
+    """(family, address) to connect to, IPv4 first (the DNS lookup waits:
+    no port offers it without)."""
     try:
         ai = socket.getaddrinfo(host, port)
     except Exception:
@@ -567,6 +572,21 @@ def _open(key, connect_timeout, ca, deadline):
         fam, addr = ai[0][0], ai[0][-1]
     if addr is None:
         raise HTTPError("cannot resolve host %s" % host, "dns")
+    return fam, addr
+
+
+def _open(key, connect_timeout, ca, deadline):
+    """A new connection: TCP connect and the TLS handshake, each within
+    connect_timeout and what is left of the deadline, once the board's
+    budget has room for it."""
+    scheme, host, port = key
+    where = "%s:%d" % (host, port)
+    _room(key)
+    ctx = None
+    if scheme == "https":
+        from httpc.ca import context
+        ctx = context(ca)
+    fam, addr = _address(host, port)
     due = _due(deadline, host)
     late = due is not None and due < connect_timeout * 1000
     s = socket.socket(fam, socket.SOCK_STREAM)
@@ -596,12 +616,22 @@ def _open(key, connect_timeout, ca, deadline):
                 raise handshake_error(e, host, where)
         if MICROPYTHON:
             s.setblocking(False)
-        c = _Conn(key, host, s)
-        _count(key, 1)      # (made whole: its close() counts it out)
-        return c
+        return _made(_Conn(key, host, s))
     except BaseException:
         s.close()
         raise
+
+
+def _made(c):
+    """c, a connection just made, counted against the board's budget (its
+    close() counts it out) and known to close_all()."""
+    _count(c.key, 1)
+    try:
+        live.append(c)
+    except MemoryError:
+        c.close()
+        raise
+    return c
 
 
 def _release(c):
@@ -669,10 +699,21 @@ def _send(c, method, host, port, path, headers, body):
 
 
 def _read_head(c, method, keep_names, req_close):
+    """The response head, read waiting: the Response."""
+    return drive(_head(c, method, keep_names, req_close))
+
+
+def _head(c, method, keep_names, req_close, block=True):
+    """The response head, read through c's buffer: a step generator (see
+    drive()) that yields c while a line has not arrived whole (block
+    False); returns the Response."""
     host = c.host
     interim = 0
     while True:
-        a = c.line("while reading the response headers", "status line")
+        a = c.line("while reading the response headers", "status line", block)
+        while a is None:
+            yield c
+            a = c.line("while reading the response headers", "status line", block)
         b = c.le
         ln = bytes(c.rmv[a:b])
         if (len(ln) < 12 or not ln.startswith(b"HTTP/1.") or ln[8] != _SP
@@ -690,7 +731,10 @@ def _read_head(c, method, keep_names, req_close):
         headers = {}
         n = 0
         while True:
-            a = c.line("while reading the response headers", "header line")
+            a = c.line("while reading the response headers", "header line", block)
+            while a is None:
+                yield c
+                a = c.line("while reading the response headers", "header line", block)
             b = c.le
             if a == b:
                 break
@@ -883,9 +927,13 @@ class Response:
 
 
 def _exchange(method, key, path, headers, body, keep_names, timeout, connect_timeout,
-              ca, req_close, deadline, wait=True, fresh=False):
+              ca, req_close, deadline, wait=True, fresh=False, opener=None):
+    """One request on a connection (pooled, or new from opener: _open, or
+    the asyncio driver's): a step generator (see drive()) that returns the
+    Response once its head is read."""
     scheme, host, port = key
     retried = False
+    block = opener is None
     while True:
         # from here on any failure (running out of memory too) closes the
         # connection: one left behind would count against the board's
@@ -901,7 +949,10 @@ def _exchange(method, key, path, headers, body, keep_names, timeout, connect_tim
                     c.close()
                     c = None
             if c is None:
-                c = _open(key, connect_timeout, ca, deadline)
+                if block:
+                    c = _open(key, connect_timeout, ca, deadline)
+                else:
+                    c = yield from opener(key, connect_timeout, ca, deadline)
                 c.ca = ca
             c.deadline = deadline
             c.attach()
@@ -916,7 +967,7 @@ def _exchange(method, key, path, headers, body, keep_names, timeout, connect_tim
                     c.asked = (method, keep_names, req_close)
                     return c
                 phase = "while reading the response headers"
-                return _read_head(c, method, keep_names, req_close)
+                return (yield from _head(c, method, keep_names, req_close, block))
             except HTTPError:
                 raise
             except OSError as e:
@@ -959,6 +1010,16 @@ def request(method, url, headers=None, body=None, keep=(), timeout=30,
     the last byte read through the Response; every socket wait ends at it
     with HTTPError kind "deadline". fresh: a new connection, never the
     pooled one (which stays for the requests beside it)."""
+    return drive(steps(method, url, headers, body, keep, timeout, connect_timeout,
+                       max_redirects, ca, secret, deadline, wait, fresh))
+
+
+def steps(method, url, headers=None, body=None, keep=(), timeout=30,
+          connect_timeout=10, max_redirects=3, ca=None, secret=(), deadline=None,
+          wait=True, fresh=False, opener=None):
+    """request() as a step generator (see drive()): blocking when opener
+    is None; the asyncio driver (httpc.aio) passes the opener of its
+    connections, whose reads never wait (it yields the connection)."""
     method = method.upper()
     if isinstance(keep, str):
         keep = (keep,)
@@ -977,8 +1038,9 @@ def request(method, url, headers=None, body=None, keep=(), timeout=30,
             for k in headers:
                 if k.lower() == "connection" and "close" in str(headers[k]).lower():
                     req_close = True
-        r = _exchange(method, (scheme, host, port), path, headers, body, keep_names,
-                      timeout, connect_timeout, ca, req_close, deadline, wait, fresh)
+        r = yield from _exchange(method, (scheme, host, port), path, headers, body, keep_names,
+                                 timeout, connect_timeout, ca, req_close, deadline, wait,
+                                 fresh, opener)
         if not wait:
             return r
         loc = r._loc

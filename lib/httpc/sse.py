@@ -18,10 +18,14 @@
 #
 # Polling: next(block=False) reads only what has arrived (the source must
 # take readinto(buf, False) and return None when nothing has: a Response
-# does) and returns None until an event's data starts; comments, blank
-# lines and chunk framing are consumed, a partial line is kept for the next
-# call. Once an event is returned, reading it may block to its end.
-from compat import const, copy
+# does) and returns None until an event is there whole (its data up to
+# the blank line that ends it, in the buffer: reading it then never
+# waits), or fills the buffer (a longer event is returned as its data
+# starts, and reading it may wait); comments, blank lines, chunk framing
+# and the rest of the event before are consumed, a partial line is kept
+# for the next call. take() is next() as a step generator (compat.drive):
+# it yields the connection to wait for (the asyncio driver, httpc/aio.py).
+from compat import const, copy, ticks_ms, ticks_diff
 from httpc import HTTPError, LINE_MAX, utf8
 
 # where the reader is (SSE._st)
@@ -35,6 +39,7 @@ _BLANK = const(1)             # a blank line: the event ends
 _AT_DATA = const(2)           # the value of a data line starts here
 _LATER = const(3)             # not blocking: no complete line has arrived
 
+_LAP = const(2)               # ms take() parses on before the loop's other tasks run
 _LF = const(10)
 _CR = const(13)
 _SP = const(32)
@@ -118,6 +123,8 @@ class SSE:
         self._cur = None      # the event being read (or its fields, not yet given)
         self._ev = None       # the stream's one Event
         self._given = False   # _cur was returned by next()
+        self._held = False    # (block False) at _cur's data, not yet whole
+        self._lap = 0         # (take) ticks_ms when the loop last had its turn
         self.ended = False
         self._st = _EVENT_END
         self._nl = False      # "\n" owed between two data lines
@@ -135,8 +142,24 @@ class SSE:
 
     def close(self):
         self._cur = None
-        self._given = False
+        self._given = self._held = False
         self._src.close()
+
+    def take(self):
+        """next(False) as a step generator (compat.drive): yields the
+        connection to wait for until the next event is there whole; the
+        event, or None at the end. Events that keep arriving are parsed
+        one after another, so every _LAP ms it also yields 0 (a sleep of
+        none): the loop's other tasks run."""
+        while True:
+            ev = self.next(False)
+            if ev is not None or self.ended:
+                if ticks_diff(ticks_ms(), self._lap) >= _LAP:
+                    yield 0
+                    self._lap = ticks_ms()
+                return ev
+            yield self._src._c
+            self._lap = ticks_ms()
 
     def _fill(self, block=True):
         """More bytes into the buffer: True; False at the end of the stream;
@@ -166,7 +189,9 @@ class SSE:
         j = b.find(b"\r", a, self.end if i < 0 else i)
         return j if j >= 0 else i
 
-    def _skip_line(self):
+    def _skip_line(self, block=True):
+        """To the next line: True; False at the end of the stream; None when
+        block is False and the line's end has not arrived."""
         while True:
             i = self._eol(self.pos)
             if i >= 0:
@@ -174,8 +199,9 @@ class SSE:
                 self._lf = self._b[i] == _CR
                 return True
             self.pos = self.end
-            if not self._fill():
-                return False
+            got = self._fill(block)
+            if not got:
+                return got
 
     def _toolong(self):
         return HTTPError("SSE field line longer than %d bytes" % self._max_line,
@@ -364,28 +390,73 @@ class SSE:
             else:
                 return True
 
-    def _finish(self):
-        """Skip what is left of the current event's data."""
+    def _finish(self, block=True):
+        """Skip what is left of the current event's data: True; None when
+        block is False and the rest has not arrived (the state stays)."""
         while True:
             st = self._st
             self._nl = False
             if st == _IN_DATA:
-                if not self._skip_line():
-                    self._st = _EVENT_END
-                    return
-                self._st = _LINE_START
+                r = self._skip_line(block)
+                if r is None:
+                    return None
+                self._st = _LINE_START if r else _EVENT_END
             elif st == _LINE_START:
-                self._next_line()
+                r = self._field(block)
+                if r == _LATER:
+                    return None
+                self._st = _IN_DATA if r == _AT_DATA else _EVENT_END
             else:
-                return
+                return True
+
+    def _ends(self, a):
+        """True when a blank line (the event's end) follows in the buffer
+        from a."""
+        b = self._b
+        end = self.end
+        while True:
+            k = self._eol(a)
+            if k < 0:
+                return False
+            j = k + 1
+            if b[k] == _CR:
+                if j == end:
+                    return False        # (an LF of its CRLF may follow)
+                if b[j] == _LF:
+                    j += 1
+            if j >= end:
+                return False
+            c = b[j]
+            if c == _LF or c == _CR:
+                return True
+            a = j
+
+    def _whole(self):
+        """(not blocking) True when the event whose data starts at pos is
+        in the buffer up to its end, or the stream has ended, or the buffer
+        is full; reads what has arrived."""
+        while not self._ends(self.pos):
+            if self._eof or (not self.pos and self.end == len(self._b)):
+                return True
+            if self._fill(False) is None:
+                return False
+        return True
 
     def next(self, block=True):
         """The next event with data, or None at the end of the stream; with
-        block=False also None while no event's data has started."""
+        block=False also None while it has not arrived whole (.ended says
+        which; see the module comment)."""
         if self._given:
-            self._finish()
+            if not self._finish(block):
+                return None
             self._cur = None
             self._given = False
+        if self._held:          # at the data of an event not yet whole
+            if not block and not self._whole():
+                return None
+            self._held = False
+            self._given = True
+            return self._cur
         ev = self._cur
         if ev is None:
             ev = self._ev
@@ -399,6 +470,9 @@ class SSE:
             if r == _AT_DATA:
                 self._st = _IN_DATA
                 self._nl = False
+                if not block and not self._whole():
+                    self._held = True
+                    return None
                 self._given = True
                 return ev
             if r == _END:

@@ -56,6 +56,16 @@ def connect(url, token=None, name=None, elicit=None, sample=None, listen=True,
 
 
 def connect_named(name, **kw):
+    s, err = named(name, kw)
+    if err:
+        return None, err
+    return connect(s["url"], token=s["token"], name=name, **kw)
+
+
+def named(name, kw):
+    """(the registry's entry for server `name`, its OAuth token renewed
+    when it is about to run out, None), or (None, err); kw (connect's
+    arguments) gets the setting mcp.deadline unless it has one."""
     try:
         from mcp import registry
         s = registry.get(name)
@@ -76,7 +86,7 @@ def connect_named(name, **kw):
     if "deadline" not in kw:
         import store
         kw["deadline"] = store.get("mcp.deadline")
-    return connect(s["url"], token=s["token"], name=name, **kw)
+    return s, None
 
 
 def login(name, authorize):
@@ -120,17 +130,20 @@ def max_result(key="mcp.max_result"):
 
 
 def call(conn, name, args=None, into=None):
-    import sys
     from mcp import client
     try:
         if into is not None:
             return client.call(conn, name, args, into=into)
-        # the setting when the settings are in use: a bare client does not
-        # load them for it
-        return client.call(conn, name, args, None,
-                           max_result() if "store" in sys.modules else MAX_RESULT)
+        return client.call(conn, name, args, None, limit())
     except MemoryError:
         return None, _oom()
+
+
+def limit():
+    """The cut of a result given as a str: the setting when the settings
+    are in use (a bare client does not load them for it)."""
+    import sys
+    return max_result() if "store" in sys.modules else MAX_RESULT
 
 
 def resources(conn, each):

@@ -28,6 +28,7 @@
 import hooks
 import httpc
 import jsonstream
+from compat import drive
 from mcp import exchange
 from mcp.exchange import McpError
 
@@ -62,7 +63,7 @@ def answer(conn, m):
         reply["error"] = error
     else:
         reply["result"] = result
-    resp = exchange.post(conn, reply)
+    resp = drive(exchange.post(conn, reply))
     status = resp.status
     exchange.close_reply(resp)
     if status < 200 or status >= 300:

@@ -37,7 +37,7 @@
 
 import jsonstream
 import httpc
-from compat import collect, const, ticks_ms, tighten, loosen
+from compat import collect, const, drive, ticks_ms, tighten, loosen
 from mcp import MAX_RESULT as MAX_TEXT     # flattened tool result kept (bytes)
 from mcp import exchange
 
@@ -354,42 +354,69 @@ class _Call(PassBytes):
 
 # ------------------------------------------------------------ public API
 
+_GEN = type((lambda: (yield))())
+
+
+def done(v):
+    """v, or the value of the step generator v run to its end, waiting
+    (compat.drive): the protocol's steps are generators (mcp/exchange.py),
+    mcp.aio runs the same ones under asyncio."""
+    return drive(v) if type(v) is _GEN else v
+
+
 def guard(conn, fn, *args):
-    """Run fn(*args) -> (value, None) within the deadline, mapping expected
-    failures to (None, err) (running out of memory too: what to make
-    smaller)."""
+    """Run fn(*args) -> (value, None) within the deadline (a step generator
+    it gives is run to its end), mapping expected failures to (None, err)
+    (failure())."""
     conn.t0 = ticks_ms()
     gc_was = tighten()
     try:
-        return fn(*args), None
-    except exchange.McpError as e:
-        return None, str(e)
-    except httpc.HTTPError as e:
-        from mcp.errors import failed
-        return None, failed(conn, e)
-    except jsonstream.JSONError as e:
-        return None, "%s: bad JSON from the server (%s)" % (conn.name, e)
-    except OSError as e:
-        return None, "%s: network error (%s)" % (conn.name, e)
-    except MemoryError:
-        collect()
-        return None, ("%s: out of memory reading the reply (a smaller mcp.max_result, in a "
-                      "chat ai.max_tool_result; ai tools clear if the tools cache is large)"
-                      % conn.name)
+        return done(fn(*args)), None
+    except (exchange.McpError, OSError, jsonstream.JSONError, MemoryError) as e:
+        return None, failure(conn, e)
     finally:
         conn.t0 = None
         loosen(gc_was)
 
 
-def connect(url, token=None, name=None, elicit=None, sample=None, listen=True, timeout=30,
+def failure(conn, e):
+    """The line for an expected failure of an operation: the server's or
+    the network's words, or for running out of memory what to make
+    smaller (guard(), mcp.aio)."""
+    if isinstance(e, exchange.McpError):
+        return str(e)
+    if isinstance(e, httpc.HTTPError):
+        from mcp.errors import failed
+        return failed(conn, e)
+    if isinstance(e, jsonstream.JSONError):
+        return "%s: bad JSON from the server (%s)" % (conn.name, e)
+    if isinstance(e, MemoryError):
+        collect()
+        return ("%s: out of memory reading the reply (a smaller mcp.max_result, in a "
+                "chat ai.max_tool_result; ai tools clear if the tools cache is large)"
+                % conn.name)
+    return "%s: network error (%s)" % (conn.name, e)
+
+
+def session(url, token=None, name=None, elicit=None, sample=None, listen=True, timeout=30,
             authorize=None, deadline=None):
+    """(a session not yet initialized, None), or (None, err) for arguments
+    that cannot make one."""
     if not isinstance(url, str) or not (url.startswith("http://") or url.startswith("https://")):
         return None, "%s: URL must start with http:// or https://" % (name or url)
     try:
         deadline = int(deadline or _DEADLINE)   # (connect_named: from the setting)
     except (TypeError, ValueError):
         return None, "mcp.deadline must be a number, not %r" % (deadline,)
-    conn = exchange.Conn(url, token, name, elicit, sample, listen, timeout, authorize, deadline)
+    return exchange.Conn(url, token, name, elicit, sample, listen, timeout, authorize,
+                         deadline), None
+
+
+def connect(url, token=None, name=None, elicit=None, sample=None, listen=True, timeout=30,
+            authorize=None, deadline=None):
+    conn, err = session(url, token, name, elicit, sample, listen, timeout, authorize, deadline)
+    if err:
+        return None, err
     _, err = guard(conn, exchange.initialize, conn)
     if err:
         exchange.stop_listening(conn)
@@ -397,7 +424,7 @@ def connect(url, token=None, name=None, elicit=None, sample=None, listen=True, t
     return conn, None
 
 
-def _list_tools(conn, raw, each):
+def _list_tools(conn, raw, each, opener=None):
     out = []
     acc = _Tools(out, raw, each)
     conn.hidden = 0
@@ -405,7 +432,8 @@ def _list_tools(conn, raw, each):
         return out if each is None else 0   # the server offers none
     cursor = None
     for _ in range(_MAX_PAGES):
-        exchange.request(conn, "tools/list", {"cursor": cursor} if cursor else None, acc)
+        yield from exchange.request(conn, "tools/list", {"cursor": cursor} if cursor else None,
+                                    acc, opener)
         cursor = acc.finish()
         conn.hidden = acc.hidden
         if not isinstance(cursor, str) or not cursor:
@@ -424,19 +452,19 @@ def tools(conn, raw=False, each=None):
     return guard(conn, _list_tools, conn, raw, each)
 
 
-def pending(conn, method, params, acc):
+def pending(conn, method, params, acc, opener=None):
     """exchange.request for what may take long (tools/call, resources/read): the
     server's GET stream is held meanwhile (server requests not tied to the
     POST arrive there), and a request given up (timeout, deadline, Ctrl-C)
     is cancelled at the server (notifications/cancelled)."""
-    if conn.listen and conn.session and conn.get is not False:
+    if conn.listen and conn.session and conn.get is not False and opener is None:
         # (without a session the server could not tell the stream is ours)
         from mcp import listen
         listen.hold(conn)
     rid = conn.rid + 1
     conn.late = False
     try:
-        return exchange.request(conn, method, params, acc)
+        return (yield from exchange.request(conn, method, params, acc, opener))
     except BaseException as e:
         if isinstance(e, httpc.HTTPError):
             from mcp.errors import failed
@@ -456,13 +484,13 @@ def pending(conn, method, params, acc):
         exchange.stop_listening(conn)
 
 
-def _call(conn, name, args, dest, limit):
+def _call(conn, name, args, dest, limit, opener=None):
     acc = _Call(dest, limit)
     # a progress token makes long tools send progress events, which keeps
     # the read timeout from firing while they work
     params = {"name": name, "arguments": args, "_meta": {"progressToken": conn.rid + 1}}
     conn.calling = name
-    pending(conn, "tools/call", params, acc)
+    yield from pending(conn, "tools/call", params, acc, opener)
     acc.finish()
     conn.last_is_error = acc.is_error
     conn.last_files = acc.files
@@ -477,15 +505,9 @@ def call(conn, name, args=None, out=None, limit=MAX_TEXT, into=None):
     size in bytes, err), mcp/tofile.py."""
     conn.last_is_error = False
     conn.last_files = ()
-    if args is None or args == "":
-        args = {}
-    elif isinstance(args, str):
-        try:
-            args = jsonstream.loads(args, max_value=_MAX_VALUE)
-        except jsonstream.JSONError as e:
-            return None, "bad tool arguments for %s: %s" % (name, e)
-    if not isinstance(args, dict):
-        return None, "bad tool arguments for %s: not a JSON object" % name
+    args, err = arguments(name, args)
+    if err:
+        return None, err
     if into is not None:
         from mcp import tofile
         return tofile.whole(conn, into, _call, conn, name, args)
@@ -493,8 +515,28 @@ def call(conn, name, args=None, out=None, limit=MAX_TEXT, into=None):
         text, err = as_text(conn, limit, _call, conn, name, args)
     else:
         text, err = "", guard(conn, _call, conn, name, args, out, limit)[1]
+    return called(conn, text, err, out is None)
+
+
+def arguments(name, args):
+    """(a tool call's arguments as a dict, None), or (None, err)."""
+    if args is None or args == "":
+        return {}, None
+    if isinstance(args, str):
+        try:
+            args = jsonstream.loads(args, max_value=_MAX_VALUE)
+        except jsonstream.JSONError as e:
+            return None, "bad tool arguments for %s: %s" % (name, e)
+    if not isinstance(args, dict):
+        return None, "bad tool arguments for %s: not a JSON object" % name
+    return args, None
+
+
+def called(conn, text, err, kept=True):
+    """call()'s (text, err) from what was read: a failed tool's result is
+    its error (with its text when the text was kept)."""
     if conn.last_is_error and err is None:
-        return None, "tool error" + (": " + (text or "(no details)") if out is None else "")
+        return None, "tool error" + (": " + (text or "(no details)") if kept else "")
     return (None, err) if err else (text, None)
 
 
@@ -543,14 +585,19 @@ def as_text(conn, limit, read, *args):
     reading is interrupted."""
     dest = spool()
     try:
-        _, err = guard(conn, read, *args, dest, limit)
-        collect()
-        text = ""
-        if err is None or conn.last_is_error:
-            text, e = guard(conn, dest.text)
-            err = err or e
+        return text_of(conn, dest, guard(conn, read, *args, dest, limit)[1])
     finally:
         unspool(dest)
+
+
+def text_of(conn, dest, err):
+    """(text, err) of a result read into dest (the spool; err: the read's):
+    its str made once nothing of the exchange is left in RAM."""
+    collect()
+    text = ""
+    if err is None or conn.last_is_error:
+        text, e = guard(conn, dest.text)
+        err = err or e
     return text, err
 
 

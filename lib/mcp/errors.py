@@ -9,7 +9,7 @@
 #   time, then GET the endpoint with `Last-Event-ID` to resume it;
 # - JSON-RPC error text: "message (code N)";
 # - the wording of a failed exchange (failed()).
-from compat import sleep_ms, const
+from compat import drive, sleep_ms, const
 from mcp import exchange
 from mcp.exchange import McpError, close_reply
 
@@ -42,7 +42,7 @@ def get_stream(conn, last_id=None):
     if last_id is not None:
         h["Last-Event-ID"] = last_id
     h["Connection"] = "close"  # never pooled: closing must not drain a live stream
-    return exchange.send(conn, "GET", h)
+    return drive(exchange.send(conn, "GET", h))
 
 
 def is_sse(resp):
@@ -160,8 +160,8 @@ def refused(conn, resp, msg, method):
     # server says 400 "No valid session ID" instead. Start a new one once.
     if conn.session and method != "initialize" and (
             s == 404 or (s == 400 and "session" in detail.lower())):
-        exchange.initialize(conn)
-        resp = exchange.post(conn, msg)
+        drive(exchange.initialize(conn))
+        resp = drive(exchange.post(conn, msg))
         check(conn, resp, method)
         return resp
     raise status_error(conn, s, resp.reason, detail, method)

@@ -295,20 +295,22 @@ def headers(conn, accept=None, version=True):
     return h
 
 
-def send(conn, method, h, body=None):
+def send(conn, method, h, body=None, opener=None):
     """An HTTP request to the endpoint with headers h -> Response, within
     what is left of the running operation's deadline (none while none
-    runs: the standalone GET stream)."""
+    runs: the standalone GET stream). A step generator (compat.drive;
+    opener: httpc.aio's, under asyncio), as request() and what it calls."""
     try:
-        return httpc.request(method, conn.url, headers=h, body=body, keep=(
-            "content-type", "mcp-session-id", "www-authenticate"), timeout=conn.timeout,
-            deadline=None if conn.t0 is None else left(conn.deadline, conn.t0))
+        return (yield from httpc.steps(
+            method, conn.url, headers=h, body=body, keep=(
+                "content-type", "mcp-session-id", "www-authenticate"), timeout=conn.timeout,
+            deadline=None if conn.t0 is None else left(conn.deadline, conn.t0), opener=opener))
     except httpc.HTTPError as e:
         from mcp.errors import failed
         raise McpError(failed(conn, e))
 
 
-def post(conn, msg):
+def post(conn, msg, opener=None):
     """POST one JSON-RPC message (written piece by piece) -> Response; an
     OAuth challenge (401/403) is answered first (see the top comment)."""
     def body(write):
@@ -318,7 +320,7 @@ def post(conn, msg):
     while True:
         h = headers(conn, None, msg.get("method") != "initialize")
         h["Content-Type"] = "application/json"
-        resp = send(conn, "POST", h, (jsonstream.encoded_len(msg), body))
+        resp = yield from send(conn, "POST", h, (jsonstream.encoded_len(msg), body), opener)
         if resp.status != 401 and (resp.status != 403 or "insufficient_scope"
                                    not in resp.headers.get("www-authenticate", "")):
             return resp
@@ -356,24 +358,24 @@ def message(conn, method, params=None):
     return msg
 
 
-def request(conn, method, params, acc):
+def request(conn, method, params, acc, opener=None):
     """Send one request and read until our response arrives. Returns the
     Msg of the response (acc holds the result). JSON-RPC errors raise."""
     msg = message(conn, method, params)
     rid = msg["id"]
-    resp = post(conn, msg)
+    resp = yield from post(conn, msg, opener)
     try:        # (any failure closes it: its socket is the board's to count)
         if resp.status < 200 or resp.status >= 300:
             # (may start a new session and resend, see errors.refused)
             from mcp import errors
             resp = errors.refused(conn, resp, msg, method)
-        return response(conn, resp, rid, acc, method)
+        return (yield from response(conn, resp, rid, acc, method, opener))
     except BaseException:
         close_reply(resp)
         raise
 
 
-def response(conn, resp, rid, acc, method):
+def response(conn, resp, rid, acc, method, opener=None):
     """Read the reply to request rid: its Msg; a JSON-RPC error raises.
     resp is closed, whatever happens (running out of memory too)."""
     try:
@@ -385,7 +387,7 @@ def response(conn, resp, rid, acc, method):
             except McpError as e:
                 raise _not_mcp(conn, resp, method, e)
         elif ct.startswith("text/event-stream"):
-            _read_stream(conn, resp, rid, m, method)
+            yield from _read_stream(conn, resp, rid, m, method, opener is None)
         else:
             if method == "initialize":
                 try:        # what came back
@@ -429,7 +431,7 @@ def tick(conn):
             w()
 
 
-def _read_stream(conn, resp, rid, m, method):
+def _read_stream(conn, resp, rid, m, method, block):
     last_id = retry = None
     resumes = events = 0
     while True:
@@ -440,7 +442,7 @@ def _read_stream(conn, resp, rid, m, method):
                     from mcp import listen
                     ev = listen.next_event(conn, sse)
                 else:
-                    ev = sse.next()
+                    ev = sse.next() if block else (yield from sse.take())
                 if ev is None:
                     break
                 tick(conn)
@@ -484,7 +486,7 @@ def _read_stream(conn, resp, rid, m, method):
 
 # ----------------------------------------------------------------- session
 
-def initialize(conn):
+def initialize(conn, opener=None):
     """Open the session (again): initialize, then notifications/initialized."""
     stop_listening(conn)
     conn.session = None
@@ -501,7 +503,7 @@ def initialize(conn):
               "clientInfo": {"name": CLIENT_NAME, "version": VERSION}}
     msg = message(conn, "initialize", params)
     rid = msg["id"]
-    resp = post(conn, msg)
+    resp = yield from post(conn, msg, opener)
     if resp.status < 200 or resp.status >= 300:
         from mcp import errors
         errors.check(conn, resp, "initialize")
@@ -519,7 +521,7 @@ def initialize(conn):
             head.extend(buf[:min(n, k)])
         return n
     resp.readinto = readinto
-    m = response(conn, resp, rid, None, "initialize")
+    m = yield from response(conn, resp, rid, None, "initialize", opener)
     version = m.f.get("protocolVersion")
     if version is None:         # a JSON-RPC result, but not initialize's
         raise _not_mcp(conn, resp, "initialize", None)
@@ -528,7 +530,8 @@ def initialize(conn):
     conn.session = sid or None
     conn.version = version
     conn.server = m.f.get("name")
-    resp = post(conn, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    resp = yield from post(conn, {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                           opener)
     status = resp.status
     close_reply(resp)
     if status < 200 or status >= 300:

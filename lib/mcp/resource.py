@@ -13,7 +13,7 @@
 # counted: "... (truncated, N bytes)"), or whole to a file (into=,
 # mcp/tofile.py), and a blob is described, not read:
 # "[blob URI MIME, N bytes]" (its size counted from the base64 stream).
-from compat import collect, const
+from compat import collect, const, drive
 from mcp import client, exchange, items
 from mcp.exchange import McpError
 
@@ -85,7 +85,7 @@ def _walk(conn, each):
     acc = _List(each)
     cursor = None
     for _ in range(_MAX_PAGES):
-        exchange.request(conn, "resources/list", {"cursor": cursor} if cursor else None, acc)
+        drive(exchange.request(conn, "resources/list", {"cursor": cursor} if cursor else None, acc))
         acc.flush()
         cursor = acc.cursor
         if not isinstance(cursor, str) or not cursor:
@@ -167,10 +167,11 @@ class _Read(client.PassBytes):
             self.dest.add(client.PassBytes.NOTE % self.total)
 
 
-def _read(conn, uri, dest, limit):
+def _read(conn, uri, dest, limit, opener=None):
+    """resources/read: a step generator (mcp/exchange.py) -> the size."""
     check(conn)
     acc = _Read(dest, limit)
-    client.pending(conn, "resources/read", {"uri": uri}, acc)
+    yield from client.pending(conn, "resources/read", {"uri": uri}, acc, opener)
     acc.finish()
     return acc.total
 

@@ -47,7 +47,7 @@ def whole(conn, path, read, *args):
         try:
             f = File(path)
             try:
-                return read(*args, f, client.WHOLE)
+                return client.done(read(*args, f, client.WHOLE))
             finally:
                 f.f.close()
         except OSError as e:

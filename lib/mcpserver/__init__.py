@@ -7,6 +7,7 @@ below.
     import mcpserver
     url, err = mcpserver.start(port=8765, bind="0.0.0.0")
     mcpserver.stop()               # -> True if it was serving
+    asyncio.create_task(mcpserver.serve(8765))   # as a task of a program's loop
     mcpserver.SERVER               # the running server (state, counters) or None
 The console's `mcp serve` (shell/mcpcmd.py) calls these; nothing of the
 server is imported before. While it listens only this module stays in RAM:
@@ -140,6 +141,13 @@ class _Server:
             http = None
             _forget()
             loosen(gc_was)
+
+
+def serve(port=8765, bind="0.0.0.0"):
+    """The server as a task of a program's asyncio loop (mcpserver/task.py):
+    asyncio.create_task(mcpserver.serve(8765)); cancel it to stop."""
+    from mcpserver import task
+    return task.serve(port, bind)
 
 
 # -- for /bin scripts during a call --------------------------------------------

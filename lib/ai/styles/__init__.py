@@ -28,10 +28,13 @@ exposes:
       body: the 200 response (readinto); parse it with jsonstream from the
       socket, keep only what the Reply needs. The reply's text goes to
       out.add(piece) as it is read (output(cfg, out) gives the Out to use).
-  read_stream(cfg, events, out) -> Reply
-      events: httpc.SSE of the 200 response (next() -> Event or None at the
-      end; an Event has readinto); text pieces go to out as they arrive,
-      never thinking text.
+  stream(cfg, events, out, block=True) -> Reply, a step generator
+      (compat.drive): events: httpc.SSE of the 200 response (next() ->
+      Event or None at the end; an Event has readinto); with block False
+      (the asyncio driver) it takes each event with `yield from
+      events.take()` (an event there whole: its parse never waits);
+      text pieces go to out as they arrive, never thinking text.
+      read_stream = blocking(stream): the same, run here, waiting.
       The Reply (reply(out, calls, finish, echo)) holds only calls, finish
       and the echo; the driver fills in the text from its Out.
   error_info(status, body, headers) -> (message, retry_after_s, kind)
@@ -63,7 +66,7 @@ import sys
 
 import jsonstream
 import store
-from compat import collect, quote  # noqa: F401  (quote: URL query values, for the styles' model lists)
+from compat import collect, drive, quote  # noqa: F401  (quote: URL query values, for the styles' model lists)
 
 HELD = 16384        # characters a style holds in RAM: tool arguments, reasoning
 MAX_ERROR = 300     # characters of a service's error message kept
@@ -150,6 +153,14 @@ class Out:
     def drop(self):
         if self.spool is not None:
             self.spool.drop()
+
+
+def blocking(stream):
+    """A style's read_stream(cfg, events, out) -> Reply: its step generator
+    stream(cfg, events, out, block) run here, waiting (compat.drive)."""
+    def read_stream(cfg, events, out):
+        return drive(stream(cfg, events, out))
+    return read_stream
 
 
 def output(cfg, out):

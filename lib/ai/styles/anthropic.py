@@ -84,7 +84,7 @@ length count (see _input).
 import jsonstream
 from compat import lazy
 from jsonstream import Array, Raw, Stream
-from ai.styles import (HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str, tokens,
+from ai.styles import (HELD, MAX_ERROR, Out, StyleError, blocking, output, reply as _reply, as_str, tokens,
                        wire as _str, json_ok)
 
 VERSION = "2023-06-01"
@@ -432,9 +432,9 @@ def read_reply(cfg, body, out=None):
     return c.reply()
 
 
-def read_stream(cfg, events, out):
+def stream(cfg, events, out, block=True):
     """Read an SSE messages stream; out (an Out, or a sink) gets reply
-    text as it comes."""
+    text as it comes. A step generator (ai.styles: the style contract)."""
     c = _Content(cfg, output(cfg, out))
     ev = {}     # fields of the event being parsed
     got = []    # (what, piece) of the event, routed once its index is known
@@ -477,7 +477,7 @@ def read_stream(cfg, events, out):
     buf = bytearray(256)    # one parse buffer for every event
     done = False
     while True:
-        e = events.next()
+        e = events.next() if block else (yield from events.take())
         if e is None:
             break
         if done or e.empty:
@@ -513,6 +513,9 @@ def read_stream(cfg, events, out):
     if not done:
         raise StyleError("stream ended early")
     return c.reply()
+
+
+read_stream = blocking(stream)
 
 
 # the error replies and the model list, imported on first use

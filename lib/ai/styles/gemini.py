@@ -96,7 +96,7 @@ sends it (see _args, _declarations).
 """
 import jsonstream
 from compat import ticks_ms, const, lazy
-from ai.styles import (HELD, MAX_ERROR, StyleError, output, reply as _reply, as_str as _text, tokens,
+from ai.styles import (HELD, MAX_ERROR, StyleError, blocking, output, reply as _reply, as_str as _text, tokens,
                        wire as _str, json_ok)
 
 MAX_OPAQUE = 262144       # all signatures of one reply (they can pass 128 KB)
@@ -748,15 +748,16 @@ def read_reply(cfg, body, out=None):
     return r.reply()
 
 
-def read_stream(cfg, events, out):
+def stream(cfg, events, out, block=True):
     """The Reply of a streamGenerateContent?alt=sse reply; out (an Out, or a
-    sink) gets reply text as it arrives (never thought text)."""
+    sink) gets reply text as it arrives (never thought text). A step
+    generator (ai.styles: the style contract)."""
     r = _Reader(cfg, output(cfg, out))
     rules = r.rules()
     buf = bytearray(256)    # one parse buffer for every event
     while True:
         try:
-            ev = events.next()
+            ev = events.next() if block else (yield from events.take())
             if ev is None:
                 break
             if ev.empty:
@@ -777,6 +778,9 @@ def read_stream(cfg, events, out):
     if not (r.finish is not None or r.block is not None):
         raise StyleError("stream ended early")
     return r.reply()
+
+
+read_stream = blocking(stream)
 
 
 # the error replies and the model list, imported on first use

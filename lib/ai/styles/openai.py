@@ -71,7 +71,7 @@ Copilot (quirk vision_request): Copilot-Vision-Request: true on a request
 with a picture.
 """
 import jsonstream
-from ai.styles import HELD, Out, StyleError, output, reply as _reply, as_str, tokens
+from ai.styles import HELD, Out, StyleError, blocking, output, reply as _reply, as_str, tokens
 from ai.styles.oai import bearer_headers, effort, file_parts, tool_output, __getattr__  # noqa: F401
 from compat import const
 
@@ -208,7 +208,7 @@ class _Reader:
         self.finish = None
         self.error = None
 
-    # handlers (path, value) for jsonstream.select
+    # handlers (self, path, value) for jsonstream.select (see _rules)
     def on_text(self, path, piece):
         if isinstance(piece, str):
             self.out.add(piece)
@@ -290,51 +290,68 @@ class _Reader:
         return _reply(self.out, calls or None, finish, echo)
 
 
-def _rules(r, where):
-    """select() rules for a whole message ("message") or a chunk ("delta").
-    Text streams in pieces; a tool call (fragment) is small and read whole
-    (its arguments are bounded by max_value; see _select)."""
-    base = "choices[0]." + where
-    stream = jsonstream.Stream
-    return jsonstream.Rules({
-        base + ".content": stream(r.on_text),
-        base + ".refusal": stream(r.on_text),
-        base + ".reasoning_content": stream(r.on_reasoning),
-        base + ".tool_calls[*]": r.on_call,
-        "choices[0].finish_reason": r.on_finish,
-        "error": r.on_error,
-        # the token usage: a whole reply's, a stream's last chunk's (asked
-        # for with stream_options.include_usage), Groq's, Kimi's
-        "usage.prompt_tokens": tokens, "usage.completion_tokens": tokens,
-        "x_groq.usage.prompt_tokens": tokens, "x_groq.usage.completion_tokens": tokens,
-        "choices[0].usage.prompt_tokens": tokens, "choices[0].usage.completion_tokens": tokens,
-    })
+_RULES = {}     # "message" / "delta": the rules, compiled once (see _rules)
+_BUF = []       # the stream's parse buffer, made once
+
+
+def _rules(where):
+    """select() rules for a whole message ("message") or a chunk ("delta"),
+    compiled once for every reply: the handlers are _Reader's functions,
+    called with the reply's reader (select(target=)), so replies at once
+    (an asyncio program's) share them, a select at a time. Text streams in
+    pieces; a tool call (fragment) is small and read whole (its arguments
+    are bounded by max_value; see _select)."""
+    rules = _RULES.get(where)
+    if rules is None:
+        base = "choices[0]." + where
+        stream = jsonstream.Stream
+        R = _Reader
+        rules = _RULES[where] = jsonstream.Rules({
+            base + ".content": stream(R.on_text),
+            base + ".refusal": stream(R.on_text),
+            base + ".reasoning_content": stream(R.on_reasoning),
+            base + ".tool_calls[*]": R.on_call,
+            "choices[0].finish_reason": R.on_finish,
+            "error": R.on_error,
+            # the token usage: a whole reply's, a stream's last chunk's (asked
+            # for with stream_options.include_usage), Groq's, Kimi's
+            "usage.prompt_tokens": _tokens, "usage.completion_tokens": _tokens,
+            "x_groq.usage.prompt_tokens": _tokens, "x_groq.usage.completion_tokens": _tokens,
+            "choices[0].usage.prompt_tokens": _tokens, "choices[0].usage.completion_tokens": _tokens,
+        })
+    return rules
+
+
+def _tokens(r, path, n):
+    tokens(path, n)
 
 
 def _select(r, src, rules, buf=None):
     # a materialized tool call may hold max_reply characters of arguments,
     # each up to 6 bytes when escaped as \uXXXX
-    jsonstream.select(src, rules, max_value=6 * r.limit + 1024, buf=buf)
+    jsonstream.select(src, rules, max_value=6 * r.limit + 1024, buf=buf, target=r)
 
 
 def read_reply(cfg, body, out=None):
     """Reply from a whole (non-streamed) 200 body; its text goes to out
     (see ai.styles.output)."""
     r = _Reader(cfg, output(cfg, out))
-    _select(r, body, _rules(r, "message"))
+    _select(r, body, _rules("message"))
     return r.reply()
 
 
-def read_stream(cfg, events, out):
+def stream(cfg, events, out, block=True):
     """Reply from an SSE stream; text pieces go to out (an Out, or a sink)
-    as they arrive."""
+    as they arrive. A step generator (ai.styles: the style contract)."""
     r = _Reader(cfg, output(cfg, out), True)
-    rules = _rules(r, "delta")
+    rules = _rules("delta")
     # one parse buffer for every event, the size of a chunk of a few words
-    # (read in one piece: no copy within the buffer)
-    buf = bytearray(320)
+    # (read in one piece: no copy within the buffer); the rules' parser
+    # keeps the first one it was given
+    if not _BUF:
+        _BUF.append(bytearray(320))
     while True:
-        ev = events.next()
+        ev = events.next() if block else (yield from events.take())
         if ev is None:
             raise StyleError("stream ended early")
         if ev.empty:
@@ -344,7 +361,9 @@ def read_stream(cfg, events, out):
         if ev.event == "error":
             from ai.styles import openai_errors
             raise StyleError(openai_errors.event_error(ev))
-        _select(r, ev, rules, buf)
+        _select(r, ev, rules, _BUF[0])
         if r.error is not None:
             r.raise_error()
 
+
+read_stream = blocking(stream)

@@ -86,7 +86,7 @@ bounded by cfg["max_reply"], arguments by HELD.
 """
 import jsonstream
 from jsonstream import Array
-from ai.styles import HELD, MAX_ERROR, Out, StyleError, output, reply as _reply, as_str, tokens
+from ai.styles import HELD, MAX_ERROR, Out, StyleError, blocking, output, reply as _reply, as_str, tokens
 from ai.styles.oai import bearer_headers, effort, file_parts, tool_output, __getattr__  # noqa: F401
 from compat import const
 
@@ -394,17 +394,17 @@ _DONE = "response.output_item.done"
 _ENDS = ("response.completed", "response.incomplete", "response.failed")
 
 
-def read_stream(cfg, events, out):
+def stream(cfg, events, out, block=True):
     """Reply from an SSE stream; text pieces go to out (an Out, or a sink)
-    as they arrive. One pull parser walks every event through one buffer
-    (see the wire format above: the type from the `event:` line, else
-    from the data)."""
+    as they arrive (a step generator: ai.styles, the style contract). One
+    pull parser walks every event through one buffer (see the wire format
+    above: the type from the `event:` line, else from the data)."""
     r = _Reader(cfg, output(cfg, out))
     p = None
     buf = bytearray(256)        # one parse buffer for every event
     cur = None                  # the entry of the item being written
     while True:
-        ev = events.next()
+        ev = events.next() if block else (yield from events.take())
         if ev is None:
             raise StyleError("stream ended early")
         if ev.empty:
@@ -453,6 +453,9 @@ def read_stream(cfg, events, out):
             return r.reply()
         elif t == "error":
             raise StyleError(str(got.get("message") or got.get("code") or "error event")[:MAX_ERROR])
+
+
+read_stream = blocking(stream)
 
 
 def _event(p, r, name, cur):

@@ -26,10 +26,9 @@ elements at byte X"); a skipped string or number may be of any length.
 Writer: dump() writes bytes pieces of at most ~bufsize through write(),
 encoded_len() counts the exact length first (for Content-Length), dumps() for
 small values. Raw() echoes pre-encoded JSON verbatim, RawFile(path, offset,
-length) copies pre-encoded JSON from a file in pieces, FileStr(path, size,
-head, text) writes a file's bytes as a JSON string (base64, or escaped
-UTF-8 text) in pieces, Array(factory) writes an array from a re-runnable
-generator factory.
+length) copies pre-encoded JSON from a file in pieces (with encode=
+"base64" or "text": a file's bytes made a JSON string in pieces),
+Array(factory) writes an array from a re-runnable generator factory.
 
 Decisions for the implementation-defined inputs (JSONTestSuite i_*.json):
 - numbers with huge exponents or too many digits: floats follow float()
@@ -68,7 +67,6 @@ buffer, longer than it, escaped or wildcard keys, anything wrong) goes
 through next(), so verdicts, messages and offsets are the pure-Python
 path's at every chunking. _wesc escapes strings into dump()'s buffer.
 """
-from binascii import b2a_base64
 from compat import const, copy, MICROPYTHON
 
 OBJ = const(1)
@@ -140,7 +138,7 @@ _LEADS = ((b"\xe0", 0xA0, 0xBF), (b"\xed", 0x80, 0x9F),
 # any tool schema or call arguments seen in practice.
 MAX_ITEMS = const(1024)
 
-# a FileStr's read piece: base64 (a multiple of 3 bytes, 1 KB of base64),
+# a RawFile's read piece when it makes a string: base64 (a multiple of 3 bytes, 1 KB of base64),
 # text (escaped into dump's buffer)
 _B64_PIECE = const(768)
 _TEXT_PIECE = const(256)
@@ -1707,30 +1705,23 @@ class RawFile:
     `path` at `offset`, in pieces through dump()'s buffer. The file is
     opened at every dump (encoded_len() only adds `length`), so a request
     can be counted, sent and retried without the text ever being whole in
-    RAM (long messages from the chat-history file)."""
+    RAM (long messages from the chat-history file).
 
-    def __init__(self, path, offset, length):
+    With encode, the file's bytes from offset (length of them) are made a
+    JSON string instead: "base64" after head (ASCII: a data URI's
+    "data:image/png;base64,"), from pieces of a multiple of 3 bytes (no
+    padding but at the end), its length known without the file, 2 +
+    len(head) + 4 * ceil(length / 3); or "text", the file's UTF-8 text
+    escaped (escapes work on bytes: a character cut between two reads
+    comes out whole; the text is taken to be UTF-8, ai/files.py checks it
+    first), counted in a pass over the file."""
+
+    def __init__(self, path, offset, length, encode=None, head=""):
         self.path = path
         self.offset = offset
         self.length = length
-
-
-class FileStr:
-    """A JSON string made of a file's first `size` bytes, read in pieces
-    through dump()'s buffer at every dump (as RawFile): as base64 after
-    head (ASCII: a data URI's "data:image/png;base64,"), from pieces of a
-    multiple of 3 bytes (no padding but at the end), or with text=True as
-    the file's UTF-8 text escaped (escapes work on bytes: a character cut
-    between two reads comes out whole; the text is taken to be UTF-8,
-    ai/files.py checks it first). encoded_len() knows base64's length from
-    size alone, 2 + len(head) + 4 * ceil(size / 3), without the file; text
-    is counted in a pass over it."""
-
-    def __init__(self, path, size, head="", text=False):
-        self.path = path
-        self.size = size
+        self.encode = encode
         self.head = head
-        self.text = text
 
 
 class Array:
@@ -1779,7 +1770,9 @@ class _Out:
             a = z
 
     def copy(self, rf):
-        """Copy a RawFile's bytes through the buffer."""
+        """Copy a RawFile's bytes through the buffer (with encode: _string)."""
+        if rf.encode is not None:
+            return _string(self, rf)
         left = rf.length
         if self.write is None:
             self.n += left
@@ -1795,39 +1788,6 @@ class _Out:
                     raise JSONError("JSON: %s ends before byte %d" % (rf.path, rf.offset + rf.length))
                 self.k += got
                 left -= got
-
-    def file(self, fs):
-        """A FileStr: quotes, head, then the file as base64 or escaped text."""
-        self.put(b'"')
-        if fs.head:
-            self.put(fs.head.encode())
-        left = fs.size
-        if not fs.text and self.write is None:
-            self.n += 4 * ((left + 2) // 3) + 1       # (and the closing quote)
-            return
-        # one read buffer per file: base64 of a piece is one 1 KB write
-        # (httpc sends a write that long as it is, no copy)
-        buf = bytearray(_B64_PIECE if not fs.text else _TEXT_PIECE)
-        mv = memoryview(buf)
-        dec = None if MICROPYTHON or not fs.text else _utf8_decoder()
-        with open(fs.path, "rb") as f:
-            while left > 0:
-                k = 0
-                want = len(buf) if len(buf) < left else left
-                while k < want:         # a whole piece: a multiple of 3 bytes
-                    got = f.readinto(mv[k:want])
-                    if not got:
-                        raise JSONError("JSON: %s ends before byte %d" % (fs.path, fs.size))
-                    k += got
-                left -= k
-                if not fs.text:
-                    self.flush()
-                    self._send(memoryview(b2a_base64(mv[0:k], newline=False)))
-                elif MICROPYTHON:
-                    _wbytes(self, buf, k)
-                else:
-                    self.put(_esc_text(dec.decode(bytes(mv[0:k]), left == 0)))
-        self.put(b'"')
 
     def flush(self):
         if self.k:
@@ -1920,6 +1880,44 @@ def _wstr(out, s):
     out.put(b'"')
 
 
+def _string(out, rf):
+    """A RawFile with encode: quotes, head, then the file's bytes as base64
+    or escaped text, read in pieces (see RawFile)."""
+    out.put(b'"')
+    if rf.head:
+        out.put(rf.head.encode())
+    left = rf.length
+    text = rf.encode == "text"
+    if not text and out.write is None:
+        out.n += 4 * ((left + 2) // 3) + 1       # (and the closing quote)
+        return
+    from binascii import b2a_base64
+    # one read buffer per file: base64 of a piece is one 1 KB write (httpc
+    # sends a write that long as it is, no copy)
+    buf = bytearray(_TEXT_PIECE if text else _B64_PIECE)
+    mv = memoryview(buf)
+    dec = None if MICROPYTHON or not text else _utf8_decoder()
+    with open(rf.path, "rb") as f:
+        f.seek(rf.offset)
+        while left > 0:
+            k = 0
+            want = len(buf) if len(buf) < left else left
+            while k < want:         # a whole piece: a multiple of 3 bytes
+                got = f.readinto(mv[k:want])
+                if not got:
+                    raise JSONError("JSON: %s ends before byte %d" % (rf.path, rf.offset + rf.length))
+                k += got
+            left -= k
+            if not text:
+                out.flush()
+                out._send(memoryview(b2a_base64(mv[0:k], newline=False)))
+            elif MICROPYTHON:
+                _wbytes(out, buf, k)
+            else:
+                out.put(_esc_text(dec.decode(bytes(mv[0:k]), left == 0)))
+    out.put(b'"')
+
+
 def _wbytes(out, e, n):
     """The UTF-8 bytes e[:n] escaped into out (MicroPython)."""
     count = out.write is None
@@ -1954,8 +1952,6 @@ def _dump(value, out, max_depth=64):
             out.put(v.data)
         elif isinstance(v, RawFile):
             out.copy(v)
-        elif isinstance(v, FileStr):
-            out.file(v)
         elif isinstance(v, dict):
             it = iter(v.items())
         elif isinstance(v, (list, tuple)):

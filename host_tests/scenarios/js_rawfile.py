@@ -1,7 +1,7 @@
-# jsonstream.RawFile and FileStr under MicroPython: argv[1] is a file,
-# argv[2]/argv[3] the offset and length of one JSON value in it (a
-# RawFile), or "b64"/"text" and how many of its bytes (a FileStr: base64
-# after a data URI's head, or its text). Writes ["user",<that value>] with
+# jsonstream.RawFile under MicroPython: argv[1] is a file, argv[2]/argv[3]
+# the offset and length of one JSON value in it, or "b64"/"text" and how
+# many of its bytes (a RawFile that makes them a string: base64 after a
+# data URI's head, or its text). Writes ["user",<that value>] with
 # encoded_len() and then dump() twice (a retried request, view=True as the
 # driver writes) into a hashing sink; prints "rawfile: <encoded_len>
 # <bytes> <bytes> <largest piece> <sha256 hex>" and HEAPMON. A file that
@@ -27,7 +27,8 @@ def sink(piece):
 
 
 if how in ("b64", "text"):
-    value = js.FileStr(path, length, "data:image/jpeg;base64," if how == "b64" else "", how == "text")
+    value = js.RawFile(path, 0, length, "base64" if how == "b64" else "text",
+                       "data:image/jpeg;base64," if how == "b64" else "")
 else:
     value = js.RawFile(path, int(how), length)
 msg = ["user", value]

@@ -154,9 +154,11 @@ anthropic * jpeg,png,gif,webp,pdf 5242880 33554432 | Anthropic vision guide: 5 M
 copilot * ?jpeg,png,gif,webp - - | Copilot's models list says per model (capabilities.supports.vision)"""
 
 
-def row(table, provider, model):
-    """The words of the first row of table (EFFORTS, FILES) for provider
-    whose prefix model starts with ("*": any), up to the "|", or None. (A
+def efforts(provider, model, table=EFFORTS):
+    """The words model (of provider) takes for its thinking knob, lowest
+    first (EFFORTS), or None when it has none; with table=FILES the words
+    of its files row (None: it takes none). The first row of table for
+    provider whose prefix model starts with ("*": any), up to the "|". (A
     scan of the text: only the matching row is cut out of it.)"""
     head = provider + " "
     i = 0
@@ -167,16 +169,10 @@ def row(table, provider, model):
             e = table.find(" ", k)
             prefix = table[k:e]
             if prefix == "*" or model.startswith(prefix):
-                return table[e:table.find("|", e)].split()
+                words = table[e:table.find("|", e)].split()
+                return None if words[0] == "-" else words
         i = j + 1 if j >= 0 else -1
     return None
-
-
-def efforts(provider, model):
-    """The words model (of provider) takes for its thinking knob, lowest
-    first (EFFORTS), or None when it has none."""
-    words = row(EFFORTS, provider, model)
-    return None if not words or words[0] == "-" else words
 
 
 def nearest(word, words):

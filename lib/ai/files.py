@@ -15,7 +15,8 @@ file and of a request, each row with its source).
 Each style writes what parts(cfg, m, uri) gives, in its own wire format:
 per file a label, "[file /photo.jpg, 48 KB, image/jpeg]" (the model
 knows which file it sees; `ai history` shows the same line), then the
-file as a jsonstream.FileStr: base64 (after a data URI's head with uri),
+file as a jsonstream.RawFile that makes a JSON string of it: base64
+(after a data URI's head with uri),
 or a text file's text escaped. A file that cannot be sent is its label
 alone, saying why: "[file /photo.jpg: changed or gone]".
 
@@ -36,12 +37,12 @@ Per request, cfg["_files"] keeps each file's verdict (the passes and the
 retries of one ask() check a file once). Memory: no file is held: the
 check reads 12 bytes (a text file: all of it, 256 at a time), a hash
 reads 512 at a time, and the bytes go from flash into the request in
-pieces (jsonstream.FileStr).
+pieces (jsonstream.RawFile with encode).
 """
 import os
 
 import store
-from jsonstream import FileStr
+from jsonstream import RawFile
 from ai.styles import StyleError
 from compat import const
 
@@ -154,7 +155,7 @@ def _reason(cfg, mime, size):
     if mime == TEXT:
         return None
     from ai import catalog
-    words = catalog.row(catalog.FILES, cfg["provider"], cfg["model"]) or ("-", "-", "-")
+    words = catalog.efforts(cfg["provider"], cfg["model"], catalog.FILES) or ("-", "-", "-")
     types = words[0].lstrip("?")
     word = _word(mime)
     what = "PDF" if word == "pdf" else "pictures"
@@ -208,8 +209,8 @@ def _check(cfg, f, strict):
 
 def parts(cfg, m, uri=False):
     """The files of message m as [(label, name, MIME type, value)]: value
-    a jsonstream.FileStr (base64, after a data URI's head with uri; a text
-    file's text), or None when the label says why the file is not sent."""
+    a jsonstream.RawFile that makes a JSON string of the file (base64,
+    after a data URI's head with uri; a text file's text), or None when the label says why the file is not sent."""
     seen = cfg.get("_files")
     if seen is None:
         seen = cfg["_files"] = {}
@@ -229,9 +230,44 @@ def parts(cfg, m, uri=False):
         if mime != TEXT:
             seen["_images"] = True
         text = mime == TEXT
-        out.append((v[0], v[1], mime, FileStr(v[3], v[4], "data:%s;base64," % mime
-                                             if uri and not text else "", text)))
+        out.append((v[0], v[1], mime, RawFile(v[3], 0, v[4], "text" if text else "base64",
+                                             "data:%s;base64," % mime if uri and not text else "")))
     return out
+
+
+def content(cfg, ms, part, text=None):
+    """The content parts of the files of the messages ms (parts(): per file
+    its label, then the picture, PDF or text), then text; part(kind, name,
+    value) makes one of the style's parts, kind "text", "image" or "pdf"
+    (the OpenAI styles' content lists)."""
+    out = []
+    for m in ms:
+        for label, name, mime, v in parts(cfg, m, True):
+            out.append(part("text", None, label))
+            if v is not None:
+                out.append(part("text" if mime == TEXT else
+                                "pdf" if mime == "application/pdf" else "image", name, v))
+    if text:
+        out.append(part("text", None, text))
+    return out
+
+
+def shown(msg, made, o, cfg):
+    """The files a tool made (flash paths), as references on its result
+    msg, those the model takes: it sees them in the next request (for
+    another the result's text says what there is). cfg: the resolved
+    settings of o, or None (resolved here). Returns cfg (ai/loop.py)."""
+    if cfg is None:
+        from ai.config import resolve
+        cfg = resolve(o)
+    for p in made:
+        try:
+            r = ref(p)
+        except StyleError:
+            continue            # gone, or of no type a model takes
+        if takes(cfg, r["type"]):
+            msg.setdefault("files", []).append(r)
+    return cfg
 
 
 def sees(provider, model):
@@ -239,7 +275,7 @@ def sees(provider, model):
     models), from the catalogue: "jpeg, png, gif, webp pictures and PDF",
     "... if the model sees them" where the server decides, or None."""
     from ai import catalog
-    t = (catalog.row(catalog.FILES, provider, model) or ("-",))[0]
+    t = (catalog.efforts(provider, model, catalog.FILES) or ("-",))[0]
     words = [w for w in t.lstrip("?").split(",") if w != "-"]
     if not words:
         return None
@@ -260,7 +296,7 @@ def over(cfg, size):
     """StyleError when a request with files is longer than the provider
     takes (its length counted: nothing was sent)."""
     from ai import catalog
-    words = catalog.row(catalog.FILES, cfg["provider"], cfg["model"])
+    words = catalog.efforts(cfg["provider"], cfg["model"], catalog.FILES)
     if words and words[2] != "-" and size > int(words[2]):
         raise StyleError("%s: the request with its files is %s, over %s's %s a request; "
                          "nothing was sent (send fewer or smaller files)" % (

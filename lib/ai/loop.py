@@ -253,25 +253,6 @@ def _dispatch(route, call, conns, history, made, opener=None):
     return r
 
 
-def _shown(msg, made, o, cfg):
-    """The files a tool made, as references on its result (ai/files.py),
-    those the model takes (it sees them in the next request; for another
-    the result's text says what there is). Returns the resolved settings."""
-    from ai import files
-    from ai.config import resolve
-    from ai.styles import StyleError
-    if cfg is None:
-        cfg = resolve(o)
-    for p in made:
-        try:
-            r = files.ref(p)
-        except StyleError:
-            continue            # gone, or of no type a model takes
-        if files.takes(cfg, r["type"]):
-            msg.setdefault("files", []).append(r)
-    return cfg
-
-
 def _result(pair):
     text, err = pair
     return (err, True) if err else (text, False)
@@ -336,8 +317,9 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
                        "content": "Error: " + text if bad else text}
                 if bad:
                     msg["is_error"] = True
-                if made and not bad:
-                    cfg = _shown(msg, made, o, cfg)
+                if made and not bad:        # (ai/files.py: those the model takes)
+                    from ai import files
+                    cfg = files.shown(msg, made, o, cfg)
                 history.append(msg)
                 text = msg = c = None
                 del made[:]

@@ -1,7 +1,6 @@
 """What the two OpenAI styles share (openai.py: chat completions,
 responses.py: Responses), imported with either: the request headers, the
-reasoning effort word, a tool result's text, a message's files as content
-parts (the style makes each part of its own wire), and the way to their error
+reasoning effort word, a tool result's text, and the way to their error
 replies (openai_errors.py) and model list (ai/models.py: GET {base}/models
 -> {"data": [{"id"}, ...]}, one page), which both import as their module
 __getattr__ (its table). Anthropic and Gemini chats do not pay for it.
@@ -50,20 +49,3 @@ def tool_output(m):
     return out
 
 
-
-def file_parts(cfg, ms, part, text=None):
-    """The content parts of the files of the messages ms (ai/files.py: per
-    file a label, then the picture, PDF or text), then text; part(kind,
-    name, value) makes one of the style's parts, kind "text", "image" or
-    "pdf". The one place that writes a message's files, for both styles."""
-    from ai import files
-    out = []
-    for m in ms:
-        for label, name, mime, v in files.parts(cfg, m, True):
-            out.append(part("text", None, label))
-            if v is not None:
-                out.append(part("text" if mime == files.TEXT else
-                                "pdf" if mime == "application/pdf" else "image", name, v))
-    if text:
-        out.append(part("text", None, text))
-    return out

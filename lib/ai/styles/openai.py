@@ -72,7 +72,7 @@ with a picture.
 """
 import jsonstream
 from ai.styles import HELD, Out, StyleError, blocking, output, reply as _reply, as_str, tokens
-from ai.styles.oai import bearer_headers, effort, file_parts, tool_output, __getattr__  # noqa: F401
+from ai.styles.oai import bearer_headers, effort, tool_output, __getattr__  # noqa: F401
 from compat import const
 
 _MAX_CALLS = const(32)          # tool calls in one reply
@@ -138,13 +138,13 @@ def _messages(cfg, history, headers):
             if system:
                 yield {"role": "system", "content": system}
         if shown and m.get("role") != "tool":
-            yield {"role": "user", "content": file_parts(cfg, shown, _part)}
+            yield {"role": "user", "content": _content(cfg, shown)}
             shown = None
         yield _message(cfg, m)
         if m.get("role") == "tool" and m.get("files"):
             shown = (shown or []) + [m]
     if shown:
-        yield {"role": "user", "content": file_parts(cfg, shown, _part)}
+        yield {"role": "user", "content": _content(cfg, shown)}
     if first and system:
         yield {"role": "system", "content": system}
     if "X-Initiator" in headers:
@@ -155,13 +155,17 @@ def _messages(cfg, history, headers):
             headers["Copilot-Vision-Request"] = "true"
 
 
-def _part(kind, name, v):
-    """A content part of a message's files (oai.file_parts)."""
-    if kind == "text":
-        return {"type": "text", "text": v}
-    if kind == "pdf":
-        return {"type": "file", "file": {"filename": name, "file_data": v}}
-    return {"type": "image_url", "image_url": {"url": v}}
+def _content(cfg, ms, text=None):
+    """The content parts of the files of the messages ms, then text
+    (ai/files.py content), in chat completions' shapes."""
+    def part(kind, name, v):
+        if kind == "text":
+            return {"type": "text", "text": v}
+        if kind == "pdf":
+            return {"type": "file", "file": {"filename": name, "file_data": v}}
+        return {"type": "image_url", "image_url": {"url": v}}
+    from ai.files import content
+    return content(cfg, ms, part, text)
 
 
 def _message(cfg, m):
@@ -171,7 +175,7 @@ def _message(cfg, m):
                 "content": tool_output(m)}
     if role != "assistant":
         c = m.get("content") or ""
-        return {"role": role, "content": file_parts(cfg, (m,), _part, c) if m.get("files") else c}
+        return {"role": role, "content": _content(cfg, (m,), c) if m.get("files") else c}
     out = {"role": "assistant", "content": m.get("content") or ""}
     calls = m.get("tool_calls")
     if calls:

@@ -87,7 +87,7 @@ bounded by cfg["max_reply"], arguments by HELD.
 import jsonstream
 from jsonstream import Array
 from ai.styles import HELD, MAX_ERROR, Out, StyleError, blocking, output, reply as _reply, as_str, tokens
-from ai.styles.oai import bearer_headers, effort, file_parts, tool_output, __getattr__  # noqa: F401
+from ai.styles.oai import bearer_headers, effort, tool_output, __getattr__  # noqa: F401
 from compat import const
 
 MAX_OPAQUE = const(65536)      # reasoning items of one reply, in characters
@@ -155,7 +155,7 @@ def _input(cfg, history):
             continue                    # in the instructions
         lead = False
         if shown and role != "tool":
-            yield {"role": "user", "content": file_parts(cfg, shown, _part)}
+            yield {"role": "user", "content": _content(cfg, shown)}
             shown = []
         if role == "tool":
             yield {"type": "function_call_output", "call_id": m.get("tool_call_id") or "",
@@ -167,18 +167,22 @@ def _input(cfg, history):
                 yield item
         else:
             c = m.get("content") or ""
-            yield {"role": role, "content": file_parts(cfg, (m,), _part, c) if m.get("files") else c}
+            yield {"role": role, "content": _content(cfg, (m,), c) if m.get("files") else c}
     if shown:
-        yield {"role": "user", "content": file_parts(cfg, shown, _part)}
+        yield {"role": "user", "content": _content(cfg, shown)}
 
 
-def _part(kind, name, v):
-    """An input part of a message's files (oai.file_parts)."""
-    if kind == "text":
-        return {"type": "input_text", "text": v}
-    if kind == "pdf":
-        return {"type": "input_file", "filename": name, "file_data": v}
-    return {"type": "input_image", "image_url": v}
+def _content(cfg, ms, text=None):
+    """The input parts of the files of the messages ms, then text
+    (ai/files.py content), in Responses' shapes."""
+    def part(kind, name, v):
+        if kind == "text":
+            return {"type": "input_text", "text": v}
+        if kind == "pdf":
+            return {"type": "input_file", "filename": name, "file_data": v}
+        return {"type": "input_image", "image_url": v}
+    from ai.files import content
+    return content(cfg, ms, part, text)
 
 
 def _assistant(cfg, m):

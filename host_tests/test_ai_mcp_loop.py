@@ -105,13 +105,15 @@ def test_unreachable_mcp_server_is_an_error_before_the_model_is_asked(flash):
         assert srv.requests == []
 
 
+@pytest.mark.parametrize("awaited", [False, True], ids=["run", "aio"])
 @pytest.mark.parametrize("model,sees", [("gpt-4o-mini", True), ("gpt-3.5-turbo", False)])
-def test_an_mcp_picture_reaches_a_model_that_sees(flash, everything_server, model, sees):
+def test_an_mcp_picture_reaches_a_model_that_sees(flash, everything_server, model, sees, awaited):
     """The reference server's get-tiny-image: its PNG is decoded to flash
     while the result is read (mcp/items.py) and the next request carries it
     as a picture for a model that takes pictures (decoded strictly by the
     fake to the same bytes); for one that does not, the result's line says
-    what there was and nothing else goes."""
+    what there was and nothing else goes. The same through ai.aio.run
+    (mcp.aio's call)."""
     import base64
     import re
     from fakes import FakeOpenAI
@@ -122,7 +124,12 @@ def test_an_mcp_picture_reaches_a_model_that_sees(flash, everything_server, mode
                       "ai.chat.style": "openai"})
         srv.queue(Calls([("everything__get-tiny-image", {})]))
         hist = [{"role": "user", "content": "show me the picture"}]
-        reply, err = ai.run(hist, mcps=["everything"])
+        if awaited:
+            import asyncio
+            from ai import aio
+            reply, err = asyncio.run(aio.run(hist, mcps=["everything"]))
+        else:
+            reply, err = ai.run(hist, mcps=["everything"])
         assert err is None, err
         m = re.search(r"\[image image/png, (\d+) bytes: (/mcp/[0-9a-f]{16}\.png)\]", hist[2]["content"])
         assert m, hist[2]

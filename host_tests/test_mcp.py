@@ -637,6 +637,30 @@ def test_result_flattening_and_bounds(flash):
         assert sent["params"]["arguments"] == {} and sent["params"]["name"] == "error"
 
 
+def test_an_awaited_call_decodes_pictures_to_flash_too(flash):
+    """mcp.aio.call: the same text as mcp.call, the image and audio on
+    flash, conn.last_files listing them; the next call resets it."""
+    import asyncio
+    from mcp import aio as maio
+
+    def on(f, msg, req, w):
+        body = reply(msg["id"], RESULTS[msg["params"]["name"]])
+        w.respond(200, json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    with Fake(on) as f:
+        conn = ok(mcp.connect(f.url, name="fake"))
+        want = ok(mcp.call(conn, "mixed", {}))
+        files = conn.last_files
+        for p in files:
+            (flash / p[1:]).unlink()
+        assert ok(asyncio.run(maio.call(conn, "mixed", {}))) == want
+        assert conn.last_files == files and len(files) == 2
+        assert (flash / files[0][1:]).read_bytes() == base64.b64decode(PAYLOAD)
+        assert (flash / files[1][1:]).read_bytes() == b"RIFF"
+        ok(asyncio.run(maio.call(conn, "structured", {})))
+        assert conn.last_files == []
+        mcp.close(conn)
+
+
 def test_a_result_into_a_file_is_whole_and_flattened_the_same(tmp_path):
     """mcp.call(..., into=PATH): the whole text (no cut) in the file as it
     is read, flattened as the str is (items, structuredContent, escapes and

@@ -393,7 +393,7 @@ def test_ai_use_types_trim_and_errors(console):
         # wrong options and arguments: the error and the usage, one line each
         out = c.line("ai -u")
         assert "ai: -u needs a use-type" in c.text()
-        assert "usage: ai [-u TYPE] [-new] QUESTION" in c.text()
+        assert "usage: ai [-u TYPE] [-new] [-f FILE]... QUESTION" in c.text()
         c.line("ai -x hello")
         assert "ai: unknown option -x" in c.text()
         c.line("ai -u bad/type hi")

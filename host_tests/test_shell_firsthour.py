@@ -164,7 +164,7 @@ def test_help_usage_and_errors_break_between_words(console):
     _no_word_broken(c, 64)
     assert "ai: -u code needs a question after it, e.g. ai -u code how do I blink an LED? (or " \
            "ai -u code chat)" in c.flat(), c.text()
-    assert "usage: ai [-u TYPE] [-new] QUESTION | ai [-u TYPE] chat\n" in c.flat() + "\n"
+    assert "usage: ai [-u TYPE] [-new] [-f FILE]... QUESTION | ai [-u TYPE] chat\n" in c.flat() + "\n"
     c.clear()
     c.line("help set")
     _no_word_broken(c, 64)

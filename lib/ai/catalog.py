@@ -65,7 +65,8 @@ one row each: provider, model id prefix ("*": any), the types ("jpeg",
 are refused; a leading "?": whether a model sees pictures is the model's,
 which the catalogue cannot know: they are sent and the server answers),
 the most base64 bytes of one file and of one request with files ("-": no
-limit known), "|" and where that is documented. The first row that
+limit known) and "|"; where that is documented is a comment beside the
+table (EFFORTS carries its sources). The first row that
 matches decides; a provider without rows takes none. Text files are sent
 as text to every model (the request limit holds for them too).
 
@@ -136,22 +137,38 @@ gemini * minimal low medium high | ai.google.dev/gemini-api/docs/thinking: Gemin
 
 # (OpenAI: developers.openai.com/api/docs/guides/images-vision and
 # .../guides/pdf-files; Anthropic: docs.claude.com/en/docs/build-with-claude/vision
-# and .../pdf-support)
-FILES = """openai gpt-3.5 - - - | OpenAI models page: text only
-openai * jpeg,png,gif,webp,pdf 20971520 52428800 | OpenAI images-vision guide (50 MB a request), pdf-files guide
-groq meta-llama/llama-4 jpeg,png,gif,webp - 4194304 | console.groq.com/docs/vision: base64 requests up to 4 MB
-groq * - - - | console.groq.com/docs/vision: only Llama 4 sees
-ollama * ?jpeg,png,webp - - | docs.ollama.com/api/openai-compatibility: base64 jpeg, png, webp
-kimi moonshot-v1-8k-vision jpeg,png,webp - - | platform.kimi.ai/docs/guide/use-kimi-vision-model
-kimi moonshot-v1-32k-vision jpeg,png,webp - - | (the same)
-kimi moonshot-v1-128k-vision jpeg,png,webp - - | (the same)
-kimi kimi-k2.5 jpeg,png,webp - - | (the same)
-kimi kimi-k2.6 jpeg,png,webp - - | Kimi K2.6 model card: image input
-kimi kimi-k2.7 jpeg,png,webp - - | Kimi K2.7 model card: image input
-kimi * - - - | platform.kimi.ai/docs/guide/use-kimi-vision-model: others text only
-gemini * jpeg,png,webp,pdf - 20971520 | ai.google.dev/gemini-api/docs/image-understanding: 20 MB inline
-anthropic * jpeg,png,gif,webp,pdf 5242880 33554432 | Anthropic vision guide: 5 MB an image, 32 MB a request
-copilot * ?jpeg,png,gif,webp - - | Copilot's models list says per model (capabilities.supports.vision)"""
+# and .../pdf-support). Each row's source, in order (comments: the board
+# carries none of this text):
+#   openai gpt-3.5: OpenAI models page: text only
+#   openai *: OpenAI images-vision guide (50 MB a request), pdf-files guide
+#   groq meta-llama/llama-4: console.groq.com/docs/vision: base64 requests up to 4 MB
+#   groq *: console.groq.com/docs/vision: only Llama 4 sees
+#   ollama *: docs.ollama.com/api/openai-compatibility: base64 jpeg, png, webp
+#   kimi moonshot-v1-8k-vision: platform.kimi.ai/docs/guide/use-kimi-vision-model
+#   kimi moonshot-v1-32k-vision: (the same)
+#   kimi moonshot-v1-128k-vision: (the same)
+#   kimi kimi-k2.5: (the same)
+#   kimi kimi-k2.6: Kimi K2.6 model card: image input
+#   kimi kimi-k2.7: Kimi K2.7 model card: image input
+#   kimi *: platform.kimi.ai/docs/guide/use-kimi-vision-model: others text only
+#   gemini *: ai.google.dev/gemini-api/docs/image-understanding: 20 MB inline
+#   anthropic *: Anthropic vision guide: 5 MB an image, 32 MB a request
+#   copilot *: Copilot's models list says per model (capabilities.supports.vision)
+FILES = """openai gpt-3.5 - - - |
+openai * jpeg,png,gif,webp,pdf 20971520 52428800 |
+groq meta-llama/llama-4 jpeg,png,gif,webp - 4194304 |
+groq * - - - |
+ollama * ?jpeg,png,webp - - |
+kimi moonshot-v1-8k-vision jpeg,png,webp - - |
+kimi moonshot-v1-32k-vision jpeg,png,webp - - |
+kimi moonshot-v1-128k-vision jpeg,png,webp - - |
+kimi kimi-k2.5 jpeg,png,webp - - |
+kimi kimi-k2.6 jpeg,png,webp - - |
+kimi kimi-k2.7 jpeg,png,webp - - |
+kimi * - - - |
+gemini * jpeg,png,webp,pdf - 20971520 |
+anthropic * jpeg,png,gif,webp,pdf 5242880 33554432 |
+copilot * ?jpeg,png,gif,webp - - |"""
 
 
 def efforts(provider, model, table=EFFORTS):

@@ -47,10 +47,11 @@ from ai.styles import StyleError
 from compat import const
 
 _PIECE = const(512)      # bytes read at a time to hash or check a file
-# the types from the first bytes: (magic, offset, MIME type, catalogue word)
-_MAGIC = ((b"\xff\xd8\xff", 0, "image/jpeg", "jpeg"), (b"\x89PNG\r\n\x1a\n", 0, "image/png", "png"),
-          (b"GIF87a", 0, "image/gif", "gif"), (b"GIF89a", 0, "image/gif", "gif"),
-          (b"WEBP", 8, "image/webp", "webp"), (b"%PDF-", 0, "application/pdf", "pdf"))
+# the types from the first bytes: (magic, offset, MIME type); the catalogue's
+# word for one is its subtype ("jpeg")
+_MAGIC = ((b"\xff\xd8\xff", 0, "image/jpeg"), (b"\x89PNG\r\n\x1a\n", 0, "image/png"),
+          (b"GIF87a", 0, "image/gif"), (b"GIF89a", 0, "image/gif"),
+          (b"WEBP", 8, "image/webp"), (b"%PDF-", 0, "application/pdf"))
 TEXT = "text/plain"
 
 
@@ -61,16 +62,9 @@ def host(p):
 
 def sniff(head):
     """The MIME type of a file's first bytes, or None (not a known binary)."""
-    for magic, at, mime, _ in _MAGIC:
+    for magic, at, mime in _MAGIC:
         if head[at:at + len(magic)] == magic and (at == 0 or head[:4] == b"RIFF"):
             return mime
-    return None
-
-
-def _word(mime):
-    for m in _MAGIC:
-        if m[2] == mime:
-            return m[3]
     return None
 
 
@@ -157,7 +151,7 @@ def _reason(cfg, mime, size):
     from ai import catalog
     words = catalog.efforts(cfg["provider"], cfg["model"], catalog.FILES) or ("-", "-", "-")
     types = words[0].lstrip("?")
-    word = _word(mime)
+    word = mime[mime.find("/") + 1:]
     what = "PDF" if word == "pdf" else "pictures"
     if types == "-" or word not in types.split(","):
         ok = [t for t in types.split(",") if (t == "pdf") == (word == "pdf") and t != "-"]

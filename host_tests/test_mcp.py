@@ -599,11 +599,14 @@ RESULTS = {
 }
 
 
+def results(f, msg, req, w):
+    """A fake server's answer to tools/call: RESULTS[the tool's name]."""
+    body = reply(msg["id"], RESULTS[msg["params"]["name"]])
+    w.respond(200, json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+
+
 def test_result_flattening_and_bounds(flash):
-    def on(f, msg, req, w):
-        body = reply(msg["id"], RESULTS[msg["params"]["name"]])
-        w.respond(200, json.dumps(body).encode(), headers={"Content-Type": "application/json"})
-    with Fake(on) as f:
+    with Fake(results) as f:
         conn = ok(mcp.connect(f.url, name="fake"))
         text = ok(mcp.call(conn, "mixed", {}))
         lines = text.split("\n")
@@ -642,11 +645,7 @@ def test_an_awaited_call_decodes_pictures_to_flash_too(flash):
     flash, conn.last_files listing them; the next call resets it."""
     import asyncio
     from mcp import aio as maio
-
-    def on(f, msg, req, w):
-        body = reply(msg["id"], RESULTS[msg["params"]["name"]])
-        w.respond(200, json.dumps(body).encode(), headers={"Content-Type": "application/json"})
-    with Fake(on) as f:
+    with Fake(results) as f:
         conn = ok(mcp.connect(f.url, name="fake"))
         want = ok(mcp.call(conn, "mixed", {}))
         files = conn.last_files

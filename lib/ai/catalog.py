@@ -51,11 +51,12 @@ EFFORTS: the words each model family takes for its thinking knob
 (reasoning_effort, Responses reasoning.effort, Gemini 3 thinkingLevel),
 lowest first, one row each: provider, model id prefix ("*": any model of
 the provider), the words ("-": the model has no such knob: nothing is
-sent), "|" and where that is documented. The first row that matches
-decides; a provider without rows sends nothing. A thinking word the family
-does not take is sent as its nearest one on the scale SCALE (a tie goes
-up; a word off the scale, Groq's "default", counts as medium): "max" is
-each family's highest, "minimal" its lowest. A value a model does not take
+sent) and "|"; where that is documented is a comment beside the table.
+The first row that matches decides; a provider without rows sends
+nothing. A thinking word the family does not take is sent as its nearest
+one on the scale SCALE (a tie goes up; a word off the scale, Groq's
+"default", counts as medium): "max" is each family's highest, "minimal"
+its lowest. A value a model does not take
 is a 400, which is why this is per family: the openai SDK's own type lists
 max too, noting that not every model takes every value.
 
@@ -66,7 +67,7 @@ are refused; a leading "?": whether a model sees pictures is the model's,
 which the catalogue cannot know: they are sent and the server answers),
 the most base64 bytes of one file and of one request with files ("-": no
 limit known) and "|"; where that is documented is a comment beside the
-table (EFFORTS carries its sources). The first row that
+table. The first row that
 matches decides; a provider without rows takes none. Text files are sent
 as text to every model (the request limit holds for them too).
 
@@ -113,26 +114,46 @@ copilot-4.1 copilot gpt-4.1 none"""
 
 SCALE = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 # (OpenAI API reference: platform.openai.com/docs/api-reference/responses/create,
-# reasoning.effort; the same words for chat completions' reasoning_effort)
-EFFORTS = """openai gpt-5.1-codex-max none low medium high xhigh | OpenAI API reference: xhigh for models after gpt-5.1-codex-max
-openai gpt-5.1-chat - | OpenAI models page: chat models do not reason
-openai gpt-5.1 none low medium high | OpenAI API reference: gpt-5.1 takes none, low, medium, high
-openai gpt-5. none low medium high xhigh | OpenAI API reference: none from gpt-5.1, xhigh after gpt-5.1-codex-max
-openai gpt-5-pro high | OpenAI API reference: gpt-5-pro takes high only
-openai gpt-5-chat - | OpenAI models page: chat models do not reason
-openai gpt-5 minimal low medium high | OpenAI API reference: no none before gpt-5.1; platform.openai.com/docs/guides/latest-model: minimal
-openai o low medium high | platform.openai.com/docs/guides/reasoning: the o-series takes low, medium, high
-openai gpt- - | platform.openai.com/docs/models: gpt-4.1, gpt-4o and older do not reason
-openai * low medium high | OpenAI API reference: what every reasoning model takes
-groq openai/gpt-oss low medium high | console.groq.com/docs/reasoning: GPT-OSS low, medium, high
-groq qwen/qwen3 none default | console.groq.com/docs/reasoning: Qwen 3 none or default
-groq * - | console.groq.com/docs/reasoning: other models have no reasoning_effort
-ollama * low medium high | docs.ollama.com/api/openai-compatibility: reasoning_effort sets think
-kimi * - | platform.moonshot.ai/docs: the model id chooses thinking (kimi-k2-thinking)
-copilot * - | GitHub Copilot's chat API has no reasoning_effort (CopilotChat.nvim sends none)
-gemini gemini-3-pro low high | ai.google.dev/gemini-api/docs/thinking: Gemini 3 Pro low, high
-gemini gemini-3.1-pro low medium high | ai.google.dev/gemini-api/docs/thinking: Pro has no minimal
-gemini * minimal low medium high | ai.google.dev/gemini-api/docs/thinking: Gemini 3 Flash"""
+# reasoning.effort; the same words for chat completions' reasoning_effort).
+# Each row's source, in order (comments: the board carries none of this text):
+#   openai gpt-5.1-codex-max: OpenAI API reference: xhigh for models after gpt-5.1-codex-max
+#   openai gpt-5.1-chat: OpenAI models page: chat models do not reason
+#   openai gpt-5.1: OpenAI API reference: gpt-5.1 takes none, low, medium, high
+#   openai gpt-5.: OpenAI API reference: none from gpt-5.1, xhigh after gpt-5.1-codex-max
+#   openai gpt-5-pro: OpenAI API reference: gpt-5-pro takes high only
+#   openai gpt-5-chat: OpenAI models page: chat models do not reason
+#   openai gpt-5: OpenAI API reference: no none before gpt-5.1; platform.openai.com/docs/guides/latest-model: minimal
+#   openai o: platform.openai.com/docs/guides/reasoning: the o-series takes low, medium, high
+#   openai gpt-: platform.openai.com/docs/models: gpt-4.1, gpt-4o and older do not reason
+#   openai *: OpenAI API reference: what every reasoning model takes
+#   groq openai/gpt-oss: console.groq.com/docs/reasoning: GPT-OSS low, medium, high
+#   groq qwen/qwen3: console.groq.com/docs/reasoning: Qwen 3 none or default
+#   groq *: console.groq.com/docs/reasoning: other models have no reasoning_effort
+#   ollama *: docs.ollama.com/api/openai-compatibility: reasoning_effort sets think
+#   kimi *: platform.moonshot.ai/docs: the model id chooses thinking (kimi-k2-thinking)
+#   copilot *: GitHub Copilot's chat API has no reasoning_effort (CopilotChat.nvim sends none)
+#   gemini gemini-3-pro: ai.google.dev/gemini-api/docs/thinking: Gemini 3 Pro low, high
+#   gemini gemini-3.1-pro: ai.google.dev/gemini-api/docs/thinking: Pro has no minimal
+#   gemini *: ai.google.dev/gemini-api/docs/thinking: Gemini 3 Flash
+EFFORTS = """openai gpt-5.1-codex-max none low medium high xhigh |
+openai gpt-5.1-chat - |
+openai gpt-5.1 none low medium high |
+openai gpt-5. none low medium high xhigh |
+openai gpt-5-pro high |
+openai gpt-5-chat - |
+openai gpt-5 minimal low medium high |
+openai o low medium high |
+openai gpt- - |
+openai * low medium high |
+groq openai/gpt-oss low medium high |
+groq qwen/qwen3 none default |
+groq * - |
+ollama * low medium high |
+kimi * - |
+copilot * - |
+gemini gemini-3-pro low high |
+gemini gemini-3.1-pro low medium high |
+gemini * minimal low medium high |"""
 
 
 # (OpenAI: developers.openai.com/api/docs/guides/images-vision and

@@ -32,6 +32,7 @@ class Board:
         self.port = peers.free_port()
         self.url = "http://127.0.0.1:%d/mcp" % self.port
         self.text = ""
+        self.eof = False    # all the output is in text
         self.mark = 0
         self.cv = threading.Condition()
         self.p = subprocess.Popen(
@@ -57,6 +58,7 @@ class Board:
                 self.text += b.decode("utf-8", "replace")
                 self.cv.notify_all()
         with self.cv:
+            self.eof = True
             self.cv.notify_all()
 
     def type(self, line):
@@ -94,7 +96,9 @@ class Board:
         return m and (int(m.group(1)), int(m.group(2)))
 
     def close(self):
-        """exit, then the measurements: {"idle", "peak", "first", "last", "n"}."""
+        """exit, then the measurements: {"idle", "peak", "first", "last", "n",
+        "before", "peaks", "afters"} (scenarios/mcp_serve.py)."""
+        killed = False
         if self.p.poll() is None:
             self.type("exit")
             try:
@@ -102,16 +106,21 @@ class Board:
             except subprocess.TimeoutExpired:
                 os.killpg(self.p.pid, 9)
                 self.p.wait()
-        with self.cv:
-            self.cv.wait_for(lambda: "HEAPMON" in self.text or self.p.poll() is not None, 5)
+                killed = True
+        with self.cv:       # (the process may end before its last lines are read)
+            self.cv.wait_for(lambda: self.eof, 10)
         assert "Traceback" not in self.text, self.text[-3000:]
         i = self.text.find("SERVE ")
         if i >= 0:
             line = self.text[i:].splitlines()[0]
             m = dict(w.split("=") for w in line.split()[1:])
-            m["peaks"] = [int(x) for x in m["peaks"].split(",") if x != "-"]
-            return {k: (v if k == "peaks" else int(v)) for k, v in m.items()}
-        raise AssertionError("no SERVE line:\n" + self.text[-3000:])
+            lists = ("peaks", "afters")
+            for k in lists:
+                m[k] = [int(x) for x in m[k].split(",") if x != "-"]
+            return {k: (v if k in lists else int(v)) for k, v in m.items()}
+        raise AssertionError("no SERVE line (%s):\n%s" % (
+            "killed: no exit within 30 s" if killed else "exit status %s" % self.p.returncode,
+            self.text[-3000:]))
 
     def kill(self):
         if self.p.poll() is None:

@@ -19,7 +19,7 @@ import httpc
 from ai import aio
 from fakes import Calls, FakeAnthropic, FakeGemini, FakeOpenAI, FakeResponses, Text
 from httpserver import wait_for
-from tlsfront import LocalCA, Splitter, TLSFront
+from tlsfront import Front, LocalCA, TLSFront
 
 @pytest.fixture(autouse=True)
 def no_connections():
@@ -182,21 +182,11 @@ def test_micropython_ticker_keeps_ticking_while_64k_streams(mpy, tmp_path, tls):
     with FakeOpenAI(key="sk-test", models=["gpt-4o-mini"]) as srv:
         srv.options(chunked=True)
         srv.queue(Text(long_text()))
-        base, ca, front, split = srv.base_url, None, None, None
-        if tls:
-            local = LocalCA(tmp_path)
-            front = TLSFront(srv.base_url, local)
-            split = Splitter(front.port)
-            base = "https://localhost:%d/v1" % split.port
-            ca = local.der
-        try:
-            r = mpy.run("aio_chat", heap=CHAT_CAP, args=["ticker", "openai", base, "gpt-4o-mini",
-                                                           "sk-test", tmp_path], timeout=120, ca=ca,
-                       first=True)
-        finally:
-            if tls:
-                split.close()
-                front.close()
+        with Front(srv.base_url, tmp_path, tls) as f:
+            r = mpy.run("aio_chat", heap=CHAT_CAP, args=["ticker", "openai", f.url, "gpt-4o-mini",
+                                                           "sk-test", tmp_path], timeout=120,
+                        ca=f.ca, first=True)
+            split = f.parts[0] if tls else None
     assert r.rc == 0, r
     line = [ln for ln in r.out.splitlines() if ln.startswith("TICKER ")][0].split()
     wall, first, pieces, size, err, ticks, before, worst = line[1:9]

@@ -140,3 +140,24 @@ def test_measurements_give_the_frozen_size_make_mpy_gives(tmp_path):
     assert "## Frozen size" in doc
     assert "{:,} bytes of .mpy in {} modules".format(total, len(rows)) in doc, doc
     assert "jsonstream.mpy {:,}".format(dict(rows)["jsonstream.mpy"]) in doc
+
+
+def test_the_tests_micropython_is_v1_28_at_the_boards_word_size():
+    """Every scenario, make sim and the simulated board run this one
+    interpreter (tools/mpunix.py): the unix port of v1.28.0 built for 32
+    bits, its variant (tools/antos32) the ESP32 port's where it matters."""
+    code = ("import sys, gc\n"
+            "print(sys.maxsize, sys.implementation.version[:3], sys.implementation._build,"
+            " sys.implementation._thread)\n"
+            "gc.collect(); a = gc.mem_alloc(); t = [(i,) for i in range(100)]\n"
+            "print(gc.mem_alloc() - a)\n"
+            "import asyncio, ssl, tls, mip, ntptime, requests\n"
+            "try:\n    [].x\nexcept AttributeError as e:\n    print(e)\n")
+    r = subprocess.run([mpyrun.tool("micropython"), "-c", code], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    first, size, err = r.stdout.splitlines()
+    assert first == "2147483647 (1, 28, 0) antos32 GIL", first
+    # 100 tuples and their list: 32-bit objects (the 64-bit build: 4,288 + its list)
+    assert 2048 <= int(size) <= 2400, size
+    assert err == "'list' object has no attribute 'x'", err

@@ -10,12 +10,17 @@ it serves) and `mcp serve PORT` is typed at its prompt; then
 - the conformance suite's server scenarios, with the suite's fixture tools
   as /bin scripts (host_tests/mcp_flash); the suite sends no token, so it
   talks through TokenProxy, which adds one as a client's config would;
+- 20 SDK sessions in a row at the cap, and ten whose working set is
+  measured after each (what a session loaded is gone before the next);
 - raw HTTP for every refusal (host_tests/boardserve.py runs the console
   and speaks plain HTTP to it) (no token, a wrong one, Host, Origin, 1 MB,
   malformed JSON-RPC, sessions) and 200 requests in a row;
+- on CPython, in this process, replies cut short by a failure after their
+  head (injected), which the client must see as cut short;
 - a pseudo-terminal (tools/sim.py, as a person types) for the approval of
   a destructive command.
 """
+import contextlib
 import json
 import os
 import socket
@@ -51,16 +56,21 @@ def board(mpy, tmp_path):
         b.kill()
 
 
-def sdk(url, steps, token=TOKEN, timeout=120):
-    """Run the Python SDK client -> (the init line, one result per step)."""
+def sdk(url, steps, token=TOKEN, timeout=120, sessions=1):
+    """Run the Python SDK client -> (the init line, one result per step);
+    sessions > 1: that many sessions in a row, each running the steps ->
+    a list of those pairs."""
     env = dict(os.environ)
     env["MCP_TOKEN"] = token
     env["MCP_STEPS"] = json.dumps(steps)
+    env["MCP_SESSIONS"] = str(sessions)
     r = subprocess.run([peers.python_exe(), "-I", SDK_CLIENT, url], capture_output=True,
                        text=True, timeout=timeout, env=env, cwd=os.path.join(HERE, "peers"))
     lines = [json.loads(x) for x in r.stdout.splitlines() if x.startswith("{")]
-    assert r.returncode == 0 and len(lines) == len(steps) + 1, (r.stdout, r.stderr[-3000:])
-    return lines[0], lines[1:]
+    k = len(steps) + 1
+    assert r.returncode == 0 and len(lines) == k * sessions, (r.stdout, r.stderr[-3000:])
+    runs = [(lines[i], lines[i + 1:i + k]) for i in range(0, len(lines), k)]
+    return runs[0] if sessions == 1 else runs
 
 
 def text_of(result):
@@ -168,6 +178,85 @@ def main(args):
             server.progress(i, n)
     shell.out("count=%d words=%r" % (n, args[1:]))
 '''
+
+
+# One client session as an AI on a PC holds it: the list, then calls that
+# load modules the listening server does not hold (get: store.admin; the
+# hardware: shell.hw; probe: mcp, by the old name of the server), the list
+# again.
+SESSION = [{"op": "tools"},
+           {"op": "call", "name": "get", "args": {}},
+           {"op": "call", "name": "pin", "args": {"pin": 2}},
+           {"op": "call", "name": "help", "args": {"cmd": "mv"}},
+           {"op": "call", "name": "probe", "args": {"count": 1}},
+           {"op": "call", "name": "cat", "args": {"file": "/boot.py"}},
+           {"op": "tools"}]
+
+
+def _session_ok(r):
+    assert len(r) == len(SESSION) and not [x for x in r if "error" in x], r
+    assert sorted(t["name"] for t in r[0]["tools"]) == sorted(READ_ONLY + ["probe"])
+    assert r[6] == r[0]
+    assert "ai.general.key = sk-...89" in text_of(r[1]) and text_of(r[2]) == "pin 2 = 0"
+    assert text_of(r[4]) == "step 1 of 1\ncount=1 words=[]" and not r[5]["isError"]
+
+
+def _served(b):
+    """The console's `mcp serve status` (a command that loads the server's
+    modules while it listens) -> the connections served so far."""
+    import re
+    out = b.line("mcp serve status", "allowed beyond")
+    return int(re.search(r"requests: (\d+)", out).group(1))
+
+
+def test_twenty_sdk_sessions_in_a_row_at_the_servers_cap(board):
+    """An AI on a PC connects again and again: 20 Python SDK sessions in a
+    row (one client process), each listing the tools and calling them, at
+    the server's heap cap with the firmware's GC. What a session loaded is
+    gone before the next one, so the last is served as the first was."""
+    b = board()
+    with open(os.path.join(b.flash, "bin", "probe.py"), "w") as f:
+        f.write(PROBE)
+    runs = sdk(b.url, SESSION, sessions=20, timeout=300)
+    for first, r in runs:
+        assert first == {"server": "antos", "version": "2025-11-25"}
+        _session_ok(r)
+    assert _served(b) >= 20 * (len(SESSION) + 3)
+    m = b.close()
+    assert "out of memory" not in b.text
+    assert m["idle"] < IDLE_BUDGET and m["peak"] < CALL_BUDGET
+
+
+def test_sessions_in_a_row_leave_the_heap_as_they_found_it(board):
+    """The working set over 10 SDK sessions in a row (the calls of each
+    load modules, and the console runs a command between them): after each
+    session the heap in use is what it was before the first connection (but
+    for names interned once), the tenth leaves what the first left, and the
+    last sessions' largest request (the tools list) takes what the first
+    ones' did."""
+    b = board(live=True)
+    with open(os.path.join(b.flash, "bin", "probe.py"), "w") as f:
+        f.write(PROBE)
+    ends = [0]      # connections served when each session had ended
+    for _ in range(10):
+        _, r = sdk(b.url, SESSION)
+        _session_ok(r)
+        ends.append(_served(b))
+    m = b.close()
+    assert len(m["afters"]) == ends[-1] == m["n"]
+    after = [m["afters"][e - 1] for e in ends[1:]]
+    peak = [max(m["peaks"][a:e]) for a, e in zip(ends, ends[1:])]
+    print("\nheap in use after each session, above what it was before the first: %s B; "
+          "largest request of each: %s B" % (after, peak))
+    # what stays: the names interned on first use (the /bin scripts' own,
+    # compiled when they run; about 130 bytes), never a module (store.admin
+    # alone is more)
+    assert max(abs(a) for a in after) < 512, after
+    assert abs(after[-1] - after[0]) < 128, after
+    # (a peak may read low, when the sampler thread wakes too late: the
+    # highest of five sessions is their real one)
+    assert abs(max(peak[5:]) - max(peak[:5])) < 512, peak
+    assert m["idle"] < IDLE_BUDGET and m["peak"] < CALL_BUDGET
 
 
 # ---------------------------------------------------------------- TypeScript SDK
@@ -447,10 +536,15 @@ def test_refusals_get_the_right_answer_with_a_flat_heap(board, live):
     assert m["idle"] < IDLE_BUDGET and m["peak"] < CALL_BUDGET
     if live:
         pings = m["peaks"][-152:-2]      # the last 150 pings
-        print("200 pings: peak %d..%d bytes; heap in use after the first connection %d, "
-              "after the last %d" % (min(pings), max(pings), m["first"], m["last"]))
+        usual = sorted(pings)[len(pings) // 2]
+        print("200 pings: peak %d..%d bytes (usually %d); heap in use after the first "
+              "connection %d, after the last %d" % (min(pings), max(pings), usual, m["first"],
+                                                    m["last"]))
         assert m["last"] - m["first"] < 512      # nothing accumulates
-        assert max(pings) - min(pings) < 2048
+        # the sampler, a thread, can wake too late for a request's peak
+        # (under load): a peak may read low, never high
+        assert max(pings) - usual < 2048         # no ping costs much more than most
+        assert max(pings[-50:]) - max(pings[:50]) < 512     # nor more as they go
 
 
 def test_a_wrong_token_waits_while_others_are_served(board):
@@ -768,17 +862,17 @@ def test_spec_to_schema_and_back_to_a_console_line():
     assert tools.read_only(shell.find("cat")) and not tools.read_only(shell.find("rm"))
 
 
-def test_the_same_server_code_runs_on_cpython(flash):
-    """lib/ runs on CPython too: the server's socket code there (timeouts,
-    recv_into, sendall), served from a thread that plays the prompt's wait."""
+@contextlib.contextmanager
+def served_here(flash):
+    """The board's server on CPython, in this process (lib/ runs there too:
+    its socket code's other half, timeouts, recv_into, sendall), served
+    from a thread that plays the prompt's wait -> an object with .port,
+    for raw() and rpc()."""
     import select
     import store
     import mcpserver as server
     from shell import term
-    from mcp import server as old_name
-    assert old_name is server       # for /bin scripts written before mcpserver
     store.set("mcp.serve.token", TOKEN)
-    (flash / "boot.py").write_text("# cpython\n")
     port = peers.free_port()
     url, err = server.start(port, "127.0.0.1")
     assert err is None and url == "http://localhost:%d/mcp" % port
@@ -792,14 +886,120 @@ def test_the_same_server_code_runs_on_cpython(flash):
     th = threading.Thread(target=wait)
     th.start()
     try:
-        b = type("B", (), {"port": port})
+        yield type("B", (), {"port": port})
+    finally:
+        stop.append(1)
+        th.join(10)
+        assert server.stop() and term.WATCH is None and not server.stop()
+
+
+def test_the_same_server_code_runs_on_cpython(flash):
+    from mcp import server as old_name
+    import mcpserver
+    assert old_name is mcpserver       # for /bin scripts written before mcpserver
+    (flash / "boot.py").write_text("# cpython\n")
+    with served_here(flash) as b:
         sid = init(b)
         st, r = rpc(b, sid, "tools/call", {"name": "cat", "arguments": {"file": "boot.py"}})
         assert st == 200 and text_of(r["result"]) == "# cpython"
         st, r = rpc(b, sid, "resources/read", {"uri": "file:///boot.py"})
         assert r["result"]["contents"][0]["text"] == "# cpython\n"
         assert raw(b, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, token=None)[0] == 401
+
+
+def _body(b, sid, msg):
+    """POST msg -> (headers, body, whole): whole is False when the body ended
+    before its end (http.client's IncompleteRead)."""
+    import http.client
+    c = http.client.HTTPConnection("127.0.0.1", b.port, timeout=60)
+    try:
+        c.request("POST", "/mcp", json.dumps(msg), {
+            "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+            "Authorization": "Bearer " + TOKEN, "Mcp-Session-Id": sid})
+        r = c.getresponse()
+        h = {k.lower(): v for k, v in r.getheaders()}
+        try:
+            return h, r.read(), True
+        except http.client.IncompleteRead as e:
+            return h, e.partial, False
     finally:
-        stop.append(1)
-        th.join(10)
-        assert server.stop() and term.WATCH is None and not server.stop()
+        c.close()
+
+
+def test_an_answer_cut_short_never_looks_whole(flash, monkeypatch):
+    """Once the head of a reply is out, a failure can no longer be answered
+    with an error; the client must then see the body cut short, never a
+    whole one (it would take the bytes it got for the answer: "Invalid JSON:
+    EOF while parsing"). Bodies go out chunked, and a reply that fails
+    never gets its last chunk: out of memory while the tools are listed
+    (JSON), or while a call's result is written after its log lines went
+    out (an event stream). A script's value that is no JSON fails before
+    its event is begun, and the stream goes on whole."""
+    import shell
+    import store
+    (flash / "f.txt").write_text("hello\n")
+    (flash / "bin").mkdir()
+    (flash / "bin" / "bad.py").write_text(BAD_PROGRESS)
+    with served_here(flash) as b:
+        sid = init(b)
+        h, body, whole = _body(b, sid, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        assert whole and h["transfer-encoding"] == "chunked" and "content-length" not in h
+        assert len(json.loads(body)["result"]["tools"]) == len(READ_ONLY) + 1
+        # out of memory making the ninth tool's spec (get's), as seen at the
+        # edge of the heap: the first eight are out already
+        spec = shell._spec
+
+        def failing(row):
+            if row.startswith("get~"):
+                raise MemoryError("memory allocation failed, allocating 64 bytes")
+            return spec(row)
+        monkeypatch.setattr(shell, "_spec", failing)
+        h, body, whole = _body(b, sid, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        assert not whole and len(body) > 1024 and body.startswith(b'{"jsonrpc":"2.0"')
+        monkeypatch.undo()
+        # an event stream: the log line went out as an event, then out of
+        # memory writing the result (the settings' secrets are masked in it)
+        assert rpc(b, sid, "logging/setLevel", {"level": "info"})[0] == 200
+        keys = store.keys
+        calls = []
+
+        def failing_keys():
+            calls.append(1)
+            if len(calls) > 1:      # the log event's mask went by; now the result's
+                raise MemoryError("memory allocation failed, allocating 32 bytes")
+            return keys()
+        monkeypatch.setattr(store, "keys", failing_keys)
+        call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                "params": {"name": "cat", "arguments": {"file": "f.txt"}}}
+        h, body, whole = _body(b, sid, call)
+        assert h["content-type"] == "text/event-stream" and not whole
+        assert b'"data":"hello"' in body
+        monkeypatch.undo()
+        h, body, whole = _body(b, sid, call)
+        assert whole and b'"id":3' in body
+        # a script's progress that is no JSON: refused before its event
+        h, body, whole = _body(b, sid, {"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+                                        "params": {"name": "bad", "arguments": {},
+                                                   "_meta": {"progressToken": "p"}}})
+        assert whole
+        events = [json.loads(e[len("data: "):]) for e in body.decode().split("\r\n")
+                  if e.startswith("data: ")]
+        assert [e.get("method") for e in events] == [
+            "notifications/progress", "notifications/message", "notifications/message", None]
+        assert events[0]["params"] == {"progressToken": "p", "progress": 1}
+        assert text_of(events[-1]["result"]) == "refused: TypeError\nstill here"
+
+
+BAD_PROGRESS = '''SPEC = {"desc": "reports progress, then a progress that is no JSON", "readonly": True}
+
+
+def main(args):
+    import mcpserver
+    import shell
+    mcpserver.progress(1)
+    try:
+        mcpserver.progress(2, message=b"bytes")
+    except TypeError as e:
+        shell.out("refused: " + type(e).__name__)
+    shell.out("still here")
+'''

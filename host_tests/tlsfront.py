@@ -185,3 +185,26 @@ class Splitter:
 
     def close(self):
         self.sock.close()
+
+
+class Front:
+    """A loopback server's URL as a client reaches it: as it is (tls
+    False), or over TLS with its records cut across TCP segments (a
+    TLSFront behind a Splitter; .ca: the client's CA file)."""
+
+    def __init__(self, url, folder, tls):
+        self.url, self.ca, self.parts = url, None, ()
+        if tls:
+            local = LocalCA(folder)
+            front = TLSFront(url, local)
+            split = Splitter(front.port)
+            self.url = "https://localhost:%d/%s" % (split.port, url.split("/", 3)[3])
+            self.ca = local.der
+            self.parts = (split, front)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        for p in self.parts:
+            p.close()

@@ -43,8 +43,8 @@ The board, as the tests rely on it (start-up in tools/simboot.py):
   - output while no program has the port open is dropped, input to a board
     that is not reading waits (up to 64 KB), output to a slow reader waits.
 Not simulated: WiFi (no network module: boot.py says no WiFi is
-configured), the ESP32's heap and 32-bit objects (-X heapsize sets a
-64-bit heap), deep sleep, pins.
+configured), the ESP32's heap size (-X heapsize, 512K; its objects are
+the board's 32-bit ones: tools/mpunix.py), deep sleep, pins.
 
 stdout: "simboard: serial <dir>/tty (flash <folder>)" once the port is
 ready, one line per reset ("simboard: soft reboot", "simboard: hard

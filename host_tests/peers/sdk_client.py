@@ -2,9 +2,11 @@
 board's MCP server (lib/mcpserver/) for host_tests/test_mcp_server.py.
 
     .venv/bin/python -I host_tests/peers/sdk_client.py URL
-        environment: MCP_TOKEN (the bearer token), MCP_STEPS (a JSON list)
+        environment: MCP_TOKEN (the bearer token), MCP_STEPS (a JSON list),
+        MCP_SESSIONS (sessions in a row, each running the steps; 1)
 
-Steps, run in order on one session; each prints one JSON line:
+Steps, run in order on one session; each prints one JSON line (after the
+session's first line, {"server", "version"}):
   {"op": "tools"}                         -> {"tools": [{name, title, inputSchema, annotations}]}
   {"op": "call", "name": N, "args": {...}, "progress": true}
                                           -> {"content", "isError", "logs", "progress"}
@@ -53,6 +55,11 @@ async def main(url):
         return types.ElicitResult(action="accept", content={"name": "sdk"})
 
     headers = {"Authorization": "Bearer " + os.environ.get("MCP_TOKEN", "")}
+    for _ in range(int(os.environ.get("MCP_SESSIONS", "1"))):
+        await session(url, headers, steps, logs, on_log, on_sample, on_elicit)
+
+
+async def session(url, headers, steps, logs, on_log, on_sample, on_elicit):
     async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(60)) as http:
         async with streamable_http_client(url, http_client=http) as (read, write):
             async with ClientSession(read, write, logging_callback=on_log,

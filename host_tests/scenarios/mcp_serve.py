@@ -7,12 +7,16 @@
 #         first=<heap in use after the first connection> last=<after the last>
 #         n=<connections served>
 #         peaks=<the peak of each connection, in order, comma-separated>
+#         before=<heap in use before the first connection>
+#         afters=<heap in use after each connection above `before`, in
+#                order, comma-separated (live only)>
 # With the firmware's GC (a Board's default) nothing here collects: a
 # connection's peak is the heap in use above what was in use when it came
 # (garbage included), first and last are 0 and idle is measured once, when
-# `mcp serve` starts. With live=True (heapmon.LIVE) the heap is collected
-# before and after each connection, so the figures are live data: what the
-# tests compare across sizes and over hundreds of requests.
+# `mcp serve` starts (before and afters are 0). With live=True
+# (heapmon.LIVE) the heap is collected before and after each connection, so
+# the figures are live data: what the tests compare across sizes, over
+# hundreds of requests and over sessions in a row.
 import array
 import gc
 
@@ -20,8 +24,9 @@ import shell
 from shell import term  # noqa: F401  (the run loop imports it too)
 import heapmon
 
-_st = {"pre": None, "idle": None, "peak": 0, "first": 0, "last": 0, "n": 0}
+_st = {"pre": None, "idle": None, "peak": 0, "first": 0, "last": 0, "n": 0, "before": 0}
 _peaks = array.array("i", bytearray(1000))     # made before measuring: no growth
+_afters = array.array("h", bytearray(1000 if heapmon.LIVE else 0))   # (live runs only)
 _dispatch = shell.dispatch
 
 
@@ -36,6 +41,8 @@ def _measured(w):
             if not heapmon.LIVE:
                 gc.collect()
             _st["idle"] = gc.mem_alloc() - _st["pre"]
+            if heapmon.LIVE:
+                _st["before"] = base
         heapmon._state["peak"] = base
         inner(ready)
         heapmon.sample()
@@ -47,6 +54,8 @@ def _measured(w):
             if heapmon.LIVE:
                 gc.collect()
                 _st["last"] = gc.mem_alloc()
+                if n < len(_afters):
+                    _afters[n] = _st["last"] - _st["before"]
                 if not n:
                     _st["first"] = _st["last"]
             _st["n"] = n + 1
@@ -67,7 +76,9 @@ def dispatch(line):
 shell.dispatch = dispatch
 heapmon.start()
 shell.run()
-print("SERVE idle=%d peak=%d first=%d last=%d n=%d peaks=%s" % (
-    _st["idle"] or 0, _st["peak"], _st["first"], _st["last"], _st["n"],
-    ",".join(str(_peaks[i]) for i in range(min(_st["n"], len(_peaks)))) or "-"))
+_n = min(_st["n"], len(_peaks))
+print("SERVE idle=%d peak=%d first=%d last=%d n=%d before=%d peaks=%s afters=%s" % (
+    _st["idle"] or 0, _st["peak"], _st["first"], _st["last"], _st["n"], _st["before"],
+    ",".join(str(_peaks[i]) for i in range(_n)) or "-",
+    ",".join(str(_afters[i]) for i in range(min(_n, len(_afters)))) or "-"))
 heapmon.report()

@@ -14,9 +14,11 @@ server is imported before. While it listens only this module stays in RAM:
 the console's prompt wait (shell/term.py, WATCH) polls the listening
 socket, and each request imports mcpserver/http.py (and, for resources,
 mcpserver/resources.py; for the token, the address or the status,
-mcpserver/admin.py), which are dropped again once it is answered. A
-request that comes while a command runs waits in the listen backlog until
-the prompt is back.
+mcpserver/admin.py). Every module a request imports, a tool's too, is
+dropped again once it is answered, as the console drops a command's
+(shell.forget): a client's tenth session finds the heap as its first
+did. A request that comes while a command runs waits in the listen
+backlog until the prompt is back.
 
 During a tools/call a /bin script may use these (outside a call they do
 little: content() prints a short line, sample() and elicit() give an error):
@@ -27,14 +29,11 @@ little: content() prints a short line, sample() and elicit() give an error):
 Scripts written for earlier releases do `from mcp import server`: mcp's
 __getattr__ gives them this package under that name.
 """
-import sys
-
 import shell
 
 SERVER = None
 OUTPUT = 4096   # bytes of a command's output kept as a tool's result
 call_served = None     # the call being served (http.Ctx), for the functions below
-_DROP = ("mcpserver.http", "mcpserver.resources", "mcpserver.admin", "shell.tools")
 
 
 def start(port=8765, bind="0.0.0.0"):
@@ -43,6 +42,7 @@ def start(port=8765, bind="0.0.0.0"):
     if SERVER is not None:
         return None, "already serving on port %d (mcp serve stop first)" % SERVER.port
     import socket
+    before = shell.loaded()
     from mcpserver import admin
     try:
         token = admin.token()
@@ -60,7 +60,8 @@ def start(port=8765, bind="0.0.0.0"):
         term.WATCH = SERVER
         return admin.url(SERVER), None
     finally:
-        _forget()
+        admin = None
+        shell.forget(before)     # (the objects are heap; the code stays in flash)
 
 
 def stop():
@@ -75,19 +76,6 @@ def stop():
         c.close()
     s.sock.close()
     return True
-
-
-def _forget():
-    """Drop the request-time modules (their objects are heap; the code is
-    frozen in flash and imports again cheaply)."""
-    for k in _DROP:
-        if k in sys.modules:
-            del sys.modules[k]
-            pkg = sys.modules.get(k[:k.find(".")])
-            try:
-                delattr(pkg, k[k.find(".") + 1:])
-            except (AttributeError, TypeError):
-                pass
 
 
 class _Server:
@@ -125,8 +113,10 @@ class _Server:
         """Send the delayed 401s now due; answer one waiting connection if
         ready (the listening socket is readable). The GC collects early
         meanwhile, as while ai.* and mcp.* talk to a server (compat.tighten):
-        what a request leaves behind stays low in the heap."""
+        what a request leaves behind stays low in the heap. Every module
+        the request imported is dropped afterwards."""
         from compat import tighten, loosen
+        before = shell.loaded()
         gc_was = tighten()
         try:
             from mcpserver import http
@@ -139,7 +129,7 @@ class _Server:
                     pass
         finally:
             http = None
-            _forget()
+            shell.forget(before)
             loosen(gc_was)
 
 

@@ -5,7 +5,10 @@ for each one; it is dropped again afterwards).
 Wire format (protocol 2025-11-25; 2025-06-18, 2025-03-26, 2024-11-05
 negotiated). One request per connection, every answer with "Connection:
 close", served while the console waits at its prompt (shell/term.py); a
-request that comes while a command runs waits in the listen backlog.
+request that comes while a command runs waits in the listen backlog. A
+body goes out "Transfer-Encoding: chunked" (none: "Content-Length: 0");
+an answer that fails once its head is out is closed without its last
+chunk, so the client sees it cut short, never whole.
   POST /mcp   one JSON-RPC message: Content-Type application/json,
               Content-Length <= MAX_BODY, Accept naming application/json
               and text/event-stream, Authorization: Bearer <mcp.serve.token>,
@@ -68,6 +71,9 @@ _ASK_MS = const(120000)     # the client's answer to a sampling/elicitation requ
 _MAX_ITEMS = const(8)       # content items a script adds to a result
 _MAX_LATE = const(4)        # wrong-token callers waiting out their delay
 _DRAIN = const(1572864)     # bytes of an oversized body read and dropped
+_CHUNK = const(512)         # bytes of the buffer a body is sent from (a chunk and its framing)
+_PAD = const(5)             # room for a chunk's size line ("1f4\r\n") before its data
+_TAIL = const(7)            # and for "\r\n" after it, with the last chunk "0\r\n\r\n"
 _DESTRUCTIVE = ("rm", "mv", "set", "run")     # destructiveHint (and /bin scripts)
 # a refused token: names the scheme to use
 _CHALLENGE = b'WWW-Authenticate: Bearer realm="antos", error="invalid_token"\r\n'
@@ -221,43 +227,100 @@ class _Req:
 
 
 class _Out:
-    """A response: head() once, then write(bytes) pieces (jsonstream.dump
-    batches its own)."""
+    """A response: head() once, then write(bytes) pieces. A body goes out
+    chunked (Transfer-Encoding), gathered in one buffer and sent a chunk
+    at a time (an event stream's at the end of each event); done() sends
+    the last chunk. A response cut short (by an error after the head, or
+    in the middle of a message) never gets it: the client sees an
+    incomplete body, never a complete one."""
 
     def __init__(self, c):
         self.c = c
         self.sse = None     # None: no head yet; False: JSON; True: event stream
+        self.mv = None      # the chunk buffer, once a body is under way
+        self.k = _PAD       # end of the data in it
+        self.cut = False    # a message was begun and not ended
 
     def write(self, b):
-        self.c.send(b)
+        n = len(b)
+        room = _CHUNK - _TAIL - self.k
+        if n > room:        # (rare: pieces are smaller than a chunk)
+            mv = memoryview(b)
+            while n > room:
+                self.mv[self.k:self.k + room] = mv[0:room]
+                self.k += room
+                self.flush()
+                mv = mv[room:]
+                n -= room
+                room = _CHUNK - _TAIL - _PAD
+            b = mv
+        self.mv[self.k:self.k + n] = b
+        self.k += n
+
+    def flush(self, last=False):
+        """Send what the buffer holds as a chunk (last: and the last chunk)."""
+        mv, k = self.mv, self.k
+        n = k - _PAD
+        a = _PAD
+        if n:
+            h = b"%x\r\n" % n
+            a -= len(h)
+            mv[a:_PAD] = h
+            mv[k:k + 2] = b"\r\n"
+            k += 2
+        if last:
+            mv[k:k + 5] = b"0\r\n\r\n"
+            k += 5
+        if k > a:
+            self.c.send(mv[a:k])
+        self.k = _PAD
+
+    def done(self):
+        """The response is whole: its last chunk."""
+        if self.cut:
+            raise OSError(5, "a message was cut short")
+        if self.mv is not None:
+            self.flush(True)
 
     def head(self, status, ctype=b"application/json", extra=b""):
+        """ctype None: no body."""
         i = _REASONS.find(str(status))
         j = _REASONS.find(";", i)
-        self.write(b"HTTP/1.1 " + _REASONS[i:j if j > 0 else len(_REASONS)].encode()
-                   + b"\r\nConnection: close\r\nCache-Control: no-store\r\n"
-                   + (b"Content-Type: " + ctype + b"\r\n" if ctype else b"") + extra + b"\r\n")
+        self.c.send(b"HTTP/1.1 " + _REASONS[i:j if j > 0 else len(_REASONS)].encode()
+                    + b"\r\nConnection: close\r\nCache-Control: no-store\r\n"
+                    + (b"Content-Type: " + ctype + b"\r\nTransfer-Encoding: chunked\r\n"
+                       if ctype else b"Content-Length: 0\r\n") + extra + b"\r\n")
         self.sse = ctype == b"text/event-stream"
+        if ctype:
+            self.mv = memoryview(bytearray(_CHUNK))
 
     def begin(self, extra=b""):
         """A JSON-RPC message starts: the JSON body, or an SSE event once
-        the stream is open; end() closes it."""
+        the stream is open; end() closes it. After one was cut short no
+        other may follow."""
+        if self.cut:
+            raise OSError(5, "a message was cut short")
         if self.sse is None:
             self.head(200, extra=extra)
+        self.cut = True
         if self.sse:
             self.write(b"event: message\r\ndata: ")
 
     def end(self):
         if self.sse:
             self.write(b"\r\n\r\n")
+            self.flush()    # the client gets each event as it is made
+        self.cut = False
 
     def message(self, msg, extra=b""):
         self.begin(extra)
-        jsonstream.dump(msg, self.write)
+        jsonstream.dump(msg, self.write, view=True)     # (write copies each piece)
         self.end()
 
     def event(self, msg):
-        """A message before the response: opens the event stream."""
+        """A message before the response: opens the event stream. A value
+        that is no JSON raises here, before anything is written."""
+        jsonstream.encoded_len(msg)
         if self.sse is None:
             self.head(200, b"text/event-stream")
         self.message(msg)
@@ -299,6 +362,8 @@ def _handle(srv, c):
     try:
         req = _Req(c)
         keep = _request(srv, req, out)
+        if not keep:
+            out.done()
     except Fail as e:
         a = e.args
         if out.sse is None:
@@ -310,6 +375,7 @@ def _handle(srv, c):
     except KeyboardInterrupt:
         pass
     except Exception as e:      # a reset connection, out of memory...
+        # after the head: closed without the last chunk, the body cut short
         if out.sse is None and not isinstance(e, OSError):
             try:
                 _refuse(out, 500, -32603, "internal error: " + shell.oneline(e))
@@ -322,8 +388,9 @@ def _handle(srv, c):
 
 def _refuse(out, status, code, msg, extra=b""):
     out.head(status, extra=extra)
-    jsonstream.dump({"error": "invalid_token", "error_description": msg} if status == 401
-                    else rpc_error(None, code, msg), out.write)
+    out.message({"error": "invalid_token", "error_description": msg} if status == 401
+                else rpc_error(None, code, msg))
+    out.done()
 
 
 def _allowed(srv, value, origin):
@@ -507,8 +574,10 @@ def allowed(spec):
 
 def _tools(srv):
     from shell import tools
-    for spec in shell.commands():
-        if not exposed(spec):
+    for n in shell.names():
+        # (ai's and mcp's specs are large: never built for a listing)
+        spec = shell.find(n) if tools.name_ok(n) else None
+        if spec is None or not exposed(spec):
             continue
         ro = tools.read_only(spec)
         d = spec["desc"]

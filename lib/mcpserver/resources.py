@@ -224,7 +224,7 @@ def _kind(host):
 def _send_file(rid, uri, host, mime, text, out):
     import binascii
     w = out.write
-    out.head(200)
+    out.begin()
     w(b'{"jsonrpc":"2.0","id":')
     jsonstream.dump(rid, w)
     w(b',"result":{"contents":[{"uri":')
@@ -246,3 +246,4 @@ def _send_file(rid, uri, host, mime, text, out):
     if carry:
         w(binascii.b2a_base64(carry)[:-1])
     w(b'"}]}}')
+    out.end()

@@ -78,7 +78,10 @@ mapping and its guardrails are shell/tools.py, shared with the MCP server;
 a chat offers them through ai.run(local=...), a line at a time);
 shell.capture(line) -> a command's output as text;
 shell.run_captured(line, sink) -> True when the command failed, its output
-given to sink(piece) instead of the console (both run it from /).
+given to sink(piece) instead of the console (both run it from /);
+before = shell.loaded(), then shell.forget(before): drop the modules loaded
+since (what the console does after a command, the MCP server after a
+request).
 """
 import sys
 import os
@@ -616,7 +619,7 @@ def names():
 
 def find(name):
     for t in TABLE:
-        if t[:t.find("~")] == name:
+        if t.startswith(name) and t.find("~") == len(name):    # (no str made per row)
             return _spec(t)
     if name and "/" not in name and not name.startswith("."):
         p = store.path("bin") + "/" + name + ".py"
@@ -813,23 +816,16 @@ def oneline(e):
 _KEEP = ("shell.term", "shell.hostterm", "httpc", "httpc.ca", "ai.copilot")
 
 
-def _loaded():
+def loaded():
     """The modules a command may leave behind: the console's own, and on
     MicroPython the library's (on CPython other code holds them too)."""
     return [k for k in sys.modules if k.startswith("shell.") or (MICROPYTHON and (
         k.startswith("store.") or k.split(".")[0] in ("ai", "mcp", "mcpserver", "httpc", "jsonstream")))]
 
 
-def _running():
-    """What a command can leave running on the console's modules: tasks, and
-    the board's MCP server, which the prompt wait serves (term.WATCH)."""
-    t = sys.modules.get("shell.term")
-    return len(_tasks), t is not None and t.WATCH is not None
-
-
 def _call(spec, args):
-    before = _loaded()
-    running = _running()
+    before = loaded()
+    tasks = len(_tasks)
     m = None
     try:
         if spec.get("path"):
@@ -841,19 +837,27 @@ def _call(spec, args):
         # Forget the modules the command imported: their globals, functions
         # and classes are heap on the board (the code is frozen in flash and
         # reloads in milliseconds), and a session that kept every module
-        # any command used would keep them all. Not when the command left a
-        # task running or while the MCP server listens (they use the
-        # library's modules; the server forgets its own between requests):
-        # then only the console's. Never what was imported before (boot.py's,
-        # with the tools it registered).
+        # any command used would keep them all. The library's too, unless
+        # the command left a task running (it uses them); then only the
+        # console's. The same when the board's MCP server runs the command
+        # for a client, or listens while a person types one (it keeps its
+        # state in its own module, and forgets what each request imported).
+        # Never what was imported before (boot.py's, with the tools it
+        # registered).
         m = None
-        now = _running()
-        _forget(before, now[0] <= running[0] and not (now[1] or running[1]))
+        forget(before, len(_tasks) <= tasks)
 
 
-def _forget(before, library):
-    for k in _loaded():
-        if k in before or k in _KEEP or not (library or k.startswith("shell.")):
+def forget(before, library=True):
+    """Drop the modules loaded since before (a loaded() list), but those
+    of _KEEP and the module of what the prompt's wait serves (term.WATCH,
+    the MCP server: its state lives there); library=False: the console's
+    only."""
+    t = sys.modules.get("shell.term")
+    w = t and t.WATCH
+    w = w and type(w).__module__
+    for k in loaded():
+        if k in before or k in _KEEP or k == w or not (library or k.startswith("shell.")):
             continue
         del sys.modules[k]
         i = k.rfind(".")

@@ -167,13 +167,6 @@ def _call(name, tool, text):
 
 def _serve(what, more):
     import mcpserver as server
-    try:
-        _serve_(server, what, more)
-    finally:
-        server._forget()       # what the request-time modules left
-
-
-def _serve_(server, what, more):
     if what == "token":
         from mcpserver import admin
         if more not in (None, "new"):

@@ -26,7 +26,7 @@ CASES = (("aio.stream, http", "ticker", False),
 
 def run(ctx):
     from fakes import FakeOpenAI, Text
-    from tlsfront import LocalCA, Splitter, TLSFront
+    from tlsfront import Front
     rows = []
     ok = True
     for name, mode, tls in CASES:
@@ -34,21 +34,10 @@ def run(ctx):
         with FakeOpenAI(key="sk-test", models=["gpt-4o-mini"]) as srv:
             srv.options(chunked=True)
             srv.queue(Text(TEXT))
-            base, ca, front, split = srv.base_url, None, None, None
-            if tls:
-                local = LocalCA(tmp)
-                front = TLSFront(srv.base_url, local)
-                split = Splitter(front.port)
-                base = "https://localhost:%d/v1" % split.port
-                ca = local.der
-            try:
-                r = ctx.runner.run("aio_chat", heap=HEAP, args=[mode, "openai", base, "gpt-4o-mini",
+            with Front(srv.base_url, tmp, tls) as f:
+                r = ctx.runner.run("aio_chat", heap=HEAP, args=[mode, "openai", f.url, "gpt-4o-mini",
                                                               "sk-test", tmp],
-                                   timeout=120, ca=ca, first=True)
-            finally:
-                if tls:
-                    split.close()
-                    front.close()
+                                   timeout=120, ca=f.ca, first=True)
         line = [ln for ln in r.out.splitlines() if ln.startswith("TICKER ")]
         if r.rc or not line:
             rows.append([name, "fails", "", "", ""])

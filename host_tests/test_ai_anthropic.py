@@ -619,8 +619,8 @@ def test_ask_errors_retries_and_models(srv, flash):
 # mpyrun); make measure bisects what each scenario needs
 # (tools/bench/MEASUREMENTS.md). The two-round budget of the issue is
 # asserted in test_ai_heap.py.
-CHAT_HEAP = "81K"       # plain, streamed, two tool rounds with thinking, errors
-MODELS_HEAP = "81K"     # 300 and 3000 ids counted over pages, 450 kept
+CHAT_HEAP = "33K"       # plain, streamed, two tool rounds with thinking, errors
+MODELS_HEAP = "51K"     # 300 and 3000 ids counted over pages, 450 kept
 
 
 def _chat_scenario(srv, mpy, tmp_path, heap):

@@ -244,8 +244,8 @@ def test_not_logged_in(gh):
 
 # the heap left free once the emulated flash is in place (see mpyrun);
 # make measure bisects what each scenario needs
-REFRESH_HEAP = "64K"
-RENEW_HEAP = "64K"
+REFRESH_HEAP = "35K"
+RENEW_HEAP = "36K"
 
 
 def test_micropython_chat_after_a_token_refresh(mpy, measure, tmp_path):

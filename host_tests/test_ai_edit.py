@@ -233,7 +233,7 @@ def test_every_style_sends_the_message_from_flash(flash, src, fake, provider, mo
 
 # the heap left free once the emulated flash is in place (see mpyrun): the
 # edit of a 1, 20 or 64 KB file; make measure bisects the 20 and 64 KB ones'
-EDIT_HEAP = "64K"
+EDIT_HEAP = "36K"
 
 
 def _edit_run(mpy, tmp_path, size, heap, live=False,

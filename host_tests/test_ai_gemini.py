@@ -725,8 +725,8 @@ def test_fetch_models_end_to_end(flash):
 # mpyrun); make measure bisects what each scenario needs
 # (tools/bench/MEASUREMENTS.md). The two-round budget of the issue is
 # asserted in test_ai_heap.py.
-CHAT_HEAP = "62K"       # plain, streamed, a tool round with a 2 KB thought signature
-MODELS_HEAP = "62K"     # 2500 models over three pages, an error reply
+CHAT_HEAP = "37K"       # plain, streamed, a tool round with a 2 KB thought signature
+MODELS_HEAP = "29K"     # 2500 models over three pages, an error reply
 
 
 def _chat_scenario(srv, mpy, tmp_path, heap):

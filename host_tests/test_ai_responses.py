@@ -417,7 +417,7 @@ def test_fetch_models_and_errors_end_to_end(srv, flash):
 
 # ------------------------------------------------------------ MicroPython
 
-HEAP = "64K"
+HEAP = "35K"
 
 
 def _scenario(mpy, tmp_path, heap, stream, live=False, data_only=False):
@@ -460,7 +460,7 @@ def test_micropython_chat_with_a_tool_round(mpy, measure, tmp_path, stream, data
 # of encrypted content, as the console's chat with tools does: a local
 # tool costs no MCP client, a streamed reply no more than a whole one but
 # its SSE reader (one pull parser, no rules compiled per reply)
-RUN_HEAP = "58K"
+RUN_HEAP = "37K"
 
 
 def _run_scenario(mpy, tmp_path, heap, stream, data_only):

@@ -810,7 +810,7 @@ def test_mpy_http_basic(mpy):
 
 # The heap a 16 KB read() needs is about twice the body (pieces, then the
 # result); make measure bisects it.
-READ_HEAP = "56K"
+READ_HEAP = "46K"
 
 
 def test_mpy_read_whole_bodies(mpy, measure):

@@ -257,13 +257,13 @@ def mpy_conf_cmd(mpy, tmp_path_factory):
 # and the registry in RAM). Each scenario runs at its cap (free heap, see
 # mpyrun) with the firmware's GC and the ANTOS_ESP32 board's network
 # budget; make measure bisects the smallest heaps.
-@pytest.mark.parametrize("scenario,heap", [("initialize", "44K"), ("tools_call", "49K"),
-                                           ("sse-retry", "57K"),
-                                           ("elicitation-sep1034-client-defaults", "63K"),
-                                           ("auth/metadata-default", "54K"),
-                                           ("auth/scope-step-up", "60K"),
-                                           ("auth/pre-registration", "56K"),
-                                           ("auth/client-credentials-basic", "56K")])
+@pytest.mark.parametrize("scenario,heap", [("initialize", "26K"), ("tools_call", "28K"),
+                                           ("sse-retry", "33K"),
+                                           ("elicitation-sep1034-client-defaults", "35K"),
+                                           ("auth/metadata-default", "32K"),
+                                           ("auth/scope-step-up", "34K"),
+                                           ("auth/pre-registration", "32K"),
+                                           ("auth/client-credentials-basic", "32K")])
 def test_conformance_micropython(conformance, mpy, measure, mpy_conf_cmd, scenario, heap):
     rc, out = conformance(scenario, mpy_conf_cmd(heap), timeout=60)
     conformance_passed(rc, out, scenario)
@@ -279,8 +279,8 @@ def test_conformance_micropython(conformance, mpy, measure, mpy_conf_cmd, scenar
 # mcp_sdk and mcp_everything run at their caps (free heap, see mpyrun; the
 # store module, which mcp.call spools a result in, is in their baseline as
 # on the board); their working sets are measured in live=True runs.
-SDK_HEAP = "64K"
-EVERYTHING_HEAP = "64K"
+SDK_HEAP = "31K"
+EVERYTHING_HEAP = "38K"
 SDK_LINES = ["connect None 2025-11-25", "tools None add,echo,fail,get_weather,slow_count",
              "add ('5', None)", "weather ('Rochdale: 12 C, drizzle', None)",
              "fail (None, 'tool error: Error executing tool fail: nope') True",

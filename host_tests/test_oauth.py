@@ -391,7 +391,7 @@ def test_es256_keys():
 
 # the heap free once the emulated flash is in place (see mpyrun); make
 # measure bisects what the login with 60 KB of metadata needs
-LOGIN_HEAP = "64K"
+LOGIN_HEAP = "31K"
 
 
 def _login_heap(mpy, folder, pad, live=False, heap=LOGIN_HEAP):

@@ -214,7 +214,7 @@ def test_sse_over_real_chunked_response():
 # `heap` is the heap left free once the emulated flash is in place (see
 # mpyrun): far smaller than the 150 KB data line that streams through (make
 # measure bisects what it needs).
-HEAP = "24K"
+HEAP = "14K"
 
 
 def test_mpy_sse_150k_line_small_heap(mpy, measure):

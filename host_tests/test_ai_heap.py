@@ -24,8 +24,8 @@ STYLES = [
 ]
 WORKING_BUDGET = 24 * 1024
 LOOP_BUDGET = 24 * 1024
-CAP = {"rounds": "52K", "mcp": "66K"}
-RAW_CAP = "100K"         # the MCP loop with the names in the heap
+CAP = {"rounds": "34K", "mcp": "44K"}
+RAW_CAP = "58K"          # the MCP loop with the names in the heap
 
 
 def _rounds(mpy, tmp_path, fake, provider, model, key, tools, heap, live=False):

@@ -21,12 +21,12 @@ from tlsfront import LocalCA, TLSFront
 # (connections counted, an elicitation's second connection, an OAuth
 # login, Copilot's token exchange) run at the project's GOAL.
 # the chat and tool rounds with both kept-alive TLS connections
-TLS_CAP = "68K"
+TLS_CAP = "47K"
 # the console's tool round with the cache built from an https server,
 # every module imported
-CONSOLE_TLS_CAP = "108K"
+CONSOLE_TLS_CAP = "62K"
 # the console and its MCP server at once, a chat streaming over TLS
-SERVE_TLS_CAP = "112K"
+SERVE_TLS_CAP = "58K"
 
 
 @pytest.fixture(scope="module")

@@ -8,21 +8,23 @@ live data). `make measure` bisects the smallest heaps
 (tools/bench/MEASUREMENTS.md).
 
 - ai.ask / ai.run, every style (openai, anthropic, gemini, the text
-  fallback), streamed and not, 2 KB and 16 KB replies at 64K: the reply is
-  recorded into a conversation on flash as it arrives (keep=False,
-  ai.history turn), which is what the console does. A str returned to an
-  API caller is one block of RAM: 1 KB and 16 KB at 64K too.
-- A 300 KB streamed reply at 64K: the clean "longer than" error.
+  fallback), streamed and not, 2 KB and 16 KB replies at FLASH_CAP: the
+  reply is recorded into a conversation on flash as it arrives
+  (keep=False, ai.history turn), which is what the console does. A str
+  returned to an API caller is one block of RAM: 1 KB and 16 KB at STR_CAP.
+- A 300 KB streamed reply at FLASH_CAP: the clean "longer than" error.
 - The console (`ai QUESTION`, every module of that path imported, markdown
-  on): 1/16/64 KB replies at CONSOLE_CAP (the goal is 80K), the reply in
-  the history file byte for byte, `ai history` to its end and a follow-up
-  round at the same heap, the 64 KB round's peak within 2 KB of the 1 KB
-  round's.
+  on): 1/16/64 KB replies at CONSOLE_CAP, the reply in the history file
+  byte for byte, `ai history` to its end and a follow-up round at the same
+  heap, the 64 KB round's peak within 2 KB of the 1 KB round's; with 101
+  cached tools offered, a 64 KB reply and a tool round (the product's
+  scenarios, issue 40).
 - A chat offering a tools cache of 10/50/200 tools (schemas ~800 bytes)
-  at 64K, peaks within 2 KB.
+  at TOOLS_CACHE_CAP, peaks within 2 KB.
 - MCP: a 1 MB tool result of the Python SDK server (with and without the
   duplicate structuredContent) cut to the board's mcp.max_result while
-  read; a 49-tool server listed over five pages at 64K.
+  read, or written whole into a file; ai.run on it; a 49-tool server
+  listed over five pages.
 - No MemoryError leaves a public function: each is called with almost no
   heap left.
 """
@@ -51,26 +53,26 @@ STYLES = {
 # the board keeps 64K of its 112K GC heap for a program of the user's own.
 # ai.ask / ai.run of 2 and 16 KB replies into a conversation on flash, and
 # a 300 KB one refused
-FLASH_CAP = "64K"
+FLASH_CAP = "37K"
 # a 16 KB reply as one str
-STR_CAP = "64K"
+STR_CAP = "50K"
 # the console's rounds (every module of `ai QUESTION` imported, markdown on,
 # the board's read-only commands offered as tools: ai.tools.local's default)
-CONSOLE_CAP = "78K"
-TABLE_CAP = "80K"
-IN_A_ROW_CAP = "80K"
+CONSOLE_CAP = "48K"
+TABLE_CAP = "49K"
+IN_A_ROW_CAP = "52K"
 # a chat offering a tools cache of 10, 50 or 200 tools
-TOOLS_CACHE_CAP = "64K"
+TOOLS_CACHE_CAP = "34K"
 # an MCP result of 1 MB read into a str, cut to mcp.max_result
-RESULT_CAP = "64K"
-BARE_CAP = "64K"
+RESULT_CAP = "46K"
+BARE_CAP = "46K"
 # mcp.call(..., into=) of a 1 MB result
-INTO_CAP = "30K"
+INTO_CAP = "33K"
 # ai.run on a 1 MB tool result (the result goes from the socket to flash,
 # never whole in RAM)
-BIG_RUN_CAP = "68K"
+BIG_RUN_CAP = "48K"
 # ai.run(mcps=) offering a 49-tool server listed over five pages
-PAGES_CAP = "64K"
+PAGES_CAP = "41K"
 # bytes of a tool result kept: the default of mcp.max_result (a program's
 # str) and ai.max_tool_result (a chat's), the note after a cut one
 LIMIT = mcp.MAX_RESULT
@@ -133,7 +135,7 @@ def test_long_replies_on_flash(mpy, measure, tmp_path, style, how):
         x, ln = _long(mpy, tmp_path, style, how, 16384, "flash", heap)
         return x.rc == 0 and ln.startswith("LONG 16384 None True ")
     measure.smallest("heap", "a 16 KB reply into a conversation on flash (%s, %s)" % (style, how),
-                     passes, FLASH_CAP)
+                     passes, FLASH_CAP, shared=True)
 
 
 @pytest.mark.parametrize("style", list(STYLES))
@@ -151,7 +153,8 @@ def test_api_str_reply_sizes(mpy, measure, tmp_path, style):
     def passes(heap):
         x, ln = _long(mpy, tmp_path, style, "ask", 16384, "str", heap)
         return x.rc == 0 and ln.startswith("LONG 16384 None True")
-    measure.smallest("heap", "a 16 KB reply as a str (ai.ask, %s)" % style, passes, STR_CAP)
+    measure.smallest("heap", "a 16 KB reply as a str (ai.ask, %s)" % style, passes, STR_CAP,
+                     shared=True)
 
 
 def test_300k_streamed_reply_is_a_clean_error(mpy, tmp_path):
@@ -314,7 +317,8 @@ def _in_a_row(mpy, tmp_path, heap, texts):
             "ai.general.model": "llama3.2"}))
         cmd = "ai one ; ai two ; ai three ; ai history".split()
         r = mpy.run("aicmd_long", heap=heap, args=[flash] + cmd, timeout=300, input="")
-        return r, [q.json["messages"][-1]["content"] for q in srv.requests], flash
+        # (a request cut short by the board's MemoryError has no JSON)
+        return r, [q.json["messages"][-1]["content"] for q in srv.requests if q.json], flash
 
 
 def test_console_long_replies_in_a_row(mpy, measure, tmp_path):
@@ -336,7 +340,7 @@ def test_console_long_replies_in_a_row(mpy, measure, tmp_path):
 
     def passes(heap):
         x, _, _ = _in_a_row(mpy, tmp_path, heap, texts)
-        return _console_ok(x) and CSI.sub("", x.out).count(texts[2].rstrip("\n")[-200:]) == 2
+        return _console_ok(x) and CSI.sub("", x.out).count(texts[2].rstrip("\n")) == 2
     measure.smallest("heap", "the console: 1, 16 and 64 KB replies in a row, then ai history",
                      passes, IN_A_ROW_CAP)
 
@@ -351,7 +355,11 @@ def test_console_long_replies_in_a_row(mpy, measure, tmp_path):
 # the SDK server, approved by the setting).
 CACHED = 101
 CACHED_REPLY_CAP = GOAL
-CACHED_ROUND_CAP = "64K"
+# over the goal: the tool round (the MCP call and the follow-up) on top of
+# the console; why it takes 10K more than a 64 KB reply is not known yet
+CACHED_ROUND_CAP = "62K"
+CACHED_ROUND_WHY = ("the console's tool round: 55K without the cache (test_shell_ai), a "
+                    "64 KB reply with the cache 46K; not yet analysed")
 
 
 def _cached_flash(tmp_path, name, settings, sdk):
@@ -433,7 +441,7 @@ def test_console_tool_round_with_101_cached_tools(mpy, measure, tmp_path, sdk_se
                                 "ai what is the weather in Rochdale?")
         return _console_ok(x) and "tool said: Rochdale: 12 C, drizzle" in o
     measure.smallest("heap", "the console's tool round with 101 cached tools (MCP SDK server)",
-                     passes, CACHED_ROUND_CAP, goal=GOAL)
+                     passes, CACHED_ROUND_CAP, goal=GOAL, why=CACHED_ROUND_WHY)
 
 
 # ---------------------------------------------------------------- tools cache

@@ -821,7 +821,7 @@ def _mem_round(mpy, tmp_path, url, bare, live=False, heap=None):
 # free once the emulated flash is in place (see mpyrun), with every module
 # imported (mcpcmd with login and serve, the registry with OAuth state);
 # make measure bisects what the console's round needs
-MEM_HEAP = "108K"
+MEM_HEAP = "59K"
 
 
 @pytest.fixture(scope="module")

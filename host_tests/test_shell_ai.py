@@ -367,6 +367,49 @@ def test_a_reply_cut_short_says_so_at_the_console(console):
         assert "[reply cut short: max tokens reached" in c.text()
 
 
+def test_ai_schema_prints_json_as_it_arrives(console):
+    """ai -schema: the request carries the schema in the provider's form,
+    the reply's JSON shows indented as its pieces arrive, and goes into
+    the history; -schema-multi and @FILE; a reply that breaks the schema
+    is an error line and no turn."""
+    reply = json.dumps({"name": "Damien George", "age": 41, "bio": "wrote \"MicroPython\" \u00e9"})
+    with FakeOpenAI(flavor="ollama") as srv:
+        srv.options(gap=0.01)
+        srv.delta_size = 3
+        items = {"items": [{"city": "Leeds", "celsius": 9}, {"city": "Rochdale", "celsius": 12}]}
+        srv.queue(Text(reply), Text(json.dumps(items)), Text('{"city": "Leeds", "celsius": "nine"}'))
+        schema = {"type": "object", "properties": {"city": {"type": "string"},
+                                                   "celsius": {"type": "integer"}},
+                  "required": ["city", "celsius"]}
+        c = console(ollama_settings(srv), files={"schemas/city.json": json.dumps(schema)})
+        c.line('ai -schema "name, age int, bio: who they are" who wrote MicroPython?')
+        rf = srv.requests[-1].json["response_format"]
+        assert rf["type"] == "json_schema" and rf["json_schema"]["schema"]["required"] == [
+            "name", "age", "bio"]
+        assert srv.requests[-1].json["messages"][-1]["content"] == "who wrote MicroPython?"
+        shown = '{\n  "name": "Damien George",\n  "age": 41,\n  "bio": "wrote \\"MicroPython\\" \u00e9"\n}'
+        assert shown + "\n" + PROMPT.rstrip() in c.text(), c.text()
+        assert c.attrs('"age"').fg == "cyan" and c.attrs('"age"').bold
+        msgs = read_lines(os.path.join(c.flash, "history", "chat.jsonl"))
+        assert json.loads(msgs[-1]["content"]) == json.loads(reply)
+        c.clear()
+        c.line("ai -schema-multi @/schemas/city.json weather in two towns")
+        assert srv.requests[-1].json["response_format"]["json_schema"]["schema"][
+            "properties"]["items"]["items"]["required"] == ["city", "celsius"]
+        assert ('{\n  "items": [\n    {\n      "city": "Leeds",\n      "celsius": 9\n    },'
+                '\n    {\n      "city": "Rochdale",\n      "celsius": 12\n    }\n  ]\n}') in c.text()
+        c.clear()
+        c.line("ai -schema @/schemas/city.json weather in Leeds")
+        assert ("ollama: the reply breaks the schema: celsius is a string, not an integer"
+                in c.flat()), c.text()
+        assert len(read_lines(os.path.join(c.flash, "history", "chat.jsonl"))) == 4
+        c.clear()
+        c.line("help ai")
+        assert "ai -schema SCHEMA QUESTION | ai -schema-multi SCHEMA QUESTION" in c.flat()
+        c.line("ai -schema")
+        assert "-schema needs a schema and a question" in c.flat()
+
+
 def test_ai_use_types_trim_and_errors(console):
     with FakeOpenAI(flavor="ollama") as srv:
         c = console(ollama_settings(srv, **{"ai.history.turns": 2}))

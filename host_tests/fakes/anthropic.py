@@ -19,7 +19,7 @@ for every tool_use id, thinking blocks echoed unchanged with their signature.
 import re
 
 from .base import (ALNUM, Calls, Fail, FakeServer, Reject, Stream, Text, Whole,
-                   finish_word, new_id, parsed_args, pieces, raw_args, tokens)
+                   finish_word, new_id, parsed_args, pieces, raw_args, schema_nodes, tokens)
 
 VERSIONS = ("2023-06-01", "2023-01-01", "2026-10-21")
 NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
@@ -174,6 +174,8 @@ class FakeAnthropic(FakeServer):
         if system is not None and not isinstance(system, (str, list)):
             raise self.bad("system: Input should be a valid string or list")
         self.check_tools(b.get("tools"))
+        self.check_choice(b, th)
+        self.check_output(b)
         # the latest turn must carry its thinking only while thinking is on
         self.check_messages(b["messages"], th and th.get("type") in ("enabled",
                                                                       "adaptive"))
@@ -199,6 +201,56 @@ class FakeAnthropic(FakeServer):
                 raise self.bad("%s.input_schema: Field required" % at)
             if sch.get("type") != "object":
                 raise self.bad("%s.input_schema.type: Input should be 'object'" % at)
+
+    def check_choice(self, b, th):
+        """tool_choice {"type": auto|any|tool|none, "name" (tool),
+        "disable_parallel_tool_use"?}; a forced tool (any, tool) refuses
+        thinking (docs.claude.com: extended thinking, tool use)."""
+        tc = b.get("tool_choice")
+        if tc is None:
+            return
+        kind = tc.get("type") if isinstance(tc, dict) else None
+        if kind not in ("auto", "any", "tool", "none"):
+            raise self.bad("tool_choice: Input tag '%s' found using 'type' does not match any "
+                           "of the expected tags: 'auto', 'any', 'tool', 'none'" % kind)
+        names = [t.get("name") for t in b.get("tools") or ()]
+        if kind == "tool" and tc.get("name") not in names:
+            raise self.bad("tool_choice.name: Tool '%s' not found in tools" % tc.get("name"))
+        if kind in ("any", "tool") and th and th.get("type") in ("enabled", "adaptive"):
+            raise self.bad("Thinking may not be enabled when tool_choice forces tool use.")
+
+    def check_output(self, b):
+        """output_config.format {"type": "json_schema", "schema"}: models from
+        Sonnet 4.5 / Opus 4.1 / Haiku 4.5; every object additionalProperties
+        false; no numeric or length bounds
+        (docs.claude.com/en/docs/build-with-claude/structured-outputs)."""
+        oc = b.get("output_config")
+        if oc is None:
+            return
+        f = (oc or {}).get("format") if isinstance(oc, dict) else None
+        if not isinstance(f, dict) or f.get("type") != "json_schema" or \
+                not isinstance(f.get("schema"), dict):
+            raise self.bad("output_config.format: Input tag '%s' found using 'type' does not "
+                           "match any of the expected tags: 'json_schema'" % (f or {}).get("type"))
+        m = b["model"]
+        if m.startswith(("claude-3", "claude-sonnet-4-0", "claude-sonnet-4-2", "claude-opus-4-0",
+                         "claude-opus-4-2")):
+            raise self.bad("'%s' does not support output_config.format" % m)
+        for where, n in schema_nodes(f["schema"], "output_config.format.schema"):
+            if n.get("additionalProperties") is not False:
+                raise self.bad("%s: For 'object' type, 'additionalProperties' must be "
+                               "explicitly set to false" % where)
+        stack = [f["schema"]]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, dict):
+                for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+                          "multipleOf", "minLength", "maxLength"):
+                    if k in n:
+                        raise self.bad("output_config.format.schema: '%s' is not supported" % k)
+                stack.extend(v for v in n.values() if isinstance(v, (dict, list)))
+            elif isinstance(n, list):
+                stack.extend(n)
 
     def check_messages(self, msgs, thinking_on=True):
         if not isinstance(msgs, list) or not msgs:

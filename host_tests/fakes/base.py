@@ -54,6 +54,7 @@ class Text:
     text: str = ""
     think: Think = None
     finish: str = None
+    refusal: str = None    # OpenAI styles: a refusal instead of the text
 
 
 @dataclass
@@ -471,6 +472,50 @@ class FakeServer:
 def bearer(req):
     auth = req.headers.get("authorization") or ""
     return auth[7:].strip() if auth[:7].lower() == "bearer " else None
+
+
+def schema_nodes(schema, at="()"):
+    """Every object schema in a JSON Schema, with where it is (OpenAI's
+    "context" words): [(context, node)]."""
+    out = []
+    stack = [(at, schema)]
+    while stack:
+        where, n = stack.pop()
+        if not isinstance(n, dict):
+            continue
+        if n.get("type") == "object" or "properties" in n:
+            out.append((where, n))
+        for k, v in (n.get("properties") or {}).items():
+            stack.append(("%s, 'properties', '%s'" % (where, k), v))
+        for k in ("items", "additionalProperties"):
+            if isinstance(n.get(k), dict):
+                stack.append(("%s, '%s'" % (where, k), n[k]))
+        for k in ("anyOf", "oneOf", "allOf"):
+            for i, v in enumerate(n.get(k) or ()):
+                stack.append(("%s, '%s', %d" % (where, k, i), v))
+        for k, v in (n.get("$defs") or {}).items():
+            stack.append(("%s, '$defs', '%s'" % (where, k), v))
+    return out
+
+
+def strict_problem(schema):
+    """What OpenAI's strict mode refuses in a schema (its 400 text), or
+    None: the root an object; every object additionalProperties false and
+    every property in required
+    (platform.openai.com/docs/guides/structured-outputs, supported schemas)."""
+    if not isinstance(schema, dict) or schema.get("type") != "object":
+        return "In context=(), schema must be a JSON Schema of 'type: \"object\"', got 'type: \"%s\"'." % (
+            (schema or {}).get("type"),)
+    for where, n in schema_nodes(schema):
+        if n.get("additionalProperties") is not False:
+            return ("In context=%s, 'additionalProperties' is required to be supplied and "
+                    "to be false." % where)
+        props = n.get("properties") or {}
+        missing = [k for k in props if k not in (n.get("required") or [])]
+        if missing:
+            return ("In context=%s, 'required' is required to be supplied and to be an array "
+                    "including every key in properties. Missing '%s'." % (where, missing[0]))
+    return None
 
 
 def tokens(text):

@@ -210,6 +210,7 @@ class FakeGemini(FakeServer):
         if level is not None and str(level).lower() not in levels(model):
             raise self.bad("Thinking level %s is not supported for this model." % level)
         self.check_tools(b.get("tools"))
+        self.check_json_reply(gc, b.get("tools"), model)
         contents = b.get("contents")
         if not isinstance(contents, list) or not contents:
             raise self.bad("* GenerateContentRequest.contents: contents is not "
@@ -238,6 +239,24 @@ class FakeGemini(FakeServer):
                 if "parameters" in fd:
                     self.check_schema(fd["parameters"], "tools[%d].function_"
                                       "declarations[%d].parameters" % (i, j))
+
+    def check_json_reply(self, gc, tools, model):
+        """generationConfig responseMimeType application/json with
+        responseJsonSchema (JSON Schema) or responseSchema
+        (the Schema proto), never both; with function declarations only
+        from Gemini 3 (ai.google.dev/gemini-api/docs/structured-output)."""
+        mime = gc.get("responseMimeType")
+        js, sch = gc.get("responseJsonSchema"), gc.get("responseSchema")
+        if js is not None and sch is not None:
+            raise self.bad("responseSchema and responseJsonSchema cannot both be set.")
+        if (js is not None or sch is not None) and mime != "application/json":
+            raise self.bad("response_mime_type must be application/json when a response "
+                           "schema is set.")
+        if sch is not None:
+            self.check_schema(sch, "generation_config.response_schema")
+        if mime == "application/json" and tools and not model.startswith("gemini-3"):
+            raise self.bad("Function calling with a response mime type: 'application/json' "
+                           "is unsupported")
 
     def check_schema(self, schema, path):
         """Iterative walk: every key must be one the Schema proto knows."""

@@ -1,4 +1,6 @@
-"""Fake OpenAI chat-completions server (flavors openai, groq, ollama, kimi).
+"""Fake OpenAI chat-completions server (flavors openai, groq, ollama, kimi,
+and the OpenAI-compatible services mistral, deepseek, openrouter, xai,
+cerebras, together, lmstudio, llamacpp).
 
 Wire format (PROVIDERS.md section 1):
   POST {base}/chat/completions, Authorization: Bearer <key> (ollama: ignored)
@@ -13,20 +15,50 @@ Wire format (PROVIDERS.md section 1):
   ollama whole calls, delta.reasoning, separate finish chunk with delta {};
   kimi reasoning_content (required on echoed tool-call turns of thinking
   models), ids "functions.<name>:<n>", usage in choices[0].usage, no `code`.
+  mistral: tool-call ids of 9 letters and digits (422 for any other on a
+  call or a result), 422 "Extra inputs are not permitted" for a field it
+  does not take (max_completion_tokens, stream_options, reasoning_effort),
+  whole calls in a stream, errors {"object": "error", "message", "type",
+  "param", "code"}. deepseek: deepseek-reasoner answers with
+  reasoning_content, which a tool-call turn must carry back. openrouter:
+  reasoning text in delta.reasoning, keep-alive comments, reasoning as an
+  object {"effort"}, errors {"error": {"code": <int>, "message"}}. xai:
+  reasoning_content from grok-3-mini, reasoning_effort low|high there only.
+  cerebras: errors {"message", "type", "param", "code"} at the top.
+  lmstudio: no key, reasoning_content, response_format json_schema only.
+  llamacpp: no key, any model name (one model is loaded), reasoning_content.
+Structured replies (response_format): json_schema {"name", "schema",
+"strict"?} (strict: OpenAI's strict rules, fakes.base.strict_problem) or
+json_object (the word "json" in the messages); groq refuses either with
+stream true or with tools, and json_schema on models without it.
+A Text(refusal=...) answers with a refusal (message.refusal,
+delta.refusal).
 Errors: {"error":{"message","type","param","code"}} with 400 for everything
 the real service refuses (tool sequence, tool shapes, max_tokens on
 reasoning models, ...).
 """
 
+import json
 import re
 import time
 
 from .base import (ALNUM, Calls, FakeServer, Reject, Stream, Text, Whole,
                    bearer, finish_word, new_id, parsed_args, pieces, raw_args,
-                   tokens)
+                   strict_problem, tokens)
 
 NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-FLAVORS = ("openai", "groq", "ollama", "kimi")
+ID9_RE = re.compile(r"^[a-zA-Z0-9]{9}$")
+FLAVORS = ("openai", "groq", "ollama", "kimi", "mistral", "deepseek", "openrouter", "xai",
+           "cerebras", "together", "lmstudio", "llamacpp")
+NO_KEY = ("ollama", "lmstudio", "llamacpp")
+# the request fields Mistral takes (docs.mistral.ai/api: chat completion);
+# any other is its 422
+MISTRAL_FIELDS = ("model", "messages", "temperature", "top_p", "max_tokens", "stream", "stop",
+                  "random_seed", "response_format", "tools", "tool_choice", "presence_penalty",
+                  "frequency_penalty", "n", "prediction", "parallel_tool_calls", "prompt_mode",
+                  "safe_prompt")
+# Groq's models with json_schema (console.groq.com/docs/structured-outputs)
+GROQ_SCHEMA = ("openai/gpt-oss", "moonshotai/kimi-k2", "meta-llama/llama-4")
 
 # status -> (type, code, default message); kimi drops code/param
 FAILS = {
@@ -57,6 +89,10 @@ def accepted_efforts(flavor, model):
     chat and gpt-4/3 models do not reason. Groq: console.groq.com/docs/
     reasoning (GPT-OSS low, medium, high; Qwen 3 none, default)."""
     m = model
+    if flavor == "xai":
+        return ("low", "high") if m.startswith("grok-3-mini") else None
+    if flavor == "cerebras":
+        return ("low", "medium", "high") if m.startswith("gpt-oss") else None
     if flavor == "groq":
         if m.startswith("openai/gpt-oss"):
             return ("low", "medium", "high")
@@ -111,6 +147,14 @@ class FakeOpenAI(FakeServer):
         "groq": ("llama-3.3-70b-versatile", "openai/gpt-oss-20b", "qwen/qwen3-32b"),
         "ollama": ("llama3.2:latest", "qwen3:8b", "gpt-oss:20b"),
         "kimi": ("kimi-k2-0905-preview", "kimi-k2-thinking", "kimi-k2.5"),
+        "mistral": ("mistral-small-latest", "mistral-large-latest", "magistral-small-latest"),
+        "deepseek": ("deepseek-chat", "deepseek-reasoner"),
+        "openrouter": ("openai/gpt-4o-mini", "anthropic/claude-sonnet-4.5", "deepseek/deepseek-r1"),
+        "xai": ("grok-3-mini", "grok-4", "grok-4-fast-non-reasoning"),
+        "cerebras": ("llama3.1-8b", "gpt-oss-120b", "qwen-3-32b"),
+        "together": ("meta-llama/Llama-3.3-70B-Instruct-Turbo", "Qwen/Qwen3-235B-A22B-fp8-tput"),
+        "lmstudio": ("openai/gpt-oss-20b", "qwen/qwen3-4b"),
+        "llamacpp": ("default",),
     }
 
     def __init__(self, flavor="openai", key="sk-test", models=None):
@@ -125,12 +169,21 @@ class FakeOpenAI(FakeServer):
         if type_ is None:
             type_ = FAILS.get(status, FAILS[500])[0]
         e = {"message": message, "type": type_}
-        if self.flavor != "kimi":
+        if self.flavor == "openrouter":
+            e = {"code": status, "message": message}
+        elif self.flavor != "kimi":
             e["param"] = param
             e["code"] = code
+        if self.flavor == "mistral":
+            e["object"] = "error"
+            return Reject(status, e, headers)
+        if self.flavor == "cerebras":
+            return Reject(status, e, headers)
         return Reject(status, {"error": e}, headers)
 
     def bad(self, message, param=None, code=None):
+        if self.flavor == "mistral":
+            return self.err(422, message, "invalid_request_error", code, param)
         return self.err(400, message, "invalid_request_error", code, param)
 
     def fail_body(self, f):
@@ -167,7 +220,7 @@ class FakeOpenAI(FakeServer):
                        "invalid_request_error")
 
     def check_auth(self, req):
-        if self.flavor == "ollama":
+        if self.flavor in NO_KEY:
             return
         key = bearer(req)
         if key == self.key:
@@ -187,7 +240,7 @@ class FakeOpenAI(FakeServer):
                        "invalid_request_error", "invalid_api_key")
 
     def known_model(self, model):
-        if model in self.model_ids:
+        if model in self.model_ids or self.flavor == "llamacpp":
             return True
         return self.flavor == "ollama" and model + ":latest" in self.model_ids
 
@@ -216,13 +269,68 @@ class FakeOpenAI(FakeServer):
         if "stream_options" in b and not b.get("stream"):
             raise self.bad("The 'stream_options' parameter is only allowed when "
                            "'stream' is enabled.", "stream_options", "invalid_value")
-        if "max_tokens" in b and (model[:1] == "o" or model.startswith("gpt-5")):
+        if "max_tokens" in b and self.flavor == "openai" and (model[:1] == "o" or model.startswith("gpt-5")):
             raise self.bad("Unsupported parameter: 'max_tokens' is not supported "
                            "with this model. Use 'max_completion_tokens' instead.",
                            "max_tokens", "unsupported_parameter")
+        if self.flavor == "mistral":
+            for k in b:
+                if k not in MISTRAL_FIELDS:
+                    raise self.bad("Extra inputs are not permitted (body.%s)" % k, k,
+                                   "extra_forbidden")
+        if self.flavor == "openrouter" and "reasoning" in b:
+            if (b["reasoning"] or {}).get("effort") not in ("minimal", "low", "medium", "high"):
+                raise self.bad("reasoning.effort must be one of minimal, low, medium, high",
+                               "reasoning")
         check_effort(self, self.flavor, model, b.get("reasoning_effort"), "reasoning_effort")
         self.check_tools(b)
         self.check_messages(msgs, model)
+        self.check_format(b, model)
+
+    def check_format(self, b, model):
+        """response_format as the service takes it (see the top)."""
+        rf = b.get("response_format")
+        if rf is None:
+            return
+        kind = rf.get("type") if isinstance(rf, dict) else None
+        if kind not in ("json_schema", "json_object", "text"):
+            raise self.bad("Invalid value for 'response_format.type'.", "response_format.type",
+                           "invalid_value")
+        if self.flavor == "groq":
+            if b.get("stream"):
+                raise self.bad("response_format` does not support streaming", "stream")
+            if b.get("tools"):
+                raise self.bad("json mode cannot be combined with tool/function calling",
+                               "response_format")
+        if kind == "json_object":
+            if self.flavor == "lmstudio":
+                raise self.bad("'response_format.type' must be 'json_schema'", "response_format")
+            text = json.dumps(b.get("messages")).lower()
+            if "json" not in text:
+                raise self.bad("'messages' must contain the word 'json' in some form, to use "
+                               "'response_format' of type 'json_object'.", "messages")
+            return
+        if kind != "json_schema":
+            return
+        js = rf.get("json_schema")
+        if not isinstance(js, dict) or not isinstance(js.get("schema"), dict):
+            raise self.bad("Missing required parameter: 'response_format.json_schema'.",
+                           "response_format.json_schema", "missing_required_parameter")
+        if self.flavor == "groq" and not any(model.startswith(m) for m in GROQ_SCHEMA):
+            raise self.bad("This model does not support response format `json_schema`. See "
+                           "supported models at https://console.groq.com/docs/structured-outputs"
+                           "#supported-models", "response_format")
+        if js.get("strict"):
+            if self.flavor == "groq" and not model.startswith("openai/gpt-oss"):
+                raise self.bad("strict mode is only supported on openai/gpt-oss models",
+                               "response_format")
+            if not NAME_RE.match(str(js.get("name"))):
+                raise self.bad("Invalid 'response_format.json_schema.name': string does not "
+                               "match pattern.", "response_format.json_schema.name")
+            problem = strict_problem(js["schema"])
+            if problem:
+                raise self.bad("Invalid schema for response_format '%s': %s" % (
+                    js.get("name"), problem), "response_format", "invalid_json_schema")
 
     def check_tools(self, b):
         tools = b.get("tools")
@@ -272,6 +380,9 @@ class FakeOpenAI(FakeServer):
                                "invalid_value")
             role = m["role"]
             if role == "tool":
+                if self.flavor == "mistral" and not ID9_RE.match(str(m.get("tool_call_id"))):
+                    raise self.bad("Tool call id was %s but must be a-z, A-Z, 0-9, with a "
+                                   "length of 9." % m.get("tool_call_id"))
                 if "content" not in m:
                     raise self.bad("Missing required parameter: '%s.content'." % at,
                                    at + ".content", "missing_required_parameter")
@@ -301,6 +412,9 @@ class FakeOpenAI(FakeServer):
                 continue
             pending, pending_at = [], i
             for j, c in enumerate(calls):
+                if self.flavor == "mistral" and not ID9_RE.match(str((c or {}).get("id"))):
+                    raise self.bad("Tool call id was %s but must be a-z, A-Z, 0-9, with a "
+                                   "length of 9." % (c or {}).get("id"))
                 cat = "%s.tool_calls[%d]" % (at, j)
                 fn = c.get("function") if isinstance(c, dict) else None
                 if not isinstance(fn, dict) or not c.get("id") or \
@@ -312,8 +426,8 @@ class FakeOpenAI(FakeServer):
                                    "expected a string." % cat,
                                    cat + ".function.arguments", "invalid_type")
                 pending.append(c["id"])
-            if self.flavor == "kimi" and "thinking" in model and \
-                    m.get("reasoning_content") is None:
+            if (self.flavor == "kimi" and "thinking" in model or self.flavor == "deepseek"
+                    and model == "deepseek-reasoner") and m.get("reasoning_content") is None:
                 raise self.bad("thinking is enabled but reasoning_content is missing "
                                "in assistant tool call message at index %d" % i)
         if pending:
@@ -371,6 +485,8 @@ class FakeOpenAI(FakeServer):
         for i, (name, args) in enumerate(script.calls):
             if self.flavor == "kimi":
                 cid = "functions.%s:%d" % (name, ctx["ncalls"] + i)
+            elif self.flavor == "mistral":
+                cid = new_id("", 9, ALNUM)
             elif self.flavor == "ollama":
                 cid = new_id("call_", 8, ALNUM.lower())
             else:
@@ -390,8 +506,10 @@ class FakeOpenAI(FakeServer):
         return finish_word(script.finish, ("stop", "length", "content_filter"))
 
     def think_field(self):
-        return {"kimi": "reasoning_content", "ollama": "reasoning",
-                "groq": "reasoning"}.get(self.flavor)
+        return {"kimi": "reasoning_content", "ollama": "reasoning", "groq": "reasoning",
+                "deepseek": "reasoning_content", "openrouter": "reasoning",
+                "xai": "reasoning_content", "lmstudio": "reasoning_content",
+                "llamacpp": "reasoning_content"}.get(self.flavor)
 
     def whole(self, script, ctx):
         text = script.text
@@ -399,7 +517,9 @@ class FakeOpenAI(FakeServer):
         if isinstance(script, Calls):
             msg["tool_calls"] = self.call_list(script, ctx)
         else:
-            msg["refusal"] = None
+            msg["refusal"] = script.refusal
+            if script.refusal:
+                msg["content"] = None
         if script.think and self.think_field():
             msg[self.think_field()] = script.think.text
         usage = self.usage(ctx, text or "")
@@ -438,9 +558,12 @@ class FakeOpenAI(FakeServer):
 
     def stream(self, script, ctx):
         ev = self.text_events(ctx, script.text, script.think)
+        for p in pieces(getattr(script, "refusal", None) or "", self.delta_size):
+            if p:
+                ev.append(self.chunk(ctx, {"refusal": p}))
         if isinstance(script, Calls):
             calls = self.call_list(script, ctx)
-            if self.flavor in ("groq", "ollama"):
+            if self.flavor in ("groq", "ollama", "mistral", "xai"):
                 frags = [dict(c, index=i) for i, c in enumerate(calls)]
                 ev.append(self.chunk(ctx, {"tool_calls": frags}))
             else:

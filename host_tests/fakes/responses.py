@@ -45,7 +45,8 @@ import base64
 import json
 import time
 
-from .base import ALNUM, Calls, Stream, Text, Whole, new_id, pieces, raw_args, tokens
+from .base import (ALNUM, Calls, Stream, Text, Whole, new_id, pieces, raw_args, strict_problem,
+                   tokens)
 from .openai import FakeOpenAI, accepted_efforts, check_effort
 
 class FakeResponses(FakeOpenAI):
@@ -105,6 +106,7 @@ class FakeResponses(FakeOpenAI):
                            "Expected a value >= 16, but got %s instead." % mot,
                            "max_output_tokens", "integer_below_min_value")
         self.check_resp_tools(b.get("tools"))
+        self.check_text_format(b.get("text"))
         items = b.get("input")
         if isinstance(items, str):
             return
@@ -143,6 +145,31 @@ class FakeResponses(FakeOpenAI):
                                    "'required' is required to be supplied and to be an "
                                    "array including every key in properties." % name,
                                    at + ".parameters", "invalid_function_parameters")
+
+    def check_text_format(self, text):
+        """text.format: {"type": "text"} | {"type": "json_object"} |
+        {"type": "json_schema", "name", "schema", "strict"?} (strict, the
+        default: OpenAI's strict rules)."""
+        if text is None:
+            return
+        f = (text or {}).get("format") if isinstance(text, dict) else None
+        kind = (f or {}).get("type") if isinstance(f, dict) else None
+        if kind not in ("text", "json_object", "json_schema"):
+            raise self.bad("Invalid value for 'text.format.type'.", "text.format.type",
+                           "invalid_value")
+        if kind != "json_schema":
+            return
+        if "json_schema" in f:
+            raise self.bad("Unknown parameter: 'text.format.json_schema'.",
+                           "text.format.json_schema", "unknown_parameter")
+        if not isinstance(f.get("name"), str) or not isinstance(f.get("schema"), dict):
+            raise self.bad("Missing required parameter: 'text.format.name'.",
+                           "text.format.name", "missing_required_parameter")
+        if f.get("strict", True) is not False:
+            problem = strict_problem(f["schema"])
+            if problem:
+                raise self.bad("Invalid schema for response_format '%s': %s" % (
+                    f["name"], problem), "text.format.schema", "invalid_json_schema")
 
     def check_items(self, items, stateless):
         calls = {}          # call_id -> index, until its output comes
@@ -253,6 +280,10 @@ class FakeResponses(FakeOpenAI):
                         "status": "completed", "role": "assistant", "content": [
                             {"type": "output_text", "annotations": [], "logprobs": [],
                              "text": script.text}]})
+        if getattr(script, "refusal", None):
+            out.append({"id": new_id("msg_", 40, ALNUM.lower()), "type": "message",
+                        "status": "completed", "role": "assistant", "content": [
+                            {"type": "refusal", "refusal": script.refusal}]})
         if isinstance(script, Calls):
             for name, args in script.calls:
                 out.append({"id": new_id("fc_", 40, ALNUM.lower()), "type": "function_call",
@@ -276,8 +307,8 @@ class FakeResponses(FakeOpenAI):
     def response(self, ctx, output, script, status=None):
         b = ctx["req"].json
         st, details = self.status(script) if status is None else (status, None)
-        text = "".join(p["text"] for it in output if it["type"] == "message"
-                       for p in it["content"])
+        text = "".join(p.get("text") or p.get("refusal") for it in output
+                       if it["type"] == "message" for p in it["content"])
         p = tokens(ctx["req"].raw.decode("utf-8", "replace"))
         c = tokens(text)
         return {"id": ctx["id"], "object": "response", "created_at": ctx["created"],
@@ -305,14 +336,18 @@ class FakeResponses(FakeOpenAI):
         if it["type"] == "message":
             ev.append(self.ev(ctx, "response.output_item.added", output_index=i,
                               item=dict(it, status="in_progress", content=[])))
+            part = it["content"][0]
+            kind = "refusal" if part["type"] == "refusal" else "output_text"
             ev.append(self.ev(ctx, "response.content_part.added", item_id=it["id"],
                               output_index=i, content_index=0,
-                              part={"type": "output_text", "annotations": [], "text": ""}))
-            text = it["content"][0]["text"]
+                              part={"type": kind, "annotations": [], "text": ""}
+                              if kind == "output_text" else {"type": kind, "refusal": ""}))
+            text = part.get("text") or part.get("refusal")
+            name = "response.refusal" if kind == "refusal" else "response.output_text"
             for p in pieces(text, self.delta_size):
-                ev.append(self.ev(ctx, "response.output_text.delta", item_id=it["id"],
+                ev.append(self.ev(ctx, name + ".delta", item_id=it["id"],
                                   output_index=i, content_index=0, delta=p, logprobs=[]))
-            ev.append(self.ev(ctx, "response.output_text.done", item_id=it["id"],
+            ev.append(self.ev(ctx, name + ".done", item_id=it["id"],
                               output_index=i, content_index=0, text=text, logprobs=[]))
             ev.append(self.ev(ctx, "response.content_part.done", item_id=it["id"],
                               output_index=i, content_index=0, part=it["content"][0]))

@@ -183,6 +183,11 @@ def steps(history, overrides=None, opener=None, hand=None):
                 def sink(piece):
                     stream(piece)
                     rec(piece)
+        chk = None
+        if o.get("schema") is not None:     # (ai/schema.py: the wire form, the check)
+            from ai.schema import Check
+            chk = Check(cfg, o, tools, sink)
+            sink = chk.add
         fallback = None
         if tools and cfg["tools_level"] == "text-fallback":
             from ai.styles import text as fallback
@@ -198,15 +203,21 @@ def steps(history, overrides=None, opener=None, hand=None):
         if hand is not None:
             hand(out)
         try:
-            # (the asyncio driver always streams: its reads never wait)
+            # (the asyncio driver always streams: its reads never wait;
+            # Groq's structured replies come whole: ai/schema.py nostream)
             reply = yield from _exchange(cfg, load(cfg["style"]), msgs, tools, out,
-                                         stream is not None or opener is not None, opener)
+                                         (stream is not None or opener is not None)
+                                         and not (chk and chk.nostream), opener)
         finally:
             collect()
+        err = chk and chk.end(reply, out.size)
+        if err:
+            out.drop()
+            return _failed(cfg, err)
         if not out.size and not reply.calls:
             out.drop()
             return _failed(cfg, "%s: %s" % (cfg["provider"], _errors().empty_reason(cfg, reply)))
-        if out.size and reply.finish in ("length", "filter"):
+        if out.size and reply.finish in ("length", "filter") and chk is None:
             # the service cut the reply: said in the text, in every style
             mark = _errors().cut_mark(cfg, reply.finish)
             out.limit += len(mark)
@@ -226,7 +237,8 @@ def steps(history, overrides=None, opener=None, hand=None):
         LAST[5] = None
         return reply.text, None, reply.calls
     except StyleError as e:     # (the one exception class of ai: see ai/config.py)
-        out.drop()
+        if out is not None:     # (None: a schema that cannot be used)
+            out.drop()
         return _failed(cfg, _errors().scrub(cfg, str(e)))
     except MemoryError:
         reply = None
@@ -260,6 +272,38 @@ def fetch_models(provider=None, key=None, use=None, limit=MAX_MODELS, base_url=N
         return None, "out of memory reading the model list (ask for fewer: limit=)"
     finally:
         loosen(gc_was)
+
+
+def ask_json(prompt, schema, opts=None):
+    """A reply that follows a JSON schema, as its value: (value, err).
+    prompt: a question, or a history (as ai.ask's). schema: a JSON Schema
+    (dict or JSON text) or llm's concise syntax (ai/schema.py). opts:
+    ai.ask's overrides, and select={path: fn} (jsonstream.select's
+    patterns): each value at a path goes to fn(path, value) once it is
+    complete and checked, and nothing else is kept (value is None). The
+    text is not kept for a question; for a history, as ai.ask keeps it."""
+    try:
+        return drive(json_steps(prompt, schema, opts))
+    except MemoryError:     # (before the steps began: the generator itself)
+        collect()
+        return None, _OOM
+
+
+def json_steps(prompt, schema, opts=None, opener=None):
+    """ask_json() as a step generator (compat.drive; ai.aio passes its
+    opener)."""
+    o = dict(opts or {})
+    o["schema"] = schema
+    hist = prompt
+    if isinstance(prompt, str):
+        hist = [{"role": "user", "content": prompt}]
+        if o.get("keep") is None:
+            o["keep"] = False
+    got = []
+    if o.get("select") is None:
+        o["select"] = {"": lambda path, v: got.append(v)}
+    _, err, _ = yield from steps(hist, o, opener)
+    return (None, err) if err else (got[0] if got else None, None)
 
 
 def ask_simple(prompt, overrides=None):

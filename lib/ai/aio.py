@@ -6,6 +6,7 @@ loop").
     from ai import aio
     reply, err, calls = await aio.ask(history, opts)
     reply, err = await aio.ask_simple(prompt, opts)
+    value, err = await aio.ask_json(prompt, schema, opts)   # opts schema= in ask and run too
     reply, err = await aio.run(history, opts, tools=..., mcps=..., local=..., approve=...)
     async with aio.stream(history, opts) as s:
         async for piece in s:
@@ -15,7 +16,9 @@ loop").
 One protocol core runs under both APIs: ai.steps and ai.run_steps are
 the blocking calls' step generators, run here by httpc.aio (imported only
 by this module: a blocking program never loads asyncio). The request is
-always streamed (its reads never wait); approve() and a local tool's run
+always streamed (its reads never wait; but a structured reply Groq gives
+whole only, ai/schema.py's nostream, whose body is read to its end as it
+arrives); approve() and a local tool's run
 may be coroutine functions. Cancelling the task, or leaving a stream's
 `async with` early, closes the connection at once (never pooled) and
 re-raises CancelledError; a flash history's turn is committed by the
@@ -29,6 +32,12 @@ from ai.styles import LAST
 async def ask(history, overrides=None):
     """ai.ask, awaited: (reply, err, tool_calls)."""
     return await _run(ai.steps(history, overrides, _open))
+
+
+async def ask_json(prompt, schema, opts=None):
+    """ai.ask_json, awaited: (value, err); select's functions are plain
+    functions, called as each value completes."""
+    return await _run(ai.json_steps(prompt, schema, opts, _open))
 
 
 async def ask_simple(prompt, overrides=None):

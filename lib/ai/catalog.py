@@ -27,6 +27,16 @@ Quirks of the openai (chat completions) style:
   stream_usage    streamed requests ask for the token usage
                   (stream_options.include_usage; others report it unasked
                   or not at all: ai status shows what came)
+  tool_id9        tool-call ids in the messages as the service makes them:
+                  9 letters and digits (Mistral answers 422 to "call_..." or
+                  Kimi's "functions.get_weather:0"; mapped the same way on
+                  the call and on its result)
+  app_title       X-Title: the firmware's name on every request (OpenRouter's
+                  app attribution; HTTP-Referer, the app's site, is not sent:
+                  the firmware has none)
+  reasoning_object the thinking word goes as reasoning {"effort": word}
+                  (OpenRouter's one field for every model) instead of
+                  reasoning_effort
 The driver reads one quirk:
   copilot         the key is a GitHub login: each request first gets a
                   Copilot session token (ai/copilot.py), which also gives
@@ -44,11 +54,19 @@ plain model id leaves it to the style's rule by model id):
   level     Gemini 3 thinkingLevel (EFFORTS)
   none      nothing is sent (the model has no knob)
 
+SCHEMAS: how each model family takes a reply's JSON schema (ai/schema.py:
+the forms and flags), one row each: provider, model id prefix ("*": any),
+the form and its flags (where each row is documented: the comment above
+it, row by row); the first row that matches decides, a provider without
+one gets the schema in its instructions (the form prompt) and the reply
+is checked all the same.
+
 EFFORTS: the words each model family takes for its thinking knob
 (reasoning_effort, Responses reasoning.effort, Gemini 3 thinkingLevel),
 lowest first, one row each: provider, model id prefix ("*": any model of
 the provider), the words ("-": the model has no such knob: nothing is
-sent), "|" and where that is documented. The first row that matches
+sent) (where each row is documented: the comment above it, row by row).
+The first row that matches
 decides; a provider without rows sends nothing. A thinking word the family
 does not take is sent as its nearest one on the scale SCALE (a tie goes
 up; a word off the scale, Groq's "default", counts as medium): "max" is
@@ -77,6 +95,32 @@ PROVIDERS = (
      "claude-sonnet-4-5", "native", False, "", 8192),
     ("copilot", "GitHub Copilot", "openai", "https://api.githubcopilot.com",
      False, "gpt-4.1", "native", False, "copilot x_initiator", None),
+    # docs.mistral.ai/api (chat completions: max_tokens; 9-character tool ids)
+    ("mistral", "Mistral", "openai", "https://api.mistral.ai/v1", True,
+     "mistral-small-latest", "native", False, "max_tokens tool_id9", None),
+    # api-docs.deepseek.com (max_tokens; stream_options.include_usage;
+    # deepseek-reasoner's reasoning_content)
+    ("deepseek", "DeepSeek", "openai", "https://api.deepseek.com", True,
+     "deepseek-chat", "native", False, "max_tokens stream_usage", None),
+    # openrouter.ai/docs/api-reference/overview (X-Title; reasoning object)
+    ("openrouter", "OpenRouter", "openai", "https://openrouter.ai/api/v1", True,
+     "openai/gpt-4o-mini", "native", False, "app_title reasoning_object", None),
+    # docs.x.ai/docs/api-reference (chat completions, max_completion_tokens)
+    ("xai", "xAI (Grok)", "openai", "https://api.x.ai/v1", True,
+     "grok-3-mini", "native", False, "", None),
+    # inference-docs.cerebras.ai/api-reference/chat-completions
+    ("cerebras", "Cerebras", "openai", "https://api.cerebras.ai/v1", True,
+     "llama3.1-8b", "native", False, "", None),
+    # docs.together.ai/reference/chat-completions-1 (max_tokens)
+    ("together", "Together AI", "openai", "https://api.together.xyz/v1", True,
+     "meta-llama/Llama-3.3-70B-Instruct-Turbo", "native", False, "max_tokens", None),
+    # lmstudio.ai/docs/app/api/endpoints/openai (no key; the loaded model)
+    ("lmstudio", "LM Studio (local)", "openai", "http://localhost:1234/v1", False,
+     "openai/gpt-oss-20b", "native", True, "max_tokens", None),
+    # github.com/ggml-org/llama.cpp/tree/master/tools/server (llama-server:
+    # no key unless --api-key; one model, whatever the model field says)
+    ("llamacpp", "llama.cpp server (local)", "openai", "http://localhost:8080/v1", False,
+     "default", "native", True, "max_tokens", None),
 )
 
 # one line per preset: name provider model map (a string stays in flash;
@@ -94,38 +138,143 @@ gemini3-flash gemini gemini-3-flash-preview level
 claude-haiku anthropic claude-haiku-4-5 budget
 claude-sonnet anthropic claude-sonnet-4-6 adaptive
 copilot-mini copilot gpt-5-mini none
-copilot-4.1 copilot gpt-4.1 none"""
+copilot-4.1 copilot gpt-4.1 none
+mistral-small mistral mistral-small-latest none
+deepseek-fast deepseek deepseek-chat none
+openrouter-mini openrouter openai/gpt-4o-mini none
+grok-mini xai grok-3-mini effort
+cerebras-fast cerebras llama3.1-8b none
+together-llama together meta-llama/Llama-3.3-70B-Instruct-Turbo none
+lmstudio-local lmstudio openai/gpt-oss-20b none
+llamacpp-local llamacpp default none"""
 
+
+# (ai/schema.py: the forms and flags) Where each row is documented, row by
+# row (comments: no flash for them):
+#   openai *: platform.openai.com/docs/guides/structured-outputs
+#   groq openai/gpt-oss: console.groq.com/docs/structured-outputs: strict on GPT-OSS; no stream, no tools
+#   groq moonshotai/kimi-k2: console.groq.com/docs/structured-outputs
+#   groq meta-llama/llama-4: console.groq.com/docs/structured-outputs
+#   groq *: console.groq.com/docs/text-chat: JSON mode
+#   ollama *: docs.ollama.com/api/openai-compatibility
+#   kimi *: platform.moonshot.ai/docs/guide/use-json-mode-feature-of-kimi-api
+#   gemini gemini-3: ai.google.dev/gemini-api/docs/structured-output: with tools from Gemini 3
+#   gemini gemini-2.5: ai.google.dev/gemini-api/docs/structured-output
+#   gemini *: ai.google.dev/gemini-api/docs/structured-output: responseSchema
+#   anthropic claude-3: docs.claude.com/en/docs/build-with-claude/structured-outputs: from Sonnet 4.5, Opus 4.1
+#   anthropic claude-sonnet-4-0: docs.claude.com/en/docs/build-with-claude/structured-outputs
+#   anthropic claude-sonnet-4-2: docs.claude.com/en/docs/build-with-claude/structured-outputs
+#   anthropic claude-opus-4-0: docs.claude.com/en/docs/build-with-claude/structured-outputs
+#   anthropic claude-opus-4-2: docs.claude.com/en/docs/build-with-claude/structured-outputs
+#   anthropic *: docs.claude.com/en/docs/build-with-claude/structured-outputs
+#   mistral *: docs.mistral.ai/capabilities/structured-output/custom_structured_output
+#   deepseek *: api-docs.deepseek.com/guides/json_mode
+#   openrouter *: openrouter.ai/docs/features/structured-outputs
+#   xai *: docs.x.ai/docs/guides/structured-outputs
+#   cerebras *: inference-docs.cerebras.ai/capabilities/structured-outputs
+#   together *: docs.together.ai/docs/json-mode
+#   lmstudio *: lmstudio.ai/docs/app/api/structured-output
+#   llamacpp *: github.com/ggml-org/llama.cpp/tree/master/tools/server
+SCHEMAS = """openai * json_schema strict
+groq openai/gpt-oss json_schema strict nostream notools
+groq moonshotai/kimi-k2 json_schema nostream notools
+groq meta-llama/llama-4 json_schema nostream notools
+groq * json_object nostream notools
+ollama * json_schema
+kimi * json_object
+gemini gemini-3 json_schema
+gemini gemini-2.5 json_schema notools
+gemini * openapi notools
+anthropic claude-3 tool
+anthropic claude-sonnet-4-0 tool
+anthropic claude-sonnet-4-2 tool
+anthropic claude-opus-4-0 tool
+anthropic claude-opus-4-2 tool
+anthropic * json_schema closed nobounds
+mistral * json_schema strict
+deepseek * json_object
+openrouter * json_schema strict require_parameters
+xai * json_schema strict
+cerebras * json_schema strict
+together * json_schema
+lmstudio * json_schema
+llamacpp * json_schema"""
 
 SCALE = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 # (OpenAI API reference: platform.openai.com/docs/api-reference/responses/create,
 # reasoning.effort; the same words for chat completions' reasoning_effort)
-EFFORTS = """openai gpt-5.1-codex-max none low medium high xhigh | OpenAI API reference: xhigh for models after gpt-5.1-codex-max
-openai gpt-5.1-chat - | OpenAI models page: chat models do not reason
-openai gpt-5.1 none low medium high | OpenAI API reference: gpt-5.1 takes none, low, medium, high
-openai gpt-5. none low medium high xhigh | OpenAI API reference: none from gpt-5.1, xhigh after gpt-5.1-codex-max
-openai gpt-5-pro high | OpenAI API reference: gpt-5-pro takes high only
-openai gpt-5-chat - | OpenAI models page: chat models do not reason
-openai gpt-5 minimal low medium high | OpenAI API reference: no none before gpt-5.1; platform.openai.com/docs/guides/latest-model: minimal
-openai o low medium high | platform.openai.com/docs/guides/reasoning: the o-series takes low, medium, high
-openai gpt- - | platform.openai.com/docs/models: gpt-4.1, gpt-4o and older do not reason
-openai * low medium high | OpenAI API reference: what every reasoning model takes
-groq openai/gpt-oss low medium high | console.groq.com/docs/reasoning: GPT-OSS low, medium, high
-groq qwen/qwen3 none default | console.groq.com/docs/reasoning: Qwen 3 none or default
-groq * - | console.groq.com/docs/reasoning: other models have no reasoning_effort
-ollama * low medium high | docs.ollama.com/api/openai-compatibility: reasoning_effort sets think
-kimi * - | platform.moonshot.ai/docs: the model id chooses thinking (kimi-k2-thinking)
-copilot * - | GitHub Copilot's chat API has no reasoning_effort (CopilotChat.nvim sends none)
-gemini gemini-3-pro low high | ai.google.dev/gemini-api/docs/thinking: Gemini 3 Pro low, high
-gemini gemini-3.1-pro low medium high | ai.google.dev/gemini-api/docs/thinking: Pro has no minimal
-gemini * minimal low medium high | ai.google.dev/gemini-api/docs/thinking: Gemini 3 Flash"""
+# Where each row is documented, row by row (comments: no flash for them):
+#   openai gpt-5.1-codex-max: OpenAI API reference: xhigh for models after gpt-5.1-codex-max
+#   openai gpt-5.1-chat: OpenAI models page: chat models do not reason
+#   openai gpt-5.1: OpenAI API reference: gpt-5.1 takes none, low, medium, high
+#   openai gpt-5.: OpenAI API reference: none from gpt-5.1, xhigh after gpt-5.1-codex-max
+#   openai gpt-5-pro: OpenAI API reference: gpt-5-pro takes high only
+#   openai gpt-5-chat: OpenAI models page: chat models do not reason
+#   openai gpt-5: OpenAI API reference: no none before gpt-5.1; platform.openai.com/docs/guides/latest-model: minimal
+#   openai o: platform.openai.com/docs/guides/reasoning: the o-series takes low, medium, high
+#   openai gpt-: platform.openai.com/docs/models: gpt-4.1, gpt-4o and older do not reason
+#   openai *: OpenAI API reference: what every reasoning model takes
+#   groq openai/gpt-oss: console.groq.com/docs/reasoning: GPT-OSS low, medium, high
+#   groq qwen/qwen3: console.groq.com/docs/reasoning: Qwen 3 none or default
+#   groq *: console.groq.com/docs/reasoning: other models have no reasoning_effort
+#   ollama *: docs.ollama.com/api/openai-compatibility: reasoning_effort sets think
+#   kimi *: platform.moonshot.ai/docs: the model id chooses thinking (kimi-k2-thinking)
+#   copilot *: GitHub Copilot's chat API has no reasoning_effort (CopilotChat.nvim sends none)
+#   openrouter *: openrouter.ai/docs/use-cases/reasoning-tokens
+#   xai grok-3-mini: docs.x.ai/docs/guides/reasoning
+#   xai *: docs.x.ai/docs/guides/reasoning: grok-3-mini only
+#   cerebras gpt-oss: inference-docs.cerebras.ai/capabilities/reasoning
+#   cerebras *: inference-docs.cerebras.ai/capabilities/reasoning
+#   mistral *: docs.mistral.ai/api: no reasoning_effort
+#   deepseek *: api-docs.deepseek.com/guides/reasoning_model
+#   together *: docs.together.ai/reference/chat-completions-1
+#   lmstudio *: lmstudio.ai/docs/app/api/endpoints/openai
+#   llamacpp *: github.com/ggml-org/llama.cpp/tree/master/tools/server
+#   gemini gemini-3-pro: ai.google.dev/gemini-api/docs/thinking: Gemini 3 Pro low, high
+#   gemini gemini-3.1-pro: ai.google.dev/gemini-api/docs/thinking: Pro has no minimal
+#   gemini *: ai.google.dev/gemini-api/docs/thinking: Gemini 3 Flash
+EFFORTS = """openai gpt-5.1-codex-max none low medium high xhigh
+openai gpt-5.1-chat -
+openai gpt-5.1 none low medium high
+openai gpt-5. none low medium high xhigh
+openai gpt-5-pro high
+openai gpt-5-chat -
+openai gpt-5 minimal low medium high
+openai o low medium high
+openai gpt- -
+openai * low medium high
+groq openai/gpt-oss low medium high
+groq qwen/qwen3 none default
+groq * -
+ollama * low medium high
+kimi * -
+copilot * -
+openrouter * minimal low medium high
+xai grok-3-mini low high
+xai * -
+cerebras gpt-oss low medium high
+cerebras * -
+mistral * -
+deepseek * -
+together * -
+lmstudio * -
+llamacpp * -
+gemini gemini-3-pro low high
+gemini gemini-3.1-pro low medium high
+gemini * minimal low medium high"""
 
 
 def efforts(provider, model):
     """The words model (of provider) takes for its thinking knob, lowest
-    first (EFFORTS), or None when it has none. (A scan of the text: only
-    the matching row is cut out of it.)"""
-    t = EFFORTS
+    first (EFFORTS), or None when it has none."""
+    words = row(EFFORTS, provider, model)
+    return None if words is None or words[0] == "-" else words
+
+
+def row(t, provider, model):
+    """The words of the first row of the table t (EFFORTS, SCHEMAS) for
+    provider whose prefix model starts with, or None. (A scan of the text:
+    only the matching row is cut out of it.)"""
     head = provider + " "
     i = 0
     while i >= 0:
@@ -135,8 +284,7 @@ def efforts(provider, model):
             e = t.find(" ", k)
             prefix = t[k:e]
             if prefix == "*" or model.startswith(prefix):
-                words = t[e:t.find("|", e)].split()
-                return None if words[0] == "-" else words
+                return t[e:j if j >= 0 else len(t)].split()
         i = j + 1 if j >= 0 else -1
     return None
 

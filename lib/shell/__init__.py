@@ -138,7 +138,8 @@ TABLE = (
     "exit~leave the console (the simulator ends)~~~system",
     "ai~chat with the AI model; chat mode, status, config, models, presets, login, edit,"
     " history, tools"
-    "~ai [-u TYPE] [-new] QUESTION | ai [-u TYPE] chat | ai -m MODEL QUESTION | ai status"
+    "~ai [-u TYPE] [-new] QUESTION | ai [-u TYPE] chat | ai -m MODEL QUESTION"
+    " | ai -schema SCHEMA QUESTION | ai -schema-multi SCHEMA QUESTION | ai status"
     " | ai history | ai config [TYPE] | ai models [PROVIDER] | ai presets | ai login copilot"
     " | ai edit FILE[:S-E] [--before|--after] TEXT | ai undo | ai -tools | ai tools list|clear"
     "~question:text:*~ai network~aicmd"

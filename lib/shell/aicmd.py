@@ -9,6 +9,10 @@
     ai -new [QUESTION]       forget the conversation first
     ai history [TYPE]        show the conversation
     ai -m MODEL QUESTION     another model (or preset token) for this question
+    ai -schema SCHEMA QUESTION   the answer as JSON that follows SCHEMA ("name,
+                             age int, bio: who they are", a JSON Schema, or
+                             @FILE), printed indented as it arrives
+                             (shell/aijson.py); -schema-multi: a list of them
     ai config [TYPE], ai models [PROVIDER], ai presets, ai login copilot
                              (shell/aiprov.py, imported for them only)
     ai edit FILE[:S-E] ... | ai undo       (shell/aiedit.py)
@@ -77,7 +81,7 @@ def main(args):
         return tools_list()
     if sub == "-tools":
         return tools_build(ai)
-    use, new, question, model = _options(sub)
+    use, new, question, model, schema = _options(sub)
     if question == "history":
         return history(use)
     if new:
@@ -92,13 +96,13 @@ def main(args):
         given = sub.strip()
         raise shell.UsageError("%s needs a question after it, e.g. ai %s how do I blink an LED?"
                                " (or ai %s chat)" % (given, given, given))
-    chat(ai, use, question, model)
+    chat(ai, use, question, model, schema)
 
 
 def _options(text):
-    """-u TYPE, -new and -m MODEL in front of the question -> (use, new,
-    question, model)."""
-    use, new, model = "chat", False, None
+    """-u TYPE, -new, -m MODEL and -schema[-multi] SCHEMA in front of the
+    question -> (use, new, question, model, (schema, multi) or None)."""
+    use, new, model, schema = "chat", False, None, None
     s = text.strip()
     while s.startswith("-"):
         word, rest = (s + " ").split(" ", 1)    # s is stripped
@@ -115,10 +119,39 @@ def _options(text):
             if not model:
                 raise shell.UsageError("-m needs a model and a question, e.g. ai -m gpt-mini "
                                        "hello (ai presets lists the short names)")
+        elif word == "-schema" or word == "-schema-multi":
+            s, rest = _word(rest.strip())
+            if not s:
+                raise shell.UsageError('%s needs a schema and a question, e.g. ai %s "name, '
+                                       'age int" who wrote MicroPython?' % (word, word))
+            schema = (_schema_file(s[1:]) if s[:1] == "@" else s, word == "-schema-multi")
         else:
             raise shell.UsageError("unknown option " + word)
         s = rest.strip()
-    return use, new, s, model
+    return use, new, s, model, schema
+
+
+def _word(s):
+    """(first word, rest) of s; a word in quotes ("..." or '...') may hold
+    spaces."""
+    if s[:1] in ("'", '"'):
+        q = s.find(s[0], 1)
+        if q < 0:
+            raise shell.UsageError("a quote is not closed: " + s[:40])
+        return s[1:q], s[q + 1:]
+    return (s + " ").split(" ", 1)
+
+
+def _schema_file(path):
+    """The text of a schema file (ai -schema @FILE), at most 8 KB."""
+    try:
+        with open(shell.resolve(path)) as f:
+            text = f.read(8193)
+    except OSError:
+        raise Error("cannot read the schema file %s" % path)
+    if len(text) > 8192:
+        raise Error("the schema file %s is longer than 8 KB" % path)
+    return text
 
 
 def _check_use(use):
@@ -155,12 +188,16 @@ def _tool_line(name, args=None, text=None, bad=False):
 
 # -- chat ---------------------------------------------------------------------
 
-def chat(ai, use, question, model=None):
+def chat(ai, use, question, model=None, schema=None):
     from ai.history import History
     h = History(use)
     turn = h.turn({"role": "user", "content": question})
-    from shell import md
-    screen = md.Screen()
+    if schema:      # (JSON, printed as it arrives)
+        from shell.aijson import Printer
+        screen = Printer()
+    else:
+        from shell import md
+        screen = md.Screen()
     # Tool approval: ai.tools.approve is ask (shell/approve.py: the whole
     # call shown, a typed y / n / a), always or never.
     mode = store.get("ai.tools.approve") or "ask"
@@ -198,6 +235,8 @@ def chat(ai, use, question, model=None):
         o["max_reply"] = _MAX_REPLY
     if model:
         o["model"] = model
+    if schema:
+        o["schema"], o["schema_multi"] = schema
     screen.wait()
     from shell import chattools as tools
     lv = tools.level()

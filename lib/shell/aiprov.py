@@ -149,7 +149,8 @@ def wizard(use):
         elif p["id"] == general:
             now = "  (ai.general's)"
         labels.append("%-10s %s%s" % (p["id"], p["name"], now))
-    i = term.menu(labels, "Provider:", keep=keep)
+    # every provider on one page (15 lines): Enter keeps the current one
+    i = term.menu(labels, "Provider:", page=len(labels), keep=keep)
     if i is None:
         raise KeyboardInterrupt
     if i < 0:

@@ -146,8 +146,7 @@ def _space(c):
     return c == _SP or c == _LF or c == _TAB
 
 
-class Render:
-    spin = None     # the Screen's spinner while one is shown
+class Render(term.Waiting):    # (the Screen's spinner while one is shown)
     pieces = 0      # pieces fed through sink()
 
     def __init__(self, write, tty=True, nl="\n", width=0):
@@ -650,22 +649,14 @@ class Render:
             self._emphasis(_LF)
 
     # -- a reply on the console (Screen) ------------------------------------
-    def wait(self, label="thinking"):
-        self.end()
-        self.spin = term.Spinner(label)
-
     def sink(self, piece):
         term.check_interrupt()
-        if self.spin is not None:
-            self.spin.stop()
-            self.spin = None
+        self.unspin()
         self.pieces += 1
         self.feed(piece)
 
     def end(self):
-        if self.spin is not None:
-            self.spin.stop()
-            self.spin = None
+        self.unspin()
         self.close()
 
 

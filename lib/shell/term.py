@@ -798,6 +798,22 @@ class Spinner:
                 _spin[0] = None
 
 
+class Waiting:
+    """A reply's screen (shell/md.py's Render, shell/aijson.py's Printer):
+    a spinner from wait() until unspin() (the first piece, or the end);
+    end() is the screen's own."""
+    spin = None
+
+    def wait(self, label="thinking"):
+        self.end()
+        self.spin = Spinner(label)
+
+    def unspin(self):
+        if self.spin is not None:
+            self.spin.stop()
+            self.spin = None
+
+
 def busy(label, fn, *args, **kw):
     """fn(*args, **kw) with a Spinner(label) shown while it runs."""
     s = Spinner(label)

@@ -12,7 +12,11 @@ Wire format spoken here (anthropic-version 2023-06-01):
    "tools": [{"name", "description", "input_schema"}],
    "thinking": {"type": "enabled", "budget_tokens": N} | {"type": "disabled"}
                | {"type": "adaptive"} (a preset's thinking map "adaptive"),
-   "temperature" (not with thinking on), "stream": true}
+   "temperature" (not with thinking on), "stream": true,
+   "output_config": {"format": {"type": "json_schema", "schema"}}, or a
+   forced tool: "tool_choice": {"type": "tool", "name"} | {"type": "any"},
+   "disable_parallel_tool_use": true (a schema: ai/schema.py; the forced
+   tool's input, whole or as input_json_delta pieces, is the reply's text)}
 
   Blocks: {"type":"text","text"}, {"type":"tool_use","id","name","input":{}},
   {"type":"tool_result","tool_use_id","content","is_error"?},
@@ -131,6 +135,8 @@ def request(cfg, history, tools, stream):
         body["temperature"] = cfg["temperature"]
     if tools and cfg.get("tools_level", "native") == "native":
         body["tools"] = Array(lambda: (_tool(t) for t in tools))
+    if cfg.get("schema"):
+        cfg["schema"].body(body)     # (ai/schema.py: output_config, or a forced tool)
     if stream:
         body["stream"] = True
     return cfg["base_url"] + "/messages", headers, body
@@ -257,6 +263,8 @@ class _Content:
     def __init__(self, cfg, out):
         self.out = out
         self.limit = min(cfg.get("max_reply") or HELD, HELD)
+        s = cfg.get("schema")
+        self.answer = s and s.tool      # a forced tool's name: its input is the reply
         self.thinking = False
         self.blocks = {}
         self.order = []
@@ -283,6 +291,8 @@ class _Content:
         """Append a piece to block i; what: text|thinking|args|opaque."""
         if not piece:
             return
+        if what == "args" and self.answer and self.block(i).name == self.answer:
+            what = "text"
         if what == "text":
             self.out.add(piece)
             if not self.thinking:
@@ -307,6 +317,9 @@ class _Content:
         for i in self.order:
             b = self.blocks[i]
             t = b.type
+            if t == "tool_use" and self.answer and b.name == self.answer:
+                self.out.add(b.args)    # (a whole reply's; a stream's came as text)
+                continue
             if t == "tool_use":
                 if b.args is None:
                     b.args = b.parts.text() or "{}"
@@ -325,6 +338,8 @@ class _Content:
             finish = table[finish]
         elif finish is None:
             finish = "tool_calls" if calls else "stop"
+        if finish == "tool_calls" and not calls:
+            finish = "stop"             # (the forced tool's answer)
         calls = calls or None
         return _reply(self.out, calls, finish, turn_echo)
 

@@ -10,7 +10,9 @@ Wire format spoken here (Gemini API v1beta; /v1 bases work the same):
    "systemInstruction": {"parts": [{"text"}]},
    "tools": [{"functionDeclarations": [{"name","description","parameters"}]}],
    "generationConfig": {"maxOutputTokens", "temperature",
-       "thinkingConfig": {"thinkingBudget": N} | {"thinkingLevel": word}}}
+       "thinkingConfig": {"thinkingBudget": N} | {"thinkingLevel": word},
+       "responseMimeType": "application/json", "responseJsonSchema" |
+       "responseSchema"}}      (a schema: ai/schema.py)
 
   Parts: {"text"}, {"text", "thought": true} (thinking summary),
   {"functionCall": {"name", "args": {object}, "id"?}},
@@ -154,6 +156,8 @@ def request(cfg, history, tools, stream):
             gen["thinkingConfig"] = think
     if gen:
         body["generationConfig"] = gen
+    if cfg.get("schema"):
+        cfg["schema"].body(body)     # (ai/schema.py: responseJsonSchema)
     return url, headers, body
 
 

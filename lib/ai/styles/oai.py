@@ -37,6 +37,17 @@ def effort(cfg):
     return catalog.nearest(word, words) if words else None
 
 
+def refused(r, piece):
+    """A piece of a refusal for reader r (its on_text, refusal): the
+    reply's text, but where a schema asks for JSON (ai/schema.py) the
+    finish "refused:<its text>", which the reader sets."""
+    if not r.cfg.get("schema"):
+        r.on_text(None, piece)
+    elif isinstance(piece, str):
+        from ai.styles import MAX_ERROR
+        r.refusal = ((r.refusal or "") + piece)[:MAX_ERROR]
+
+
 def tool_output(m):
     """A tool message's text for the wire: neither OpenAI style has an
     error flag, so an error result starts with "Error"."""

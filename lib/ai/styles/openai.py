@@ -18,8 +18,12 @@ Wire format (what this module writes and reads):
               "function": {"name", "description", "parameters"}}],
    "max_completion_tokens" | "max_tokens": n,      (quirk max_tokens)
    "temperature": t, "reasoning_effort": e,
-   "stream_options": {"include_obfuscation": false}}   (quirk no_obfuscation)
+   "stream_options": {"include_obfuscation": false},  (quirk no_obfuscation)
+   "response_format": {"type": "json_schema", "json_schema": {"name",
+     "schema", "strict"?}} | {"type": "json_object"}}   (a schema: ai/schema.py)
 
+  A refusal (message.refusal, delta.refusal) is the reply's text; with a
+  schema the finish "refused:<its text>".
   Reply: {"choices": [{"message": {"content": s | null, "refusal"?,
           "reasoning_content"?, "tool_calls"?: [...]}, "finish_reason"}]}
   finish_reason stop | length | tool_calls | content_filter (-> "filter").
@@ -62,7 +66,7 @@ Tool results with is_error get an "Error: " prefix (the wire has no flag).
 """
 import jsonstream
 from ai.styles import HELD, Out, StyleError, blocking, output, reply as _reply, as_str, tokens
-from ai.styles.oai import bearer_headers, effort, tool_output, __getattr__  # noqa: F401
+from ai.styles.oai import bearer_headers, effort, refused, tool_output, __getattr__  # noqa: F401
 from compat import const
 
 _MAX_CALLS = const(32)          # tool calls in one reply
@@ -80,6 +84,8 @@ def request(cfg, history, tools, stream):
     headers = bearer_headers(cfg, accept)
     if "x_initiator" in quirks:
         headers["X-Initiator"] = "user"     # _messages may say agent
+    if "app_title" in quirks:
+        headers["X-Title"] = "AntOS AI"
     body = {"model": cfg["model"], "stream": bool(stream),
             "messages": jsonstream.Array(lambda: _messages(cfg, history, headers))}
     if tools:
@@ -90,8 +96,12 @@ def request(cfg, history, tools, stream):
     if cfg.get("temperature") is not None:
         body["temperature"] = cfg["temperature"]
     word = effort(cfg)
-    if word:
+    if word and "reasoning_object" in quirks:
+        body["reasoning"] = {"effort": word}
+    elif word:
         body["reasoning_effort"] = word
+    if cfg.get("schema"):
+        cfg["schema"].body(body)         # (ai/schema.py)
     if stream and "no_obfuscation" in quirks:
         body["stream_options"] = {"include_obfuscation": False}
     if stream and "stream_usage" in quirks:
@@ -136,7 +146,7 @@ def _messages(cfg, history, headers):
 def _message(cfg, m):
     role = m.get("role")
     if role == "tool":
-        return {"role": "tool", "tool_call_id": m.get("tool_call_id") or "",
+        return {"role": "tool", "tool_call_id": _tid(cfg, m.get("tool_call_id") or ""),
                 "content": tool_output(m)}
     if role != "assistant":
         return {"role": role, "content": m.get("content") or ""}
@@ -144,7 +154,7 @@ def _message(cfg, m):
     calls = m.get("tool_calls")
     if calls:
         out["tool_calls"] = [
-            {"id": c["id"], "type": "function",
+            {"id": _tid(cfg, c["id"]), "type": "function",
              "function": {"name": c["name"], "arguments": c.get("args") or "{}"}}
             for c in calls]
         if not out["content"]:
@@ -156,6 +166,32 @@ def _message(cfg, m):
         if rc is not None:
             out["reasoning_content"] = rc
     return out
+
+
+def _tid(cfg, cid):
+    """A tool-call id as the service takes it: with the quirk tool_id9, 9
+    letters and digits (such an id as it is, any other hashed to one: a
+    call and its result map alike)."""
+    if "tool_id9" not in (cfg.get("quirks") or ()) or len(cid) == 9 and _alnum(cid):
+        return cid
+    h = 5381        # djb2 (xor) over the id's bytes, small ints only
+    for c in cid.encode():
+        h = (h * 33 ^ c) & 0xFFFFF
+    out = bytearray(9)
+    for i in range(9):
+        out[i] = _ALNUM[h % 62]
+        h = (h * 33 + 17) & 0xFFFFF
+    return str(out, "utf-8")
+
+
+_ALNUM = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _alnum(s):
+    for c in s.encode():
+        if not (48 <= c <= 57 or 65 <= c <= 90 or 97 <= c <= 122):
+            return False
+    return True
 
 
 # ---------------------------------------------------------------- replies
@@ -175,11 +211,15 @@ class _Reader:
         self.calls = []           # [id, name, Out(args)] by index
         self.finish = None
         self.error = None
+        self.refusal = None
 
     # handlers (self, path, value) for jsonstream.select (see _rules)
     def on_text(self, path, piece):
         if isinstance(piece, str):
             self.out.add(piece)
+
+    def on_refusal(self, path, piece):
+        refused(self, piece)
 
     def on_reasoning(self, path, piece):
         if not isinstance(piece, str) or self.reasoning_over:
@@ -246,13 +286,15 @@ class _Reader:
         if calls and finish in (None, "stop"):
             finish = "tool_calls"  # Ollama used to say stop
         finish = _FINISH.get(finish, finish)
+        if self.refusal is not None:
+            finish = "refused:" + self.refusal
         echo = None
         if self.reasoning_over:
             if calls:
                 raise StyleError("reasoning longer than %d characters" % self.limit)
         else:
             rc = self.reasoning.text()
-            if rc:
+            if rc and calls:    # (asked back on tool-call turns only: Kimi, DeepSeek)
                 echo = {"style": "openai", "provider": self.cfg.get("provider"),
                         "reasoning_content": rc}
         return _reply(self.out, calls or None, finish, echo)
@@ -276,7 +318,7 @@ def _rules(where):
         R = _Reader
         rules = _RULES[where] = jsonstream.Rules({
             base + ".content": stream(R.on_text),
-            base + ".refusal": stream(R.on_text),
+            base + ".refusal": stream(R.on_refusal),
             base + ".reasoning_content": stream(R.on_reasoning),
             base + ".tool_calls[*]": R.on_call,
             "choices[0].finish_reason": R.on_finish,

@@ -13,6 +13,9 @@ Wire format (POST {base}/responses, Authorization: Bearer <key>):
    "max_output_tokens": n,
    "temperature": t,           (models without reasoning only)
    "reasoning": {"effort": e}, (ai.styles.oai.effort; reasoning models)
+   "text": {"format": {"type": "json_schema", "name", "schema", "strict"}},
+                               (a schema: ai/schema.py; a refusal is then
+                               the finish "refused:<its text>")
    "include": ["reasoning.encrypted_content"]}   (reasoning models: with
                                store false a reasoning item can only be
                                replayed with its encrypted content)
@@ -81,7 +84,7 @@ bounded by cfg["max_reply"], arguments by HELD.
 import jsonstream
 from jsonstream import Array
 from ai.styles import HELD, MAX_ERROR, Out, StyleError, blocking, output, reply as _reply, as_str, tokens
-from ai.styles.oai import bearer_headers, effort, tool_output, __getattr__  # noqa: F401
+from ai.styles.oai import bearer_headers, effort, refused, tool_output, __getattr__  # noqa: F401
 from compat import const
 
 MAX_OPAQUE = const(65536)      # reasoning items of one reply, in characters
@@ -117,6 +120,8 @@ def request(cfg, history, tools, stream):
             body["reasoning"] = {"effort": word}
     elif cfg.get("temperature") is not None:
         body["temperature"] = cfg["temperature"]
+    if cfg.get("schema"):
+        cfg["schema"].body(body)         # (ai/schema.py: text.format)
     accept = "text/event-stream" if stream else "application/json"
     return cfg["base_url"] + "/responses", bearer_headers(cfg, accept), body
 
@@ -204,10 +209,14 @@ class _Reader:
         self.status = None
         self.reason = None
         self.error = None
+        self.refusal = None
 
     def on_text(self, path, piece):
         if isinstance(piece, str):
             self.out.add(piece)
+
+    def on_refusal(self, path, piece):
+        refused(self, piece)
 
     def item(self, i):
         """The entry of output item i (entries made up to i)."""
@@ -276,6 +285,8 @@ class _Reader:
                                  "max_tokens setting)" % reason)
             finish = {"max_output_tokens": "length", "content_filter": "filter"}.get(
                 reason, reason)         # (the driver marks the text)
+        if self.refusal is not None:
+            finish = "refused:" + self.refusal
         echo = None
         if calls and seen and whole:
             echo = {"style": "responses", "provider": self.cfg.get("provider"),
@@ -332,7 +343,8 @@ def _output_item(p, r, e):
                 p.next()
                 while p.next() == jsonstream.KEY:
                     if p.value in ("text", "refusal") and p.peek() == jsonstream.STR:
-                        p.stream_string(lambda s: r.on_text(None, s))
+                        f = r.on_refusal if p.value == "refusal" else r.on_text
+                        p.stream_string(lambda s: f(None, s))
                     else:
                         p.skip_value()
             p.next()
@@ -349,7 +361,8 @@ def _output_item(p, r, e):
     elif e[0] == "message" and isinstance(item.get("content"), list):
         for part in item["content"]:   # content came before its type
             if isinstance(part, dict):
-                r.on_text(None, part.get("text") or part.get("refusal"))
+                r.on_text(None, part.get("text"))
+                r.on_refusal(None, part.get("refusal"))
 
 
 def _too_long(err, what):
@@ -408,7 +421,7 @@ def stream(cfg, events, out, block=True):
             _too_long(x, "an output item")
         if t in _TEXT:
             for s in pend:
-                r.on_text(None, s)
+                (r.on_text if t == _TEXT[0] else r.on_refusal)(None, s)
         elif t == _ARGS:
             e = r.item(got.get("output_index"))
             for s in pend:
@@ -449,7 +462,7 @@ def _event(p, r, name, cur):
 
     def piece(s):
         if text:
-            r.on_text(None, s)
+            (r.on_text if name == _TEXT[0] else r.on_refusal)(None, s)
             return
         size[0] += len(s)
         if size[0] > r.limit:

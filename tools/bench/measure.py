@@ -50,8 +50,9 @@ the ANTOS_ESP32 board's network budget (one TLS connection moving data,
 four sockets at once). *needs* is the smallest heap at which the scenario
 passes (bisected in 1K steps; it moves by 1-2K from run to run on a busy
 machine), *cap* the heap its test asserts (needs plus 3-4K), *left* what
-that leaves of the ANTOS_ESP32's {board} GC heap for a program of the
-user's own, *goal* the budget the project promises; *imports* is the heap
+the scenario leaves of the ANTOS_ESP32's {board} GC heap for a program of
+the user's own (the board's heap less what it needs), *goal* the budget
+the project promises; *imports* is the heap
 a scenario's imports keep and *working* its working set, live data
 measured in a run of its own whose sampler collects every 1 KB (a heap is
 never judged that way).

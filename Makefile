@@ -4,7 +4,8 @@
 #   make test   create .venv (first time), install pinned tools, run the suite
 #               (JOBS pytest workers, default 3: most tests wait on sockets)
 #   make sim    run the serial console on the MicroPython unix port, as the
-#               board runs it (BOARD=ANTOS_ESP32, the default, or ANTOS_ESP32S3)
+#               board runs it (BOARD=ANTOS_ESP32, the default, ANTOS_ESP32S3 or
+#               ANTOS_XIAO_S3_SENSE)
 #   make demo   the console with a demo AI provider and MCP server on this
 #               computer: no key, no network (tools/demo.py; also make sim DEMO=1)
 #   make bench  speed and heap benchmarks on the MicroPython unix port
@@ -78,7 +79,9 @@ clean:
 
 # Put the firmware on a board (tools/README.md: "Flashing and deploying").
 #   make firmware BOARD=ANTOS_ESP32 MICROPY_DIR=~/micropython
-#                        build it (needs the ESP-IDF environment: . export.sh)
+#                        build it (needs the ESP-IDF environment: . export.sh);
+#                        CAMERA_DIR=<a micropython-camera-API checkout>: its
+#                        camera module too (BOARD=ANTOS_XIAO_S3_SENSE)
 #   make flash BOARD=ANTOS_ESP32 PORT=/dev/ttyUSB0 MICROPY_DIR=~/micropython
 #                        write build-BOARD/firmware.bin (or FIRMWARE=file)
 #   make erase BOARD=... PORT=...      wipe the whole flash (settings too)
@@ -100,6 +103,7 @@ BAUD = 460800
 BOARD_DIR = $(abspath boards/$(BOARD))
 CHIP_ANTOS_ESP32 = esp32
 CHIP_ANTOS_ESP32S3 = esp32s3
+CHIP_ANTOS_XIAO_S3_SENSE = esp32s3
 CHIP = $(CHIP_$(BOARD))
 # where the merged image (bootloader + partition table + app) starts
 OFFSET_esp32 = 0x1000
@@ -107,7 +111,7 @@ OFFSET_esp32s3 = 0x0
 FIRMWARE = $(if $(MICROPY_DIR),$(MICROPY_DIR)/ports/esp32/build-$(BOARD)/firmware.bin)
 ESPTOOL = $(VENV)/bin/esptool --chip $(CHIP) $(if $(filter-out auto,$(PORT)),--port $(PORT)) --baud $(BAUD)
 MPREMOTE = $(VENV)/bin/mpremote connect $(PORT)
-need_board = $(if $(CHIP),,$(error BOARD=$(BOARD) is not one of: ANTOS_ESP32 ANTOS_ESP32S3))
+need_board = $(if $(CHIP),,$(error BOARD=$(BOARD) is not one of: ANTOS_ESP32 ANTOS_ESP32S3 ANTOS_XIAO_S3_SENSE))
 need_micropython = $(if $(MICROPY_DIR),,$(error give MICROPY_DIR=<path of a \
   MicroPython 1.28 or 1.29 checkout (git tag v1.28.0 or v1.29.0)>))$(if $(wildcard \
   $(MICROPY_DIR)/ports/esp32/Makefile),,$(error MICROPY_DIR=$(MICROPY_DIR) is not a \
@@ -120,7 +124,7 @@ firmware:
 	@command -v idf.py >/dev/null || { echo "firmware: ESP-IDF is not set up in this shell: run . <esp-idf>/export.sh (MicroPython 1.28 wants ESP-IDF 5.5.1, 1.29 wants 5.5.2)" >&2; exit 1; }
 	make -C $(MICROPY_DIR)/mpy-cross
 	make -C $(MICROPY_DIR)/ports/esp32 BOARD_DIR=$(BOARD_DIR) submodules
-	make -C $(MICROPY_DIR)/ports/esp32 BOARD_DIR=$(BOARD_DIR)
+	make -C $(MICROPY_DIR)/ports/esp32 BOARD_DIR=$(BOARD_DIR)$(if $(CAMERA_DIR), USER_C_MODULES=$(abspath $(CAMERA_DIR))/src/micropython.cmake)
 	@echo "firmware: $(FIRMWARE) (next: make flash BOARD=$(BOARD) PORT=... MICROPY_DIR=$(MICROPY_DIR))"
 
 flash: $(STAMP)

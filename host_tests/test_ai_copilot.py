@@ -298,3 +298,17 @@ def test_micropython_renews_a_refused_session_token_with_its_clock_unset(mpy, me
     measure.smallest("heap", "copilot: a refused session token renewed (the clock unset)",
                      lambda heap: _both(run(heap)[1].out, "Streamed after a renewal."),
                      RENEW_HEAP)
+
+
+def test_a_request_with_a_picture_says_so(gh, flash):
+    """The Copilot API refuses pictures without Copilot-Vision-Request:
+    true (catalogue quirk vision_request); a request without one has no
+    such header."""
+    (flash / "p.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(200)))
+    store.set("copilot.token", gh.login())
+    gh.queue(Text("a picture"), Text("text"))
+    hist = [{"role": "user", "content": "what is it?", "files": ["/p.png"]}]
+    assert ai.ask(hist, chat_cfg(gh))[:2] == ("a picture", None)
+    assert gh.last.headers["copilot-vision-request"] == "true" and len(gh.files) == 1
+    assert ai.ask_simple("hi", chat_cfg(gh)) == ("text", None)
+    assert "copilot-vision-request" not in gh.last.headers

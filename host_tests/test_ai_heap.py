@@ -98,7 +98,7 @@ def test_micropython_loop_with_mcp_tool(mpy, measure, sdk_server, tmp_path, prov
                      lambda heap: passes(heap, False), RAW_CAP)
 
 
-IMPORTS = ["compat", "jsonstream", "httpc", "store", "ai", "ai.styles.openai",
+IMPORTS = ["compat", "jsonstream", "httpc", "store", "ai", "ai.styles.openai", "ai.files",
            "ai.styles.anthropic", "ai.styles.gemini", "mcp", "mcp.registry", "mcp.client",
            "ai.loop"]
 

@@ -104,3 +104,46 @@ def test_unreachable_mcp_server_is_an_error_before_the_model_is_asked(flash):
         reply, err = ai.run([{"role": "user", "content": "x"}], mcps=["gone"])
         assert reply is None and "gone" in err and "cannot connect" in err
         assert srv.requests == []
+
+
+@pytest.mark.parametrize("awaited", [False, True], ids=["run", "aio"])
+@pytest.mark.parametrize("model,sees", [("gpt-4o-mini", True), ("gpt-3.5-turbo", False)])
+def test_an_mcp_picture_reaches_a_model_that_sees(flash, everything_server, model, sees, awaited):
+    """The reference server's get-tiny-image: its PNG is decoded to flash
+    while the result is read (mcp/items.py) and the next request carries it
+    as a picture for a model that takes pictures (decoded strictly by the
+    fake to the same bytes); for one that does not, the result's line says
+    what there was and nothing else goes. The same through ai.aio.run
+    (mcp.aio's call)."""
+    import base64
+    import re
+    from fakes import FakeOpenAI
+    assert mcp.add("everything", everything_server) is None
+    with FakeOpenAI(key="sk-test", models=[model]) as srv:
+        store.update({"ai.chat.provider": "openai", "ai.chat.key": "sk-test",
+                      "ai.chat.base_url": srv.base_url, "ai.chat.model": model,
+                      "ai.chat.style": "openai"})
+        srv.queue(Calls([("everything__get-tiny-image", {})]))
+        hist = [{"role": "user", "content": "show me the picture"}]
+        if awaited:
+            import asyncio
+            from ai import aio
+            reply, err = asyncio.run(aio.run(hist, mcps=["everything"]))
+        else:
+            reply, err = ai.run(hist, mcps=["everything"])
+        assert err is None, err
+        m = re.search(r"\[image image/png, (\d+) bytes: (/mcp/[0-9a-f]{16}\.png)\]", hist[2]["content"])
+        assert m, hist[2]
+        saved = (flash / m.group(2)[1:]).read_bytes()
+        assert len(saved) == int(m.group(1))
+        if sees:
+            assert hist[2]["files"][0]["path"] == m.group(2)
+            assert len(srv.files) == 1 and srv.files[0]["data"] == saved
+            assert srv.files[0]["mime"] == "image/png"
+            parts = srv.requests[1].json["messages"][-1]["content"]
+            assert parts[0] == {"type": "text", "text": "[file %s, %d KB, image/png]" % (
+                m.group(2), round(len(saved) / 1024))}
+            assert parts[1]["image_url"]["url"] == "data:image/png;base64," + \
+                base64.b64encode(saved).decode()
+        else:
+            assert "files" not in hist[2] and not srv.files

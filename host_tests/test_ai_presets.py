@@ -242,23 +242,46 @@ def test_nearest_value_of_the_family(provider, model, word, want):
                                    key="k")) == want
 
 
+def _sources(table):
+    """The comment lines beside a table of ai/catalog.py that name each
+    row's source ("#   openai gpt-5.1: OpenAI API reference: ..."), in
+    order: the board carries none of that text."""
+    text = open(catalog.__file__.replace(".pyc", ".py"), encoding="utf-8").read()
+    lines = text[:text.index("\n%s = \"\"\"" % table)].split("\n")
+    out = []
+    for line in reversed(lines):
+        if not line.startswith("#   "):
+            break
+        out.insert(0, line[4:].partition(": "))
+    return out
+
+
 def test_every_effort_row_names_its_source():
     """Each EFFORTS row takes known words, and where it is documented is in
     the comment above the table (row by row: comments cost no flash)."""
     rows = catalog.EFFORTS.split("\n")
     ids = set(catalog.ids())
-    src = open(catalog.__file__.replace(".mpy", ".py")).read()
-    above = src[src.index("SCHEMAS = "):src.index("EFFORTS = ")]
-    for row in rows:
+    sources = _sources("EFFORTS")
+    assert len(sources) == len(rows)
+    for row, (key, _, source) in zip(rows, sources):
         w = row.split()
         assert w[0] in ids and len(w) >= 3, row
         assert all(x in catalog.SCALE or x in ("-", "default") for x in w[2:]), row
-        line = [x for x in above.split("\n") if x.startswith("#   %s %s: " % (w[0], w[1]))]
-        assert len(line) == 1 and len(line[0].split(": ", 1)[1]) > 20, row
+        assert key == " ".join(w[:2]) and len(source.strip()) > 20, (row, key, source)
     # every provider of an OpenAI style has its rows (else it sends nothing)
     for p in catalog.PROVIDERS:
         if p[2] in ("openai", "responses"):
             assert any(r.startswith(p[0] + " * ") for r in rows), p[0]
+
+
+def test_every_files_row_names_its_source():
+    rows = catalog.FILES.split("\n")
+    sources = _sources("FILES")
+    assert len(sources) == len(rows)
+    for row, (key, _, source) in zip(rows, sources):
+        w = row.split()
+        assert w[0] in set(catalog.ids()) and len(w) == 5, row
+        assert key == " ".join(w[:2]) and len(source.strip()) > 8, (row, key, source)
 
 
 def test_micropython_maps_the_same(mpy):

@@ -6,8 +6,10 @@ link between them leads to a file and a heading that exist, every document
 is reachable from README.md, and README.md stays a front door (at most
 12 KB). CPython, no network."""
 import importlib
+import json
 import os
 import re
+import sys
 
 import pytest
 
@@ -133,9 +135,16 @@ def test_readme_is_a_front_door_with_the_set_up_commands():
 # ---- console commands ----------------------------------------------------
 
 @pytest.fixture
-def shell_registry(flash):
-    """The console's registry with an empty /bin: built-in commands only."""
+def shell_registry(flash, monkeypatch):
+    """The console's registry with an empty /bin: built-in commands only,
+    on a board whose profile has every part (the camera board's: its
+    camera command too)."""
     import shell
+
+    class Profile:
+        with open(os.path.join(ROOT, "boards", "ANTOS_XIAO_S3_SENSE", "profile.json")) as f:
+            PROFILE = json.load(f)
+    monkeypatch.setitem(sys.modules, "boardprofile", Profile)
     return shell
 
 

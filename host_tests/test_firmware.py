@@ -20,7 +20,8 @@ from fakes import FakeOpenAI, Text
 from mpyrun import tool
 from toolrun import PY, ROOT, load, make, run
 
-BOARDS = {"ANTOS_ESP32": ("esp32", "0x1000"), "ANTOS_ESP32S3": ("esp32s3", "0x0")}
+BOARDS = {"ANTOS_ESP32": ("esp32", "0x1000"), "ANTOS_ESP32S3": ("esp32s3", "0x0"),
+          "ANTOS_XIAO_S3_SENSE": ("esp32s3", "0x0")}
 LIB = os.path.join(ROOT, "lib")
 deploy = load("deploy")
 mpybuild = load("mpybuild")
@@ -62,13 +63,22 @@ def test_make_firmware_builds_the_board_out_of_tree(board, checkout):
     assert "%s/build-%s/firmware.bin" % (port, board) in text    # the output is named
 
 
+def test_make_firmware_builds_the_camera_module_when_given(checkout, tmp_path):
+    """CAMERA_DIR: the camera board's firmware with cnadler86's camera
+    module as a user C module (its src/micropython.cmake)."""
+    cmds = commands_of(make("firmware", "BOARD=ANTOS_XIAO_S3_SENSE", "MICROPY_DIR=" + checkout,
+                            "CAMERA_DIR=%s" % tmp_path))
+    build = [c for c in cmds if c[0] == "make"][-1]
+    assert build[-1] == "USER_C_MODULES=%s/src/micropython.cmake" % tmp_path, build
+
+
 def test_make_firmware_refuses_without_a_checkout_or_a_known_board(tmp_path, checkout):
     r = make("firmware")
     assert r.returncode != 0 and "give MICROPY_DIR=" in r.stderr, r.stderr
     r = make("firmware", "MICROPY_DIR=%s" % tmp_path)
     assert r.returncode != 0 and "is not a MicroPython checkout" in r.stderr
     r = make("firmware", "BOARD=ESP32_GENERIC", "MICROPY_DIR=" + checkout)
-    assert r.returncode != 0 and "ANTOS_ESP32 ANTOS_ESP32S3" in r.stderr
+    assert r.returncode != 0 and "ANTOS_ESP32 ANTOS_ESP32S3 ANTOS_XIAO_S3_SENSE" in r.stderr
 
 
 def test_make_firmware_without_esp_idf_says_so(checkout):
@@ -157,9 +167,16 @@ def test_board_folder_is_a_valid_out_of_tree_board(board):
     assert meta["mcu"] == chip and meta["deploy_options"]["flash_offset"] == offset
     prof = json.load(open(os.path.join(d, "profile.json")))
     assert prof["board"] == board and prof["chip"] == chip
-    # every figure and the hardware part say where they come from, and
-    # nothing else is sourced
-    assert set(prof["sources"]) == set(prof["figures"]) | {"hw"}
+    # every figure, the hardware part and a camera say where they come
+    # from, and nothing else is sourced
+    assert set(prof["sources"]) == set(prof["figures"]) | {"hw"} | ({"camera"} & set(prof))
+    cam = prof.get("camera")
+    if cam:     # (shell/hw.py camera) its pins are none of the pins offered
+        p = cam["pins"]
+        used = set(p["data"]) | {p[k] for k in ("vsync", "href", "pclk", "xclk", "sda", "scl")}
+        assert len(p["data"]) == 8 and not used & (set(prof["hw"]["pins_read"]) |
+                                                   set(prof["hw"]["pins_write"]))
+        assert cam["size"] in cam["frame_sizes"] and cam["path"].startswith("/")
     # the pins (shell/hw.py): a pin is read-only or writable, never both;
     # the analog inputs and the I2C buses' pins are pins of the board
     hw = prof["hw"]

@@ -816,6 +816,79 @@ def test_rawfile_micropython_64k_under_small_heap(mpy, tmp_path):
     assert r.rc == 0 and "rawfile: JSONError JSON: %s ends before byte %d" % (f, 30 + len(enc) + 10) in r.out, r
 
 
+# text whose characters (1 to 4 bytes, escapes, control bytes) fall across
+# every offset of a read piece: 14 bytes a pattern, 256 % 14 = 4
+TRICKY = "a\u00e9\u20ac\U0001f600\"\\\x01\n"
+
+
+def test_rawfile_makes_a_file_a_string_base64_and_text_every_pass(tmp_path):
+    import base64
+    for n in (0, 1, 2, 3, 767, 768, 769, 5000):
+        data = os.urandom(n)
+        f = tmp_path / ("f%d" % n)
+        f.write_bytes(data + b"more after the size")
+        fs = js.RawFile(str(f), 0, n, "base64", "data:image/png;base64,")
+        msg = {"url": fs}
+        want = 2 + 22 + 4 * ((n + 2) // 3)
+        assert js.encoded_len(msg) == len('{"url":}') + want
+        for _ in range(2):      # opened at every pass
+            parts = []
+            js.dump(msg, parts.append, bufsize=64)
+            out = b"".join(bytes(p) for p in parts)
+            assert len(out) == js.encoded_len(msg)
+            url = json.loads(out)["url"]
+            assert url.startswith("data:image/png;base64,")
+            b64 = url[22:]
+            assert "=" not in b64.rstrip("=") and len(b64) % 4 == 0   # padding at the end only
+            assert base64.b64decode(b64, validate=True) == data
+    assert js.encoded_len(js.RawFile(str(tmp_path / "absent"), 0, 10, "base64")) == 2 + 16   # not read
+    text = (TRICKY * 200).encode()
+    f = tmp_path / "t.txt"
+    f.write_bytes(text)
+    for k in (16, 64, 256):
+        v = [js.RawFile(str(f), 0, len(text), "text")]
+        parts = []
+        js.dump(v, parts.append, bufsize=k)
+        out = b"".join(bytes(p) for p in parts)
+        assert len(out) == js.encoded_len(v) and json.loads(out) == [text.decode()]
+    with pytest.raises(js.JSONError) as ei:
+        js.dumps([js.RawFile(str(f), 0, len(text) + 5, "base64")])
+    assert str(ei.value) == "JSON: %s ends before byte %d" % (f, len(text) + 5)
+
+
+def test_rawfile_string_micropython_same_bytes_and_flat_heap(mpy, tmp_path):
+    """Base64 of 1 byte to 300 KB (n % 3 = 0, 1, 2) and text with every
+    kind of character across the read pieces: the bytes CPython writes,
+    encoded_len equal to what is written, pieces bounded, and the working
+    heap of 300 KB within 1 KB of 2 KB's."""
+    import hashlib
+    working = {}
+    cases = [("b64", n) for n in (1, 767, 768, 769, 2048, 300 * 1024)] + [("text", 0)]
+    for mode, n in cases:
+        f = tmp_path / ("%s%d" % (mode, n))
+        if mode == "text":
+            data = (TRICKY * 700).encode()
+            n = len(data)
+        else:
+            data = os.urandom(n)
+        f.write_bytes(data)
+        value = ["user", js.RawFile(str(f), 0, n, "base64" if mode == "b64" else "text",
+                                    "data:image/jpeg;base64," if mode == "b64" else "")]
+        want = js.dumps(value).encode()
+        r = mpy.run("js_rawfile", heap="16K", args=[f, mode, n])
+        assert r.rc == 0, r
+        got, b1, b2, piece, digest = r.out.split("rawfile: ")[1].split()
+        assert int(got) == int(b1) == int(b2) == len(want), (mode, n)
+        assert int(piece) <= 1024 and digest == hashlib.sha256(want).hexdigest(), (mode, n)
+        if n in (2048, 300 * 1024):
+            working[n] = sorted(mpy.working("js_rawfile", heap="16K", args=[f, mode, n]).working
+                                for _ in range(3))[1]
+    print("a file as base64 under a 16K heap: working heap %r" % working)
+    assert abs(working[300 * 1024] - working[2048]) < 1024, working
+    r = mpy.run("js_rawfile", heap="16K", args=[f, "text", n + 3])
+    assert r.rc == 0 and "rawfile: JSONError JSON: %s ends before byte %d" % (f, n + 3) in r.out, r
+
+
 def test_dump_big_string_pieces_bounded():
     s = ("line \u00e9\n" * 5000)
     parts = []

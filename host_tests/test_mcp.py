@@ -3,6 +3,7 @@
 for faults, the registry, and the same client under the MicroPython unix port
 in at most 64K of free heap."""
 import base64
+import hashlib
 import http.client
 import json
 import os
@@ -113,8 +114,8 @@ def test_sdk_killed_mid_stream(sdk_process):
 
 # ------------------------------------------------------ everything server
 
-def raw_image_size(url):
-    """Decoded size of get-tiny-image, fetched with http.client (independent)."""
+def raw_image(url):
+    """get-tiny-image's bytes, fetched with http.client (independent)."""
     port = int(url.split(":")[2].split("/")[0])
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     h = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
@@ -135,11 +136,11 @@ def raw_image_size(url):
         if line.startswith("data: {"):
             for item in json.loads(line[6:])["result"]["content"]:
                 if item["type"] == "image":
-                    return len(base64.b64decode(item["data"]))
+                    return base64.b64decode(item["data"])
     raise AssertionError("no image in reply")
 
 
-def test_everything_server(everything_server):
+def test_everything_server(everything_server, flash):
     conn = ok(mcp.connect(everything_server, name="everything"))
     assert conn.server == "mcp-servers/everything"
     tools = ok(mcp.tools(conn))
@@ -154,9 +155,11 @@ def test_everything_server(everything_server):
     assert ok(mcp.call(conn, "echo", {"message": "hello"})) == "Echo: hello"
     assert "5" in ok(mcp.call(conn, "get-sum", {"a": 2, "b": 3}))
     img = ok(mcp.call(conn, "get-tiny-image", {}))
-    size = raw_image_size(everything_server)
-    assert "[image image/png, %d bytes]" % size in img, img
-    assert img.startswith("Here's the image you requested:\n[image")
+    raw = raw_image(everything_server)
+    # decoded to flash while it was read (mcp/items.py): the line says where
+    m = re.search(r"\[image image/png, %d bytes: (/mcp/[0-9a-f]{16}\.png)\]" % len(raw), img)
+    assert m and img.startswith("Here's the image you requested:\n[image"), img
+    assert (flash / m.group(1)[1:]).read_bytes() == raw and conn.last_files == [m.group(1)]
     links = ok(mcp.call(conn, "get-resource-links", {"count": 2}))
     assert re.search(r"\n\S.* <demo://resource/\S+>\n\S.* <demo://resource/\S+>$", links), links
     text = ok(mcp.call(conn, "get-resource-reference", {"resourceType": "Text", "resourceId": 1}))
@@ -310,17 +313,19 @@ def _everything_misses(r, size):
     checks = [("rc 0", r.rc == 0), ("13+ tools", m and int(m.group(1)) >= 13)]
     checks += [(s, s in r.out) for s in (
         "echo,get-annotated-message,", "echo ('Echo: hi from micropython', None)",
-        "[image image/png, %d bytes]" % size, "long ('Long running operation completed.")]
+        "[image image/png, %d bytes: /mcp/" % size, "long ('Long running operation completed.")]
     return [name for name, ok in checks if not ok]
 
 
-def test_micropython_everything(mpy, measure, everything_server):
-    size = raw_image_size(everything_server)
-    r = mpy.run("mcp_everything", heap=EVERYTHING_HEAP, args=[everything_server], timeout=60)
+def test_micropython_everything(mpy, measure, everything_server, tmp_path):
+    size = len(raw_image(everything_server))
+    r = mpy.run("mcp_everything", heap=EVERYTHING_HEAP, args=[everything_server], timeout=60,
+                cwd=tmp_path)
     assert not _everything_misses(r, size), r
-    live = mpy.working("mcp_everything", heap=EVERYTHING_HEAP, args=[everything_server], timeout=60)
+    live = mpy.working("mcp_everything", heap=EVERYTHING_HEAP, args=[everything_server], timeout=60,
+                       cwd=tmp_path)
     measure.smallest("heap", "mcp: the reference everything server", lambda heap: not
-                     _everything_misses(mpy.run("mcp_everything", heap=heap,
+                     _everything_misses(mpy.run("mcp_everything", heap=heap, cwd=tmp_path,
                                                 args=[everything_server], timeout=60), size),
                      EVERYTHING_HEAP, imports=r.imports, working=live.working)
     # 13+ tools are kept + buffers, and during each call the server's GET
@@ -596,17 +601,25 @@ RESULTS = {
 }
 
 
-def test_result_flattening_and_bounds():
-    def on(f, msg, req, w):
-        body = reply(msg["id"], RESULTS[msg["params"]["name"]])
-        w.respond(200, json.dumps(body).encode(), headers={"Content-Type": "application/json"})
-    with Fake(on) as f:
+def results(f, msg, req, w):
+    """A fake server's answer to tools/call: RESULTS[the tool's name]."""
+    body = reply(msg["id"], RESULTS[msg["params"]["name"]])
+    w.respond(200, json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+
+
+def test_result_flattening_and_bounds(flash):
+    with Fake(results) as f:
         conn = ok(mcp.connect(f.url, name="fake"))
         text = ok(mcp.call(conn, "mixed", {}))
         lines = text.split("\n")
         assert lines[0] == "a"
-        assert lines[1] == "[image image/png, 6144 bytes]"
-        assert lines[2] == "[audio audio/wav, 4 bytes]"
+        # an image or audio is decoded to flash as it is read, named by its hash
+        png = "/mcp/%s.png" % hashlib.sha256(base64.b64decode(PAYLOAD)).hexdigest()[:16]
+        wav = "/mcp/%s.wav" % hashlib.sha256(b"RIFF").hexdigest()[:16]
+        assert lines[1] == "[image image/png, 6144 bytes: %s]" % png
+        assert lines[2] == "[audio audio/wav, 4 bytes: %s]" % wav
+        assert conn.last_files == [png, wav]
+        assert (flash / png[1:]).read_bytes() == base64.b64decode(PAYLOAD)
         assert lines[3] == "X file <file:///x>"
         assert lines[4] == "[resource mem://t]"
         assert lines[5] == "z" * items.MAX_RESOURCE + "... (truncated)"
@@ -627,6 +640,26 @@ def test_result_flattening_and_bounds():
         assert conn.last_is_error is True
         sent = json.loads(f.srv.requests[-1].body)
         assert sent["params"]["arguments"] == {} and sent["params"]["name"] == "error"
+
+
+def test_an_awaited_call_decodes_pictures_to_flash_too(flash):
+    """mcp.aio.call: the same text as mcp.call, the image and audio on
+    flash, conn.last_files listing them; the next call resets it."""
+    import asyncio
+    from mcp import aio as maio
+    with Fake(results) as f:
+        conn = ok(mcp.connect(f.url, name="fake"))
+        want = ok(mcp.call(conn, "mixed", {}))
+        files = conn.last_files
+        for p in files:
+            (flash / p[1:]).unlink()
+        assert ok(asyncio.run(maio.call(conn, "mixed", {}))) == want
+        assert conn.last_files == files and len(files) == 2
+        assert (flash / files[0][1:]).read_bytes() == base64.b64decode(PAYLOAD)
+        assert (flash / files[1][1:]).read_bytes() == b"RIFF"
+        ok(asyncio.run(maio.call(conn, "structured", {})))
+        assert conn.last_files == []
+        mcp.close(conn)
 
 
 def test_a_result_into_a_file_is_whole_and_flattened_the_same(tmp_path):

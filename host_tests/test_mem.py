@@ -73,6 +73,8 @@ INTO_CAP = "33K"
 BIG_RUN_CAP = "48K"
 # ai.run(mcps=) offering a 49-tool server listed over five pages
 PAGES_CAP = "41K"
+# mcp.call of a 2 KB or 300 KB picture, decoded to flash
+PICTURE_CAP = "64K"
 # bytes of a tool result kept: the default of mcp.max_result (a program's
 # str) and ai.max_tool_result (a chat's), the note after a cut one
 LIMIT = mcp.MAX_RESULT
@@ -554,6 +556,39 @@ def test_mcp_call_into_a_file_takes_a_1mb_result_at_the_goal_heap(mpy, measure, 
         x = run(heap)
         return x.rc == 0 and x.out.count("None True %d" % BIG) == 2
     measure.smallest("heap", "mcp.call of a 1 MB result into a file", passes, INTO_CAP)
+
+
+def test_an_mcp_picture_goes_to_flash_while_it_is_read(mpy, measure, tmp_path, big_server):
+    """The SDK server's picture(size) tool, a PNG of 2 KB and of 300 KB as
+    an image item: mcp.call decodes its base64 to flash as it reads it, the
+    file has the server's bytes, the result's line says where it went, and
+    the working heap for 300 KB is within 1 KB of 2 KB's."""
+    import hashlib
+
+    def picture_bytes(size):        # (host_tests/peers/sdk_server.py's, which runs apart)
+        return (b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * (size // 256 + 1))[:size]
+    working = {}
+    for size in (2048, 300 * 1024):
+        root = tmp_path / ("pic%d" % size)
+        root.mkdir()
+        r = mpy.run("mcp_picture", heap=PICTURE_CAP, args=[root, big_server, size], timeout=120)
+        assert r.rc == 0, r
+        data = picture_bytes(size)
+        name = "/mcp/%s.png" % hashlib.sha256(data).hexdigest()[:16]
+        assert "PICTURE None '[image image/png, %d bytes: %s]' ['%s']" % (size, name, name) in r.out, \
+            r.out
+        assert "SAVED %s %d %s" % (name, size, hashlib.sha256(data).hexdigest()) in r.out, r.out
+        working[size] = sorted(mpy.working("mcp_picture", heap=PICTURE_CAP, args=[root, big_server, size],
+                                           timeout=120).working for _ in range(3))[1]
+    print("mcp.call of a 2 KB / 300 KB picture: working heap %r" % working)
+    assert abs(working[300 * 1024] - working[2048]) < 1024, working
+    measure.record("working", "mcp.call of a 2 KB / 300 KB picture (decoded to flash)",
+                   **{"%d B" % k: v for k, v in working.items()})
+
+    def passes(heap):
+        return "PICTURE None" in mpy.run("mcp_picture", heap=heap, timeout=120,
+                                         args=[tmp_path / "pic307200", big_server, 300 * 1024]).out
+    measure.smallest("heap", "mcp.call of a 300 KB picture (decoded to flash)", passes, PICTURE_CAP)
 
 
 def test_mcp_call_of_a_python_caller_without_the_store_module(mpy, measure, tmp_path,

@@ -34,17 +34,18 @@ class Console:
     """The console in a pty; every byte it writes also goes through a VT100
     emulator so tests can read the screen as a person sees it."""
 
-    def __init__(self, mpy, flash, heap="256K", rows=ROWS, cols=COLS):
+    def __init__(self, mpy, flash, heap="256K", rows=ROWS, cols=COLS, board=None, env=None):
         self.flash = str(flash)
         self.rows, self.cols = rows, cols
         self.screen = pyte.Screen(cols, rows)
         self.stream = pyte.Stream(self.screen)
         self.raw = ""
-        env = dict(os.environ)
+        env = dict(os.environ, **(env or {}))
         env.pop("ANTOS_TTY", None)
         self.child = pexpect.spawn(
             sys.executable, [SIM, "--flash", self.flash, "--heap", heap,
-                             "--lib", os.path.join(mpy.build, "lib")],
+                             "--lib", os.path.join(mpy.build, "lib")]
+            + (["--board", board] if board else []),
             cwd=ROOT, env=env, encoding="utf-8", codec_errors="replace",
             dimensions=(rows, cols), timeout=20)
         self.expect_prompt()
@@ -144,8 +145,10 @@ class Console:
 def console(mpy, tmp_path):
     made = []
 
-    def start(settings=None, heap="256K", files=None, rows=ROWS, cols=COLS):
-        """settings: a dict, or the file's text as is; files: {path: text}."""
+    def start(settings=None, heap="256K", files=None, rows=ROWS, cols=COLS, board=None, env=None):
+        """settings: a dict, or the file's text as is; files: {path: text};
+        board: the board profile (tools/sim.py --board); env: more of the
+        console's environment."""
         flash = tmp_path / "flash"
         flash.mkdir(exist_ok=True)
         if settings is not None:
@@ -155,7 +158,7 @@ def console(mpy, tmp_path):
             p = flash / rel
             p.parent.mkdir(parents=True, exist_ok=True)
             p.write_text(text)
-        c = Console(mpy, flash, heap, rows, cols)
+        c = Console(mpy, flash, heap, rows, cols, board, env)
         made.append(c)
         return c
 
@@ -433,7 +436,7 @@ def test_ai_use_types_trim_and_errors(console):
         # wrong options and arguments: the error and the usage, one line each
         out = c.line("ai -u")
         assert "ai: -u needs a use-type" in c.text()
-        assert "usage: ai [-u TYPE] [-new] QUESTION" in c.text()
+        assert "usage: ai [-u TYPE] [-new] [-f FILE]... QUESTION" in c.text()
         c.line("ai -x hello")
         assert "ai: unknown option -x" in c.text()
         c.line("ai -u bad/type hi")
@@ -753,7 +756,8 @@ def test_ai_models(console):
         c = console(ollama_settings(srv, **{"ai.general.model": "m07"}))
         c.line("ai models")
         screen = c.text()
-        assert "ollama: 30 models (* in use)" in screen
+        assert ("ollama: 30 models (* in use); pictures go to any model, the server says "
+                "whether it sees them") in c.flat()
         assert "m07*" in screen and "m29" in screen
         rows = [ln for ln in screen.splitlines() if ln.startswith("m00")]
         assert rows and len(rows[0].split()) > 5          # in columns
@@ -762,9 +766,19 @@ def test_ai_models(console):
         c.line("ai models groq")
         assert ("groq: no API key (the ai.general settings are for ollama; set up groq with: "
                 "ai config)") in c.flat(), c.text()
+    with FakeOpenAI(flavor="groq", key="gsk-test", models=[
+            "llama-3.3-70b-versatile", "meta-llama/llama-4-scout-17b-16e-instruct"]) as groq:
+        c.line("set ai.general.provider groq")
+        c.line("set ai.general.key gsk-test")
+        c.line("set ai.general.base_url " + groq.base_url)
+        c.line("set ai.general.model llama-3.3-70b-versatile")
+        c.clear()
+        c.line("ai models")
+        # the catalogue's vision models marked
+        assert re.search(r"^meta-llama/llama-4-scout\S*\+$", c.text(), re.M), c.text()
+        assert "llama-3.3-70b-versatile*" in c.text() and "versatile*+" not in c.text()
+        assert "groq: 2 models (* in use); + sees pictures" in c.text()
 
-
-# ---------------------------------------------------------------- Ctrl-C
 
 def test_ctrl_c_during_a_streamed_reply(console):
     story = " ".join("word%d" % i for i in range(400))
@@ -1037,3 +1051,82 @@ def test_md_pieces_stay_about_a_line_with_a_width():
     r.close()
     assert max(len(w.encode()) for w in writes) <= 600
     assert max(len(x) for x in "".join(writes).split("\n")) <= 79
+
+
+# ---------------------------------------------------------------- files
+
+def test_ai_with_files_at_the_console(console):
+    """ai -f FILE (more than once), completion of its path, /file in the
+    chat mode; the picture reaches the model decoded strictly, the history
+    keeps its reference and ai history shows it; what is refused is said
+    before anything is sent, and the board's private files never go."""
+    import hashlib
+    pic = b"\xff\xd8\xff" + os.urandom(2045)
+    png = b"\x89PNG\r\n\x1a\n" + os.urandom(500)
+    with FakeOpenAI(flavor="ollama", models=["llava"]) as srv:
+        c = console(ollama_settings(srv, **{"ai.general.model": "llava"}))
+        for name, data in (("photo.jpg", pic), ("pics/dot.png", png)):
+            p = os.path.join(c.flash, name)
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            with open(p, "wb") as f:
+                f.write(data)
+        # Tab completes the path after -f
+        c.type("ai -f /ph\t")
+        c.expect_exact("/photo.jpg ")
+        c.type("-f pics/dot.png what are these?\r")
+        c.expect_prompt()
+        assert [hashlib.sha256(f["data"]).digest() for f in srv.files] == [
+            hashlib.sha256(pic).digest(), hashlib.sha256(png).digest()]
+        assert "echo: " in c.text()
+        hist = read_lines(os.path.join(c.flash, "history", "chat.jsonl"))
+        assert [r["path"] for r in hist[0]["files"]] == ["/photo.jpg", "/pics/dot.png"]
+        assert hist[0]["files"][0]["sha"] == hashlib.sha256(pic).hexdigest()[:16]
+        c.clear()
+        c.line("ai history")
+        assert "[file /photo.jpg, 2 KB, image/jpeg]" in c.text()
+        assert "[file /pics/dot.png, 508 bytes, image/png]" in c.text()
+        # refused before any request: private, missing, a folder, no type
+        n = len(srv.requests)
+        with open(os.path.join(c.flash, "blob.bin"), "wb") as f:
+            f.write(bytes(range(256)) * 4)
+        for args, said in (("/settings.json", "/settings.json is private to the board: it is never sent"),
+                           ("/nope.jpg", "/nope.jpg: no such file"),
+                           ("/pics", "/pics is a folder; attach a file"),
+                           ("/blob.bin", "/blob.bin is not a picture (JPEG, PNG, GIF, WebP), a PDF "
+                                         "or UTF-8 text")):
+            c.clear()
+            c.line("ai -f %s hi" % args)
+            assert said in c.flat(), c.text()
+        assert len(srv.requests) == n
+        # the chat mode: /file attaches to the next line only
+        c.type("ai chat\r")
+        c.expect_exact("you> ")
+        c.type("/fi\t")
+        c.expect_exact("/file ")
+        c.type("/pics/d\t")
+        c.expect_exact("dot.png ")
+        c.type("\r")
+        c.expect_exact("you> ")
+        assert "/pics/dot.png (508 bytes) goes with your next line" in c.text()
+        srv.files.clear()
+        c.type("and this one?\r")
+        c.expect_exact("you> ")
+        # the earlier turn's two pictures again, and this line's
+        assert [hashlib.sha256(f["data"]).digest() for f in srv.files] == [
+            hashlib.sha256(pic).digest(), hashlib.sha256(png).digest(), hashlib.sha256(png).digest()]
+        c.type("/exit\r")
+        c.expect_prompt()
+    with FakeOpenAI(flavor="groq", key="gsk-test", models=["llama-3.3-70b-versatile"]) as groq:
+        c.line("set ai.general.provider groq")
+        c.line("set ai.general.base_url " + groq.base_url)
+        c.line("set ai.general.key gsk-test")
+        c.line("set ai.general.model llama-3.3-70b-versatile")
+        c.clear()
+        c.line("ai -new -f /photo.jpg what is it?")
+        assert ("groq: /photo.jpg (image/jpeg, 2 KB): llama-3.3-70b-versatile takes no "
+                "pictures; nothing was sent") in c.flat(), c.text()
+        assert not groq.requests
+        c.clear()
+        c.line("help ai")
+        assert "ai [-u TYPE] [-new] [-f FILE]... QUESTION" in c.flat()
+        assert "files and pictures too: -f FILE" in c.flat()

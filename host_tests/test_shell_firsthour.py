@@ -164,7 +164,7 @@ def test_help_usage_and_errors_break_between_words(console):
     _no_word_broken(c, 64)
     assert "ai: -u code needs a question after it, e.g. ai -u code how do I blink an LED? (or " \
            "ai -u code chat)" in c.flat(), c.text()
-    assert "usage: ai [-u TYPE] [-new] QUESTION | ai [-u TYPE] chat\n" in c.flat() + "\n"
+    assert "usage: ai [-u TYPE] [-new] [-f FILE]... QUESTION | ai [-u TYPE] chat\n" in c.flat() + "\n"
     c.clear()
     c.line("help set")
     _no_word_broken(c, 64)
@@ -241,6 +241,10 @@ def test_ai_status_names_what_each_use_type_resolves_to_and_the_tokens(console):
         assert re.search(r"^code +groq llama-3.3-70b-versatile, tools native, key gsk\.\.\.89 "
                          r"from ai.code.key", text, re.M), text
         assert "%s (provider from ai.general.provider)" % srv.base_url in text
+        # the files each model takes (the catalogue's): Ollama's server decides
+        assert re.search(r"^ +files: text, jpeg, png, webp pictures if the model sees them$",
+                         c.text(), re.M), c.text()
+        assert re.search(r"^ +files: text; no pictures$", c.text(), re.M), c.text()   # groq's llama
         assert "0123456789" not in c.raw
         assert "last request: none since the console started" in text
         srv.queue(Text("Hello there."))

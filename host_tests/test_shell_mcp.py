@@ -169,3 +169,19 @@ def test_elicitation_in_an_ai_chat(console, ts_server):  # noqa: F811
         assert sent["role"] == "tool"
         assert json.loads(sent["content"]) == {"action": "accept", "content": {
             "days": 2, "city": "Lisbon", "units": "metric"}}
+
+
+def test_mcp_call_says_where_a_picture_went(console, sdk_server):  # noqa: F811
+    """A tool that answers with a picture (the Python SDK server's
+    picture): saved to flash as it is read, its line says where, and the
+    file there is the server's PNG."""
+    import hashlib
+    url = sdk_server(big=True)
+    c = console({"mcp.sdk.url": url})
+    c.line('mcp call sdk picture {"size": 3000}')
+    m = re.search(r"\[image image/png, 3000 bytes: (/mcp/[0-9a-f]{16}\.png)\]", c.text())
+    assert m, c.text()
+    with open(c.flash + m.group(1), "rb") as f:
+        data = f.read()
+    want = (b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 12)[:3000]
+    assert data == want and m.group(1)[5:21] == hashlib.sha256(want).hexdigest()[:16]

@@ -26,8 +26,9 @@ elements at byte X"); a skipped string or number may be of any length.
 Writer: dump() writes bytes pieces of at most ~bufsize through write(),
 encoded_len() counts the exact length first (for Content-Length), dumps() for
 small values. Raw() echoes pre-encoded JSON verbatim, RawFile(path, offset,
-length) copies pre-encoded JSON from a file in pieces, Array(factory) writes
-an array from a re-runnable generator factory.
+length) copies pre-encoded JSON from a file in pieces (with encode=
+"base64" or "text": a file's bytes made a JSON string in pieces),
+Array(factory) writes an array from a re-runnable generator factory.
 
 Decisions for the implementation-defined inputs (JSONTestSuite i_*.json):
 - numbers with huge exponents or too many digits: floats follow float()
@@ -136,6 +137,11 @@ _LEADS = ((b"\xe0", 0xA0, 0xBF), (b"\xed", 0x80, 0x9F),
 # each a heap object); 1024 items stay within a small board's heap and hold
 # any tool schema or call arguments seen in practice.
 MAX_ITEMS = const(1024)
+
+# a RawFile's read piece when it makes a string: base64 (a multiple of 3 bytes, 1 KB of base64),
+# text (escaped into dump's buffer)
+_B64_PIECE = const(768)
+_TEXT_PIECE = const(256)
 
 
 class JSONError(ValueError):
@@ -1699,12 +1705,23 @@ class RawFile:
     `path` at `offset`, in pieces through dump()'s buffer. The file is
     opened at every dump (encoded_len() only adds `length`), so a request
     can be counted, sent and retried without the text ever being whole in
-    RAM (long messages from the chat-history file)."""
+    RAM (long messages from the chat-history file).
 
-    def __init__(self, path, offset, length):
+    With encode, the file's bytes from offset (length of them) are made a
+    JSON string instead: "base64" after head (ASCII: a data URI's
+    "data:image/png;base64,"), from pieces of a multiple of 3 bytes (no
+    padding but at the end), its length known without the file, 2 +
+    len(head) + 4 * ceil(length / 3); or "text", the file's UTF-8 text
+    escaped (escapes work on bytes: a character cut between two reads
+    comes out whole; the text is taken to be UTF-8, ai/files.py checks it
+    first), counted in a pass over the file."""
+
+    def __init__(self, path, offset, length, encode=None, head=""):
         self.path = path
         self.offset = offset
         self.length = length
+        self.encode = encode
+        self.head = head
 
 
 class Array:
@@ -1753,7 +1770,9 @@ class _Out:
             a = z
 
     def copy(self, rf):
-        """Copy a RawFile's bytes through the buffer."""
+        """Copy a RawFile's bytes through the buffer (with encode: _string)."""
+        if rf.encode is not None:
+            return _string(self, rf)
         left = rf.length
         if self.write is None:
             self.n += left
@@ -1843,20 +1862,69 @@ else:
     # module escapes exactly as _wesc does, and is the reference for it
     import json as _json
 
+    def _utf8_decoder():
+        import codecs
+        return codecs.getincrementaldecoder("utf-8")()
+
+    def _esc_text(s):
+        return _json.dumps(s, ensure_ascii=False)[1:-1].encode()
+
 
 def _wstr(out, s):
     if not MICROPYTHON:
         out.put(_json.dumps(s, ensure_ascii=False).encode())
         return
     e = s.encode()
-    n = len(e)
     out.put(b'"')
+    _wbytes(out, e, len(e))
+    out.put(b'"')
+
+
+def _string(out, rf):
+    """A RawFile with encode: quotes, head, then the file's bytes as base64
+    or escaped text, read in pieces (see RawFile)."""
+    out.put(b'"')
+    if rf.head:
+        out.put(rf.head.encode())
+    left = rf.length
+    text = rf.encode == "text"
+    if not text and out.write is None:
+        out.n += 4 * ((left + 2) // 3) + 1       # (and the closing quote)
+        return
+    from binascii import b2a_base64
+    # one read buffer per file: base64 of a piece is one 1 KB write (httpc
+    # sends a write that long as it is, no copy)
+    buf = bytearray(_TEXT_PIECE if text else _B64_PIECE)
+    mv = memoryview(buf)
+    dec = None if MICROPYTHON or not text else _utf8_decoder()
+    with open(rf.path, "rb") as f:
+        f.seek(rf.offset)
+        while left > 0:
+            k = 0
+            want = len(buf) if len(buf) < left else left
+            while k < want:         # a whole piece: a multiple of 3 bytes
+                got = f.readinto(mv[k:want])
+                if not got:
+                    raise JSONError("JSON: %s ends before byte %d" % (rf.path, rf.offset + rf.length))
+                k += got
+            left -= k
+            if not text:
+                out.flush()
+                out._send(memoryview(b2a_base64(mv[0:k], newline=False)))
+            elif MICROPYTHON:
+                _wbytes(out, buf, k)
+            else:
+                out.put(_esc_text(dec.decode(bytes(mv[0:k]), left == 0)))
+    out.put(b'"')
+
+
+def _wbytes(out, e, n):
+    """The UTF-8 bytes e[:n] escaped into out (MicroPython)."""
     count = out.write is None
     k = _wesc(out, e, 0, n, count)
     while k < n:  # the buffer is full
         out.flush()
         k = _wesc(out, e, k, n, count)
-    out.put(b'"')
 
 
 def _dump(value, out, max_depth=64):

@@ -18,6 +18,7 @@ for every tool_use id, thinking blocks echoed unchanged with their signature.
 
 import re
 
+from . import files
 from .base import (ALNUM, Calls, Fail, FakeServer, Reject, Stream, Text, Whole,
                    finish_word, new_id, parsed_args, pieces, raw_args, schema_nodes, tokens)
 
@@ -299,6 +300,10 @@ class FakeAnthropic(FakeServer):
                            "match any of the expected tags" % (at, kind))
         if kind == "text" and (not isinstance(blk.get("text"), str) or not blk["text"]):
             raise self.bad("messages: text content blocks must be non-empty")
+        if kind in ("image", "document"):
+            if role != "user":
+                raise self.bad("%s: %s blocks can only be in user messages" % (at, kind))
+            self.check_source(blk, at, kind)
         if kind == "tool_use":
             if role != "assistant":
                 raise self.bad("%s: tool_use blocks can only be in assistant messages"
@@ -317,12 +322,42 @@ class FakeAnthropic(FakeServer):
             if not isinstance(blk.get("content", ""), (str, list)):
                 raise self.bad("%s.content: Input should be a valid string or list"
                                % at)
+            for k, sub in enumerate(blk["content"] if isinstance(blk.get("content"), list) else ()):
+                if not isinstance(sub, dict) or sub.get("type") not in ("text", "image", "document"):
+                    raise self.bad("%s.content.%d.type: Input tag '%s' found using 'type' does "
+                                   "not match any of the expected tags: 'text', 'image', "
+                                   "'document'" % (at, k, sub.get("type") if isinstance(sub, dict)
+                                                   else None))
+                self.check_block(sub, "%s.content.%d" % (at, k), role)
             if "is_error" in blk and not isinstance(blk["is_error"], bool):
                 raise self.bad("%s.is_error: Input should be a valid boolean" % at)
         if kind == "thinking":
             for k in ("thinking", "signature"):
                 if not isinstance(blk.get(k), str):
                     raise self.bad("%s.%s: Field required" % (at, k))
+
+    def check_source(self, blk, at, kind):
+        """An image or document block's source: base64 (strict) of a picture
+        type, or of a PDF; a document's text; recorded (fake.files)."""
+        src = blk.get("source")
+        if not isinstance(src, dict):
+            raise self.bad("%s.source: Field required" % at)
+        mime = src.get("media_type")
+        if src.get("type") == "text" and kind == "document":
+            if mime != "text/plain" or not isinstance(src.get("data"), str):
+                raise self.bad("%s.source.media_type: Input should be 'text/plain'" % at)
+            return files.record(self, "text", mime, src["data"])
+        if src.get("type") != "base64":
+            raise self.bad("%s.source.type: Input tag '%s' found using 'type' does not match "
+                           "any of the expected tags" % (at, src.get("type")))
+        types = files.IMAGES if kind == "image" else ("application/pdf",)
+        if mime not in types:
+            raise self.bad("%s.source.media_type: Input should be %s" % (
+                at, " or ".join("'%s'" % t for t in types)))
+        data = files.strict_b64(src.get("data"))
+        if data is None:
+            raise self.bad("%s.source.base64.data: invalid base64 data" % at)
+        files.record(self, "image" if kind == "image" else "pdf", mime, data)
 
     def check_results(self, msgs, i):
         """Message i: tool_result ids must answer the previous assistant's

@@ -338,6 +338,7 @@ class FakeServer:
         self.key = key
         self.model_ids = self._model_list(models)
         self.requests = []
+        self.files = []         # what requests carried as files (fakes/files.py)
         self.connections = 0
         self._lock = threading.Lock()
         self._script = deque()

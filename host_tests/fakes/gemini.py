@@ -23,6 +23,7 @@ import base64
 import json
 import re
 
+from . import files
 from .base import (ALNUM, Blocked, Calls, FakeServer, Reject, Stream, Text, Whole,
                    finish_word, new_id, parsed_args, pieces, tokens)
 
@@ -48,6 +49,9 @@ DATA_KEYS = ("text", "inlineData", "functionCall", "functionResponse", "fileData
              "executableCode", "codeExecutionResult")
 PART_KEYS = DATA_KEYS + ("thought", "thoughtSignature", "videoMetadata",
                          "partMetadata")
+# ai.google.dev/gemini-api/docs/image-understanding and document-processing
+INLINE_TYPES = ("image/png", "image/jpeg", "image/webp", "image/heic", "image/heif",
+                "application/pdf")
 FN_NAME_RE = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$")
 CHAT_METHODS = ["generateContent", "countTokens", "createCachedContent",
                 "batchGenerateContent"]
@@ -316,6 +320,8 @@ class FakeGemini(FakeServer):
                 if sum(1 for k in DATA_KEYS if k in p) != 1:
                     raise self.bad("* GenerateContentRequest.%s.data: required oneof "
                                    "field 'data' must have one initialized field\n" % at)
+                if "inlineData" in p:
+                    self.check_inline(norm(p["inlineData"]), at)
                 sig = p.get("thoughtSignature")
                 if sig is not None and sig not in self.signatures:
                     raise self.bad("Corrupted thought signature.")
@@ -353,6 +359,18 @@ class FakeGemini(FakeServer):
                                                   for p in prev["parts"])):
                 raise self.bad("Please ensure that function response turn comes "
                                "immediately after a function call turn.")
+
+    def check_inline(self, d, at):
+        """inlineData: a MIME type the service takes and strict base64 data;
+        recorded (fake.files)."""
+        mime = d.get("mimeType") if isinstance(d, dict) else None
+        if mime not in INLINE_TYPES:
+            raise self.bad("Unsupported MIME type: %s" % mime)
+        data = files.strict_b64(d.get("data"))
+        if data is None:
+            raise self.bad("Invalid value at '%s.inline_data.data' (TYPE_BYTES), Base64 "
+                           "decoding failed" % at)
+        files.record(self, "pdf" if mime == "application/pdf" else "image", mime, data)
 
     def check_signatures(self, calls, i):
         """Echoed calls must carry the signatures issued with them."""

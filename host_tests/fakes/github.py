@@ -17,7 +17,8 @@ Wire (PROVIDERS.md section 5):
        revoked login); 404 for a login in no_copilot (no Copilot plan)
   {api}/chat/completions, {api}/models  Authorization: Bearer <session
     token>, which must be issued and not expired (401 otherwise); a
-    request without Editor-Version is 400, as the service answers.
+    request without Editor-Version is 400, as the service answers, and so
+    is one with a picture but without Copilot-Vision-Request: true.
     Models carry capabilities.supports.tool_calls.
 
 Scripting: `polls` is the list of answers to the next polls ("pending",
@@ -88,7 +89,13 @@ class FakeGitHub(FakeOpenAI):
             self.check_auth(req)
             return self.copilot_models()
         if p == self.PREFIX + "/chat/completions":
-            return FakeOpenAI.route(self, req)
+            n = len(self.files)
+            answer = FakeOpenAI.route(self, req)
+            if len(self.files) > n and req.headers.get("copilot-vision-request") != "true":
+                raise Reject(400, {"error": {"message": "missing required Copilot-Vision-Request "
+                                             "header for vision requests",
+                                             "code": "bad_request"}})
+            return answer
         return Whole(404, {"message": "Not Found",
                            "documentation_url": "https://docs.github.com/rest"})
 

@@ -35,13 +35,16 @@ A Text(refusal=...) answers with a refusal (message.refusal,
 delta.refusal).
 Errors: {"error":{"message","type","param","code"}} with 400 for everything
 the real service refuses (tool sequence, tool shapes, max_tokens on
-reasoning models, ...).
+reasoning models, a content part of another type, a picture that is not a
+strict base64 data URI of a type the flavor takes, a PDF file part
+elsewhere than at OpenAI, ...).
 """
 
 import json
 import re
 import time
 
+from . import files
 from .base import (ALNUM, Calls, FakeServer, Reject, Stream, Text, Whole,
                    bearer, finish_word, new_id, parsed_args, pieces, raw_args,
                    strict_problem, tokens)
@@ -59,6 +62,8 @@ MISTRAL_FIELDS = ("model", "messages", "temperature", "top_p", "max_tokens", "st
                   "safe_prompt")
 # Groq's models with json_schema (console.groq.com/docs/structured-outputs)
 GROQ_SCHEMA = ("openai/gpt-oss", "moonshotai/kimi-k2", "meta-llama/llama-4")
+# docs.ollama.com/api/openai-compatibility: base64 image_url of these only
+OLLAMA_IMAGES = ("image/jpeg", "image/png", "image/webp")
 
 # status -> (type, code, default message); kimi drops code/param
 FAILS = {
@@ -403,6 +408,7 @@ class FakeOpenAI(FakeServer):
                 if "content" not in m:
                     raise self.bad("Missing required parameter: '%s.content'." % at,
                                    at + ".content", "missing_required_parameter")
+                self.check_parts(m["content"], at, role)
                 continue
             calls = m.get("tool_calls")
             if not calls:
@@ -435,6 +441,36 @@ class FakeOpenAI(FakeServer):
                            "by tool messages responding to each 'tool_call_id'. The "
                            "following tool_call_ids did not have response messages: "
                            "%s" % ", ".join(pending), "messages.[%d].role" % pending_at)
+
+    def check_parts(self, content, at, role):
+        """A content list: text parts, and in a user message pictures as
+        base64 data URIs (Ollama: jpeg, png, webp only) and, at OpenAI, PDF
+        file parts; each decoded strictly and recorded (fake.files)."""
+        if not isinstance(content, list):
+            return
+        for j, p in enumerate(content):
+            pat = "%s.content[%d]" % (at, j)
+            kind = p.get("type") if isinstance(p, dict) else None
+            try:
+                if kind == "text":
+                    if not isinstance(p.get("text"), str):
+                        raise ValueError("text must be a string")
+                elif kind == "image_url" and role == "user":
+                    url = (p.get("image_url") or {}).get("url")
+                    types = OLLAMA_IMAGES if self.flavor == "ollama" else files.IMAGES
+                    mime, data = files.data_uri(url, types)
+                    files.record(self, "image", mime, data)
+                elif kind == "file" and role == "user" and self.flavor == "openai":
+                    f = p.get("file") or {}
+                    mime, data = files.data_uri(f.get("file_data"), ("application/pdf",))
+                    files.record(self, "pdf", mime, data, f.get("filename"))
+                else:
+                    raise self.bad("Invalid value: '%s'. Supported values are: 'text'%s." % (
+                        kind, ", 'image_url'" if role == "user" else ""), pat + ".type",
+                        "invalid_value")
+            except ValueError as e:
+                raise self.bad("Invalid content part at %s: %s." % (pat, e), pat,
+                               "invalid_image_format")
 
     # ------------------------------------------------------------ replies
     def default_reply(self, msgs):

@@ -45,6 +45,7 @@ import base64
 import json
 import time
 
+from . import files
 from .base import (ALNUM, Calls, Stream, Text, Whole, new_id, pieces, raw_args, strict_problem,
                    tokens)
 from .openai import FakeOpenAI, accepted_efforts, check_effort
@@ -187,6 +188,8 @@ class FakeResponses(FakeOpenAI):
                 if not isinstance(it.get("content"), (str, list)):
                     raise self.bad("Missing required parameter: '%s.content'." % at,
                                    at + ".content", "missing_required_parameter")
+                if it["role"] == "user" and isinstance(it["content"], list):
+                    self.check_input_parts(it["content"], at)
             elif kind == "reasoning":
                 rid = it.get("id")
                 if not isinstance(it.get("summary"), list):
@@ -230,6 +233,32 @@ class FakeResponses(FakeOpenAI):
                 raise self.bad("Invalid value: '%s'." % kind, at + ".type", "invalid_value")
         for cid in calls:
             raise self.bad("No tool output found for function call %s." % cid, "input")
+
+    def check_input_parts(self, parts, at):
+        """A user message's content list: input_text, input_image (a strict
+        base64 data URI of a picture), input_file (filename and a PDF data
+        URI); files decoded and recorded (fake.files)."""
+        for j, p in enumerate(parts):
+            pat = "%s.content[%d]" % (at, j)
+            kind = p.get("type") if isinstance(p, dict) else None
+            try:
+                if kind == "input_text":
+                    if not isinstance(p.get("text"), str):
+                        raise ValueError("text must be a string")
+                elif kind == "input_image":
+                    mime, data = files.data_uri(p.get("image_url"), files.IMAGES)
+                    files.record(self, "image", mime, data)
+                elif kind == "input_file":
+                    if not isinstance(p.get("filename"), str):
+                        raise ValueError("a file_data needs a filename")
+                    mime, data = files.data_uri(p.get("file_data"), ("application/pdf",))
+                    files.record(self, "pdf", mime, data, p["filename"])
+                else:
+                    raise self.bad("Invalid value: '%s'. Supported values are: 'input_text', "
+                                   "'input_image', 'input_file'." % kind, pat + ".type",
+                                   "invalid_value")
+            except ValueError as e:
+                raise self.bad("Invalid '%s': %s." % (pat, e), pat, "invalid_value")
 
     # ------------------------------------------------------------ replies
     def resp_default(self, items):

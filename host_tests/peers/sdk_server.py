@@ -14,9 +14,11 @@ lib/ (which has its own `mcp` package) is never on sys.path:
              WWW-Authenticate (the SDK's own TokenVerifier + AuthSettings)
 --host A     listen on A instead of 127.0.0.1 (make hil: an address of
              this computer that a board reaches over WiFi)
---big        two more tools for memory tests: big(size) returns `size`
+--big        more tools for memory tests: big(size) returns `size`
              characters of text, which the SDK also sends as
-             structuredContent {"result": ...}; big_text(size) the text only
+             structuredContent {"result": ...}; big_text(size) the text
+             only; picture(size) a PNG of `size` bytes (its header, then
+             picture_bytes' pattern) as an image item
 
 Tools: add, echo, get_weather, fail (raises -> isError), slow_count
 (progress notifications + log messages before the answer).
@@ -36,7 +38,7 @@ for _p in sys.path:
 
 from mcp.server.auth.provider import AccessToken  # noqa: E402
 from mcp.server.auth.settings import AuthSettings  # noqa: E402
-from mcp.server.mcpserver import Context, MCPServer  # noqa: E402
+from mcp.server.mcpserver import Context, Image, MCPServer  # noqa: E402
 from mcp.server.mcpserver.exceptions import ToolError  # noqa: E402
 from pydantic import BaseModel  # noqa: E402
 
@@ -64,6 +66,12 @@ BIG = "0123456789abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ.,;\n"
 
 def big_text(size):
     return (BIG * (size // len(BIG) + 1))[:size]
+
+
+def picture_bytes(size):
+    """A PNG's signature, then bytes 0-255 over and over: `size` bytes."""
+    head = b"\x89PNG\r\n\x1a\n"
+    return (head + bytes(range(256)) * (size // 256 + 1))[:size]
 
 
 def build(port, token, host, big=False, ask=False):
@@ -117,6 +125,11 @@ def build(port, token, host, big=False, ask=False):
         def big_plain(size: int) -> str:
             """size characters of text, no structuredContent."""
             return big_text(size)
+
+        @app.tool()
+        def picture(size: int) -> Image:
+            """A PNG of size bytes, as an image item."""
+            return Image(data=picture_bytes(size), format="png")
 
         @app.resource("big://{size}", mime_type="text/plain")
         def big_resource(size: str) -> str:

@@ -1,9 +1,11 @@
-# jsonstream.RawFile under MicroPython: argv[1] is a file holding JSON text,
-# argv[2]/argv[3] the offset and length of one value in it. Writes
-# ["user",<that value>] with encoded_len() and then dump()
-# twice (a retried request) into a hashing sink; prints
-# "rawfile: <encoded_len> <bytes> <bytes> <largest piece> <sha256 hex>" and
-# HEAPMON. A RawFile past the end of the file prints its JSONError.
+# jsonstream.RawFile under MicroPython: argv[1] is a file, argv[2]/argv[3]
+# the offset and length of one JSON value in it, or "b64"/"text" and how
+# many of its bytes (a RawFile that makes them a string: base64 after a
+# data URI's head, or its text). Writes ["user",<that value>] with
+# encoded_len() and then dump() twice (a retried request, view=True as the
+# driver writes) into a hashing sink; prints "rawfile: <encoded_len>
+# <bytes> <bytes> <largest piece> <sha256 hex>" and HEAPMON. A file that
+# ends too soon prints its JSONError.
 import sys
 import hashlib
 import binascii
@@ -11,7 +13,7 @@ import jsonstream as js
 import heapmon
 
 path = sys.argv[1]
-off = int(sys.argv[2])
+how = sys.argv[2]
 length = int(sys.argv[3])
 heapmon.start()
 state = [0, 0, None]
@@ -24,14 +26,19 @@ def sink(piece):
     state[2].update(piece)
 
 
-msg = ["user", js.RawFile(path, off, length)]
-n = js.encoded_len(msg)
+if how in ("b64", "text"):
+    value = js.RawFile(path, 0, length, "base64" if how == "b64" else "text",
+                       "data:image/jpeg;base64," if how == "b64" else "")
+else:
+    value = js.RawFile(path, int(how), length)
+msg = ["user", value]
 sizes = []
 try:
+    n = js.encoded_len(msg)
     for _ in range(2):
         state[0] = 0
         state[2] = hashlib.sha256()
-        js.dump(msg, sink)
+        js.dump(msg, sink, view=True)
         sizes.append(state[0])
     digest = binascii.hexlify(state[2].digest()).decode()
     heapmon.report()

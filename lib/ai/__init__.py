@@ -52,6 +52,9 @@ def _exchange(cfg, style, history, tools, out, streaming, opener=None):
     while True:
         url, headers, body = style.request(cfg, history, tools, streaming)
         size = jsonstream.encoded_len(body)
+        if "_files" in cfg:     # files went in (ai/files.py): within the provider's limit
+            from ai import files
+            files.over(cfg, size)
         # what lives on (a new pooled connection) goes into the holes, not
         # into the middle of the free space a long reply text needs
         collect()

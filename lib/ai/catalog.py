@@ -37,6 +37,9 @@ Quirks of the openai (chat completions) style:
   reasoning_object the thinking word goes as reasoning {"effort": word}
                   (OpenRouter's one field for every model) instead of
                   reasoning_effort
+  vision_request  a request that carries a picture says so in the header
+                  Copilot-Vision-Request: true (the Copilot API refuses
+                  pictures without it)
 The driver reads one quirk:
   copilot         the key is a GitHub login: each request first gets a
                   Copilot session token (ai/copilot.py), which also gives
@@ -74,6 +77,16 @@ each family's highest, "minimal" its lowest. A value a model does not take
 is a 400, which is why this is per family: the openai SDK's own type lists
 max too, noting that not every model takes every value.
 
+FILES: what a provider's models take as files on a message (ai/files.py),
+one row each: provider, model id prefix ("*": any), the types ("jpeg",
+"png", "gif", "webp", "pdf" joined by commas; "-": none: pictures and PDFs
+are refused; a leading "?": whether a model sees pictures is the model's,
+which the catalogue cannot know: they are sent and the server answers),
+the most base64 bytes of one file and of one request with files ("-": no
+limit known) (where each row is documented: the comment above the
+table, row by row). The first row that matches decides; a provider without rows takes none. Text files are sent
+as text to every model (the request limit holds for them too).
+
 Entries are tuples in FIELDS order (a tuple costs a fraction of a dict's
 heap); find() and ai.providers() hand out dicts."""
 
@@ -94,7 +107,7 @@ PROVIDERS = (
     ("anthropic", "Anthropic", "anthropic", "https://api.anthropic.com/v1", True,
      "claude-sonnet-4-5", "native", False, "", 8192),
     ("copilot", "GitHub Copilot", "openai", "https://api.githubcopilot.com",
-     False, "gpt-4.1", "native", False, "copilot x_initiator", None),
+     False, "gpt-4.1", "native", False, "copilot x_initiator vision_request", None),
     # docs.mistral.ai/api (chat completions: max_tokens; 9-character tool ids)
     ("mistral", "Mistral", "openai", "https://api.mistral.ai/v1", True,
      "mistral-small-latest", "native", False, "max_tokens tool_id9", None),
@@ -264,10 +277,47 @@ gemini gemini-3.1-pro low medium high
 gemini * minimal low medium high"""
 
 
-def efforts(provider, model):
+# (OpenAI: developers.openai.com/api/docs/guides/images-vision and
+# .../guides/pdf-files; Anthropic: docs.claude.com/en/docs/build-with-claude/vision
+# and .../pdf-support). Each row's source, in order (comments: the board
+# carries none of this text):
+#   openai gpt-3.5: OpenAI models page: text only
+#   openai *: OpenAI images-vision guide (50 MB a request), pdf-files guide
+#   groq meta-llama/llama-4: console.groq.com/docs/vision: base64 requests up to 4 MB
+#   groq *: console.groq.com/docs/vision: only Llama 4 sees
+#   ollama *: docs.ollama.com/api/openai-compatibility: base64 jpeg, png, webp
+#   kimi moonshot-v1-8k-vision: platform.kimi.ai/docs/guide/use-kimi-vision-model
+#   kimi moonshot-v1-32k-vision: (the same)
+#   kimi moonshot-v1-128k-vision: (the same)
+#   kimi kimi-k2.5: (the same)
+#   kimi kimi-k2.6: Kimi K2.6 model card: image input
+#   kimi kimi-k2.7: Kimi K2.7 model card: image input
+#   kimi *: platform.kimi.ai/docs/guide/use-kimi-vision-model: others text only
+#   gemini *: ai.google.dev/gemini-api/docs/image-understanding: 20 MB inline
+#   anthropic *: Anthropic vision guide: 5 MB an image, 32 MB a request
+#   copilot *: Copilot's models list says per model (capabilities.supports.vision)
+FILES = """openai gpt-3.5 - - -
+openai * jpeg,png,gif,webp,pdf 20971520 52428800
+groq meta-llama/llama-4 jpeg,png,gif,webp - 4194304
+groq * - - -
+ollama * ?jpeg,png,webp - -
+kimi moonshot-v1-8k-vision jpeg,png,webp - -
+kimi moonshot-v1-32k-vision jpeg,png,webp - -
+kimi moonshot-v1-128k-vision jpeg,png,webp - -
+kimi kimi-k2.5 jpeg,png,webp - -
+kimi kimi-k2.6 jpeg,png,webp - -
+kimi kimi-k2.7 jpeg,png,webp - -
+kimi * - - -
+gemini * jpeg,png,webp,pdf - 20971520
+anthropic * jpeg,png,gif,webp,pdf 5242880 33554432
+copilot * ?jpeg,png,gif,webp - -"""
+
+
+def efforts(provider, model, table=EFFORTS):
     """The words model (of provider) takes for its thinking knob, lowest
-    first (EFFORTS), or None when it has none."""
-    words = row(EFFORTS, provider, model)
+    first (EFFORTS), or None when it has none; with table=FILES the words
+    of its files row (None: it takes none)."""
+    words = row(table, provider, model)
     return None if words is None or words[0] == "-" else words
 
 

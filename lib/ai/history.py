@@ -8,7 +8,13 @@
     t.drop()                         # or forget it (Ctrl-C, an error)
 
 File format: one JSON object per line, a message of the internal vocabulary
-(ai/__init__.py), read with ai/lines.py: in a line longer than lines.SMALL
+(ai/__init__.py), role first; a message's files come next, each as the
+reference ai/files.py ref() makes ({"path", "size", "type", "sha"}), never
+its bytes: a request sends the file again while it is unchanged (else its
+label says "changed or gone"), and trimming counts it by its base64 size
+(what each request carries). The messages of the turn being asked are
+marked "_new" as they are read (their files are checked strictly). Read
+with ai/lines.py: in a line longer than lines.SMALL
 bytes the "content" string is not read but comes as a jsonstream.RawFile of
 its JSON text, which a request copies from the file in pieces, `ai history`
 streams through the renderer (pieces()) and string() reads where a str is
@@ -70,6 +76,8 @@ class Turn:
         for m in self.history:
             yield m
         for m in read(self.path):
+            if "files" in m:
+                m["_new"] = True        # this turn's: checked strictly (ai/files.py)
             yield m
 
     def record(self, piece):
@@ -118,20 +126,23 @@ class Turn:
         self._cut()
         hist = self.history.path
         starts = []         # offset of each user message in the history
+        sent = []           # the base64 of the files of the lines from each on
         end = 0             # end of its last whole line
-        f = None
-        for a, n in _lines(hist):
-            if f is None:
-                f = open(hist, "rb")
-            if _role(f, a, n) == "user":
+        for a, n, w in _heads(hist):
+            if w < 0:
                 starts.append(a)
+                sent.append(0)
+                w = -1 - w
+            if sent:
+                sent[-1] += w
             end = a + n
-        if f is not None:
-            f.close()
         size = store.size(self.path)
         total = end + size
+        for _, _, w in _heads(self.path):      # (the new turn's files)
+            total += -1 - w if w < 0 else w
         keep = 0
         for i in range(len(starts) - 1, -1, -1):
+            total += sent[i]
             if total - starts[i] > max_bytes or len(starts) - i + 1 > max_turns:
                 keep = starts[i + 1] if i + 1 < len(starts) else end
                 break
@@ -156,17 +167,29 @@ class Turn:
             store.truncate(self.path, self.mark)
 
 
-def _role(f, a, n):
+def _heads(path):
+    """(offset, length, w) of each whole line of the file: w the base64
+    size of the files its message refers to (they come right after its
+    role), as -1 - w for a user message (a turn starts there)."""
+    f = None
     try:
-        p = jsonstream.Parser(_Slice(f, a, n))
-        if p.next() == jsonstream.OBJ:
-            while p.next() == jsonstream.KEY:
-                if p.value == "role":
-                    return p.read_value()
-                p.skip_value()
-    except ValueError:
-        pass
-    return None
+        for a, n in _lines(path):
+            if f is None:
+                f = open(path, "rb")
+            role, w = None, 0
+            try:
+                p = jsonstream.Parser(_Slice(f, a, n))
+                if p.next() == jsonstream.OBJ and p.next() == jsonstream.KEY and p.value == "role":
+                    role = p.read_value()
+                    if p.next() == jsonstream.KEY and p.value == "files":
+                        for r in p.read_value():
+                            w += 4 * ((r.get("size", 0) + 2) // 3)
+            except (ValueError, TypeError, AttributeError):
+                pass
+            yield a, n, -1 - w if role == "user" else w
+    finally:
+        if f is not None:
+            f.close()
 
 
 # ---------------------------------------------------------------- writing
@@ -179,12 +202,18 @@ def _member(write, k, v):
 
 
 def _write(f, m):
-    """One message line, role first (trim finds it without reading on)."""
+    """One message line, role first, then its files (trim finds them
+    without reading on): each file a reference (ai/files.py ref()), not
+    its bytes."""
     w = f.write
     w(b'{"role":')
     jsonstream.dump(m.get("role"), w, view=True)
+    fs = m.get("files")
+    if fs:
+        from ai.files import ref
+        _member(w, "files", [x if isinstance(x, dict) else ref(x) for x in fs])
     for k in m:
-        if k != "role":
+        if k != "role" and k != "files" and k != "_new":
             _member(w, k, m[k])
     w(b"}\n")
 

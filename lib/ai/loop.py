@@ -191,9 +191,11 @@ def _awaited(v, opener):
     return v
 
 
-def _dispatch(route, call, conns, history, opener=None):
+def _dispatch(route, call, conns, history, made, opener=None):
     """Run one call: (content, is_error); content is a str, or for an MCP
-    result recorded to flash a jsonstream.RawFile (never an error). A step
+    result recorded to flash a jsonstream.RawFile (never an error). The
+    flash paths of files it made for the model to see (a local tool's
+    {"content", "files"}, an MCP result's pictures) go into made. A step
     generator (compat.drive)."""
     import mcp
     limit = mcp.max_result("ai.max_tool_result")
@@ -205,9 +207,13 @@ def _dispatch(route, call, conns, history, opener=None):
         return "arguments must be a JSON object", True
     if route[0] == "local":
         try:
-            text = str((yield from _awaited(route[1]["run"](args), opener)))
+            text = yield from _awaited(route[1]["run"](args), opener)
         except Exception as e:  # a failing tool must not end the chat
             return "%s failed: %s" % (call["name"], e), True
+        if isinstance(text, dict):      # {"content": text, "files": [flash paths]}
+            made.extend(text.get("files") or ())
+            text = text.get("content")
+        text = str(text)
         e = text.encode()
         if len(e) > limit:
             from mcp.client import PassBytes, utf8_head
@@ -234,14 +240,17 @@ def _dispatch(route, call, conns, history, opener=None):
         def run(out):
             return m.call(conn, route[2], args, out, limit)
     if getattr(history, "record", None) is None:
-        return _result((yield from _awaited(run(None), opener)))
-    from ai.history import StrFile, string
-    w = StrFile("result")
-    _, err = yield from _awaited(run(w), opener)
-    v = w.value()
-    if err and conn.last_is_error:
-        return "%s: %s" % (err, string(v) or "(no details)"), True
-    return (err, True) if err else (v, False)
+        r = _result((yield from _awaited(run(None), opener)))
+    else:
+        from ai.history import StrFile, string
+        w = StrFile("result")
+        _, err = yield from _awaited(run(w), opener)
+        v = w.value()
+        if err and conn.last_is_error:
+            return "%s: %s" % (err, string(v) or "(no details)"), True
+        r = (err, True) if err else (v, False)
+    made.extend(getattr(conn, "last_files", None) or ())
+    return r
 
 
 def _result(pair):
@@ -270,6 +279,8 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
         o = dict(overrides or {})
         if t:
             o["tools"] = t
+        made = []       # files the call's tool made for the model to see
+        cfg = None      # (resolved when a tool made some: does the model take them?)
         for _ in range(max_rounds):
             reply, err, calls = yield from steps(history, o, opener)
             if err:
@@ -289,7 +300,7 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
                 elif approve is not None and not (yield from _awaited(approve(c), opener)):
                     text, bad = "the user refused this call", True
                 else:
-                    text, bad = yield from _dispatch(route, call, conns, history, opener)
+                    text, bad = yield from _dispatch(route, call, conns, history, made, opener)
                 text = text or ""
                 if isinstance(text, str):
                     # a server may echo a key or token: scrubbed before the
@@ -306,8 +317,12 @@ def run(history, overrides=None, tools=None, mcps=None, max_rounds=8,
                        "content": "Error: " + text if bad else text}
                 if bad:
                     msg["is_error"] = True
+                if made and not bad:        # (ai/files.py: those the model takes)
+                    from ai import files
+                    cfg = files.shown(msg, made, o, cfg)
                 history.append(msg)
                 text = msg = c = None
+                del made[:]
             collect()
         return None, "tool rounds exhausted (%d model requests)" % max_rounds
     finally:

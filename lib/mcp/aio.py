@@ -70,6 +70,7 @@ async def call(conn, name, args=None, out=None, limit=None):
     """mcp.call, awaited: (text, err), the text cut at mcp.max_result (or
     limit); with out, the text goes to out.add(piece) and text is ""."""
     conn.last_is_error = False
+    conn.last_files = ()
     args, err = client.arguments(name, args)
     if err:
         return None, err

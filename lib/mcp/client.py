@@ -221,10 +221,12 @@ class PassBytes:
 
 class _Call(PassBytes):
     """Flattens a tools/call result into text for a model while it streams:
-    text items joined with "\n" (appended as they arrive), images/audio and
-    blobs as "[image image/png, 1234 bytes]" (size counted from the base64
-    stream), resource_link as "name <uri>", embedded text resources inline up
-    to MAX_RESOURCE chars, structuredContent as compact JSON only when no text
+    text items joined with "\n" (appended as they arrive), images/audio
+    decoded to flash as they are read and worded "[image image/png, 1234
+    bytes: /mcp/<hash>.png]" (their flash paths in files), blobs as "[blob
+    ..., 1234 bytes]" (size counted from the base64 stream), resource_link
+    as "name <uri>", embedded text resources inline up to MAX_RESOURCE
+    chars, structuredContent as compact JSON only when no text
     item came (skipped unread once one came; copied while read, to a spool
     on flash if it comes first). An item is finished when the next index
     (or the end) arrives; items other than text are worded by
@@ -245,6 +247,7 @@ class _Call(PassBytes):
         self.is_error = False
         self.it = {}
         self.started = False
+        self.files = []         # flash paths of the images and audio saved
 
     def want(self, path, n):
         k = path[-1]
@@ -307,7 +310,9 @@ class _Call(PassBytes):
         if t != "text" and t is not None:
             self._sep()
             from mcp import items
-            items.item(self.add, t, self.it)
+            kept = items.item(self.add, t, self.it)
+            if kept:        # a picture on flash (mcp/items.py)
+                self.files.append(kept)
         self.it = {}
         self.started = False
         self.i = None
@@ -488,6 +493,7 @@ def _call(conn, name, args, dest, limit, opener=None):
     yield from pending(conn, "tools/call", params, acc, opener)
     acc.finish()
     conn.last_is_error = acc.is_error
+    conn.last_files = acc.files
     return acc.total
 
 
@@ -498,6 +504,7 @@ def call(conn, name, args=None, out=None, limit=MAX_TEXT, into=None):
     (a file path), the whole text is written there as it is read: (its
     size in bytes, err), mcp/tofile.py."""
     conn.last_is_error = False
+    conn.last_files = ()
     args, err = arguments(name, args)
     if err:
         return None, err

@@ -65,7 +65,9 @@ class Conn:
     """One MCP session. Attributes useful to callers: name (label used in
     errors: the registry name, else host:port), url, session, version
     (negotiated), server (serverInfo.name), last_is_error (True when the
-    last call's result had isError), authorize (fn(url) -> the address the
+    last call's result had isError), last_files (the flash paths of the
+    images and audio the last call's result carried, saved as they were
+    read: mcp/items.py), authorize (fn(url) -> the address the
     browser was sent to, or the code: OAuth logins with a person), caps
     (the server's capabilities we use: "tools", "resources"), hidden (tools
     of the last listing hidden as task-only)."""
@@ -95,6 +97,7 @@ class Conn:
         self.version = None
         self.server = None
         self.last_is_error = False
+        self.last_files = ()
         self.rid = 0           # the last JSON-RPC id used
         self.listening = None  # standalone GET stream: (request, None) until its
         # answer's head is read, then (Response, False) until bytes come, then

@@ -6,7 +6,8 @@
 REGISTRY CONTRACT (read by help, `help CMD`, the ? helper, Tab completion,
 the local tool catalogue, and the ai/mcp command modules):
 
-  Each command is declared ONCE, in TABLE below, and seen as a spec dict:
+  Each command is declared ONCE, in TABLE below, and seen as a spec dict
+  (a command of _NEEDS only on a board whose profile has that part: camera):
     {"name": "ls", "desc": "one line", "usage": "ls [PATH]",
      "args": (ARG, ...), "tags": ("files",),
      "module": "shell.builtins", "func": "ls",
@@ -23,6 +24,10 @@ the local tool catalogue, and the ai/mcp command modules):
     count: "1" required, "?" optional, "*" zero or more, "+" one or more
   "subs": when present and the first word names a sub-command, the words
   after it are checked against that sub-command's args instead.
+  An optional last argument that the usage shows as "[-x NAME]" (x its
+  name's first letter: "camera [PATH] [-s SIZE]") is given that way,
+  anywhere on the line; an optional argument before it that is left out
+  arrives as None.
   The dispatcher checks the count of words, int-ness and choices before the
   call; on a mismatch it prints the error and "usage: ..." on one line each.
   "-h" or "--help" after a command (or after a sub-command) shows `help
@@ -76,7 +81,9 @@ from the commands (read-only ones, and /bin scripts whose SPEC has
 "readonly": True; level "all": those that change something too; the
 mapping and its guardrails are shell/tools.py, shared with the MCP server;
 a chat offers them through ai.run(local=...), a line at a time);
-shell.capture(line) -> a command's output as text;
+shell.here(name) -> False for a built-in this board has not (camera);
+shell.capture(line) -> a command's output as text; shell.attach(path): a
+command running as a tool hands the model a file it made (the camera's);
 shell.run_captured(line, sink) -> True when the command failed, its output
 given to sink(piece) instead of the console (both run it from /);
 before = shell.loaded(), then shell.forget(before): drop the modules loaded
@@ -131,14 +138,17 @@ TABLE = (
     "i2c scan [BUS] | i2c buses~action:scan/buses:1 bus:int:?"
     "~hardware~hw.i2c",
     "temp~the chip's temperature~~~hardware system~hw.temp",
+    "camera~take a picture with the board's camera, saved as a JPEG on flash"
+    "~camera [PATH] [-s SIZE]~path:path:? size:QQVGA/QVGA/CIF/HVGA/VGA/SVGA/XGA/HD/SXGA/UXGA:?"
+    "~hardware~hw.camera",
     "run~run a Python file~~file:file:1 args:str:*"
     "~system python",
     "py~leave to the Python REPL (shell.run() comes back)~~~system python",
     "reboot~restart the board (the simulator ends)~~~system",
     "exit~leave the console (the simulator ends)~~~system",
-    "ai~chat with the AI model; chat mode, status, config, models, presets, login, edit,"
-    " history, tools"
-    "~ai [-u TYPE] [-new] QUESTION | ai [-u TYPE] chat | ai -m MODEL QUESTION"
+    "ai~chat with the AI model (files and pictures too: -f FILE); chat mode, status, config,"
+    " models, presets, login, edit, history, tools"
+    "~ai [-u TYPE] [-new] [-f FILE]... QUESTION | ai [-u TYPE] chat | ai -m MODEL QUESTION"
     " | ai -schema SCHEMA QUESTION | ai -schema-multi SCHEMA QUESTION | ai status"
     " | ai history | ai config [TYPE] | ai models [PROVIDER] | ai presets | ai login copilot"
     " | ai edit FILE[:S-E] [--before|--after] TEXT | ai undo | ai -tools | ai tools list|clear"
@@ -605,9 +615,21 @@ def commands(tag=None):
             yield s
 
 
+# commands a board has only when its profile has that part
+_NEEDS = ("camera",)
+
+
+def here(name):
+    """False for a built-in this board has not (its profile lacks its part)."""
+    if name in _NEEDS:
+        from compat import board
+        return name in board()
+    return True
+
+
 def names():
     """All command names (for completion): built-ins, then /bin scripts."""
-    r = [t[:t.find("~")] for t in TABLE]
+    r = [n for n in (t[:t.find("~")] for t in TABLE) if here(n)]
     try:
         bins = os.listdir(store.path("bin"))
     except OSError:
@@ -620,7 +642,7 @@ def names():
 
 def find(name):
     for t in TABLE:
-        if t.startswith(name) and t.find("~") == len(name):    # (no str made per row)
+        if t.startswith(name) and t.find("~") == len(name) and here(name):   # (no str per row)
             return _spec(t)
     if name and "/" not in name and not name.startswith("."):
         p = store.path("bin") + "/" + name + ".py"
@@ -687,7 +709,8 @@ def _check(name, t, w):
 
 def parse(spec, rest):
     """Split the raw text after a command name by its ARG list (or its
-    sub-command's) and check it. -> list of str. Raises UsageError."""
+    sub-command's) and check it. -> list of str (None for an optional
+    argument left out before one given as an option). Raises UsageError."""
     args = []
     argspec = spec["args"]
     if spec.get("subs"):
@@ -695,6 +718,9 @@ def parse(spec, rest):
         sub = sub_of(spec, w) if w is not None else None
         if sub is not None:
             args, argspec, rest = [w], sub[1], after
+    opt = _option(spec, argspec, rest)
+    if opt is not None:     # (-x VALUE: the last argument, anywhere)
+        rest, argspec = opt[1], argspec[:-1]
     for i, a in enumerate(argspec):
         name, typ, count = a[0], a[1], a[2]
         rest = rest.strip()
@@ -722,12 +748,35 @@ def parse(spec, rest):
             for b in argspec[i + 1:]:
                 if b[2] in ("1", "+"):
                     raise UsageError("missing " + b[0])
-            return args
+            break
         _check(name, typ, w)
         args.append(w)
-    if rest.strip():
-        raise UsageError("too many arguments")
+    else:
+        if rest.strip():
+            raise UsageError("too many arguments")
+    if opt is not None:
+        args += [None] * (len(argspec) - len(args)) + [opt[0]]
     return args
+
+
+def _option(spec, argspec, rest):
+    """The last argument given as -<its first letter> VALUE where the usage
+    shows it so ("camera [PATH] [-s SIZE]": an optional argument after
+    others): (value, the rest without it), or None."""
+    if len(argspec) < 2 or argspec[-1][2] != "?":
+        return None
+    a = argspec[-1]
+    flag = "-" + a[0][0]
+    if "[%s " % flag not in spec["usage"]:
+        return None
+    ws = split_words(rest)
+    if flag not in ws:
+        return None
+    k = ws.index(flag)
+    if k + 1 >= len(ws):
+        raise UsageError("%s needs a %s" % (flag, a[0]))
+    _check(a[0], a[1], ws[k + 1])
+    return ws[k + 1], " ".join('"%s"' % w if " " in w else w for w in ws[:k] + ws[k + 2:])
 
 
 # ---- the local tool catalogue ---------------------------------------------
@@ -752,6 +801,17 @@ def capture(line, status=False):
     failed = run_captured(line, keep)
     text = store.scrub("".join(got[1:]).strip()) or "(no output)"
     return (text, failed) if status else text
+
+
+made = []       # files the command running as a tool made for the model (attach)
+
+
+def attach(p):
+    """A command running as a tool hands the model a file it made (the
+    camera's picture): the tool's result carries it (shell/chattools.py),
+    and a model that takes pictures sees it. Nothing outside a tool."""
+    if capturing is not None:
+        made.append(p)
 
 
 def run_captured(line, sink):

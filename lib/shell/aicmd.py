@@ -2,8 +2,11 @@
 
     ai QUESTION              continue the conversation of use-type chat
     ai -u TYPE QUESTION      the same for another use-type (code, ...)
+    ai -f FILE QUESTION      with a file (a picture, a PDF, a text), -f again
+                             for more (ai/files.py: what the model takes)
     ai chat [QUESTION]       a chat mode: every line typed at you> goes to
-    ai -u TYPE chat          the model (/new, /model TOKEN, /exit, Ctrl-D)
+    ai -u TYPE chat          the model (/new, /model TOKEN, /file PATH,
+                             /exit, Ctrl-D)
     ai status                what each use-type resolves to; the last
                              request's token usage (both: shell/aichat.py)
     ai -new [QUESTION]       forget the conversation first
@@ -81,7 +84,7 @@ def main(args):
         return tools_list()
     if sub == "-tools":
         return tools_build(ai)
-    use, new, question, model, schema = _options(sub)
+    use, new, question, model, schema, files = _options(sub)
     if question == "history":
         return history(use)
     if new:
@@ -91,23 +94,45 @@ def main(args):
             return out("new conversation (%s)" % use)
     if question == "chat" or question.startswith("chat "):
         from shell import aichat
-        return aichat.mode(ai, use, model, question[5:].strip() or None)
+        return aichat.mode(ai, use, model, question[5:].strip() or None, files)
     if not question:
         given = sub.strip()
         raise shell.UsageError("%s needs a question after it, e.g. ai %s how do I blink an LED?"
                                " (or ai %s chat)" % (given, given, given))
-    chat(ai, use, question, model, schema)
+    chat(ai, use, question, model, schema, files)
+
+
+def flash_path(p):
+    """The flash path of a file a person names (relative to the current
+    folder), which must exist and be none of the board's private files."""
+    shown = shell.show(shell.resolve(p))
+    if shell.private(shown):
+        raise Error("%s is private to the board: it is never sent" % shown)
+    import os
+    try:
+        if os.stat(shell.resolve(p))[0] & 0x4000:
+            raise Error("%s is a folder; attach a file" % shown)
+    except OSError:
+        raise Error("%s: no such file" % shown)
+    return shown
 
 
 def _options(text):
-    """-u TYPE, -new, -m MODEL and -schema[-multi] SCHEMA in front of the
-    question -> (use, new, question, model, (schema, multi) or None)."""
-    use, new, model, schema = "chat", False, None, None
+    """-u TYPE, -new, -m MODEL, -f FILE and -schema[-multi] SCHEMA in front
+    of the question -> (use, new, question, model, (schema, multi) or None,
+    files)."""
+    use, new, model, schema, files = "chat", False, None, None, []
     s = text.strip()
     while s.startswith("-"):
         word, rest = (s + " ").split(" ", 1)    # s is stripped
         if word == "-new":
             new = True
+        elif word == "-f":
+            f, rest = (rest.strip() + " ").split(" ", 1)
+            if not f:
+                raise shell.UsageError("-f needs a file and a question, e.g. ai -f /photo.jpg "
+                                       "what is in this picture?")
+            files.append(flash_path(f))
         elif word == "-u":
             use, rest = (rest.strip() + " ").split(" ", 1)
             if not use:
@@ -128,7 +153,7 @@ def _options(text):
         else:
             raise shell.UsageError("unknown option " + word)
         s = rest.strip()
-    return use, new, s, model, schema
+    return use, new, s, model, schema, files
 
 
 def _word(s):
@@ -188,10 +213,19 @@ def _tool_line(name, args=None, text=None, bad=False):
 
 # -- chat ---------------------------------------------------------------------
 
-def chat(ai, use, question, model=None, schema=None):
+def chat(ai, use, question, model=None, schema=None, files=None):
     from ai.history import History
     h = History(use)
-    turn = h.turn({"role": "user", "content": question})
+    q = {"role": "user", "content": question}
+    if files:
+        q["files"] = files
+        from ai.styles import StyleError
+        try:        # (each file's reference: its type and hash, ai/files.py)
+            turn = h.turn(q)
+        except StyleError as e:
+            raise Error(e)
+    else:
+        turn = h.turn(q)
     if schema:      # (JSON, printed as it arrives)
         from shell.aijson import Printer
         screen = Printer()
@@ -284,6 +318,7 @@ def history(use):
             shell.write("you> ", shell.BOLD_GREEN)
             pieces(text, shell.write)
             out()
+            _files(m)
         elif role == "assistant":
             if text:
                 shell.write("ai> ", shell.BOLD_CYAN)
@@ -294,10 +329,21 @@ def history(use):
                 _tool_line(c.get("name"), c.get("args"))
         elif role == "tool":
             _tool_line(None, None, head(text, _LINE), m.get("is_error"))
+            _files(m)
     if not turns:
         return out("no conversation for %s yet" % use)
     out("%s: %s, %d bytes (ai %s-new starts over)" % (
         use, _n(turns, "turn"), h.size(), "" if use == "chat" else "-u %s " % use), shell.DIM)
+
+
+def _files(m):
+    """A line per file a message of the history refers to: [file
+    /photo.jpg, 48 KB, image/jpeg] (ai/files.py)."""
+    if m.get("files"):
+        from ai.files import label
+        for r in m["files"]:
+            if isinstance(r, dict):
+                out("     " + label(r.get("path"), r.get("size") or 0, r.get("type")), shell.DIM)
 
 
 # -- tools cache -------------------------------------------------------------------

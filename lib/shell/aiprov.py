@@ -82,22 +82,31 @@ def models(args):
         name, current = cfg["provider"], cfg["model"]
     except ConfigError:
         name, current = provider, None
-    if found:                   # in columns, the model in use marked "*"
-        w = min(max(len(s) for s in found) + 2, 40)
+    from ai.files import sees
+    seen = 0
+    if found:       # in columns, the model in use marked "*", one that sees pictures "+"
+        w = min(max(len(s) for s in found) + 3, 40)
         per = max(1, 78 // w)
         row = []
-        for s in found:
-            s = s if len(s) < w else s[:w - 4] + "..."
-            if s == current:
+        for m in found:
+            s = m if len(m) < w - 1 else m[:w - 5] + "..."
+            if m == current:
                 s = s + "*"
+            if sees(name, m) and "if the model" not in sees(name, m):
+                s += "+"
+                seen += 1
             row.append(s + " " * (w - len(s)))
             if len(row) == per:
                 out("".join(row).rstrip())
                 row = []
         if row:
             out("".join(row).rstrip())
-    out("%s: %s%s" % (name, _n(len(found), "model"),
-                            " (* in use)" if current in found else ""))
+    said = sees(name, "") or ""
+    out("%s: %s%s%s" % (name, _n(len(found), "model"),
+                        " (* in use)" if current in found else "",
+                        ("; + sees pictures" if seen else "") + (
+                            "; pictures go to any model, the server says whether it sees them"
+                            if "if the model" in said else "")))
 
 
 def _read(prompt, mask=False):

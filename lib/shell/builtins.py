@@ -52,10 +52,12 @@ def help(args):
         out("Commands (help CMD for one; ? QUESTION asks the machine):")
         # built-ins straight from their table rows: name and description
         # only (a whole spec per row is heap the list does not need)
-        builtin = len(shell.TABLE)
+        builtin = 0
         for t in shell.TABLE:
             i = t.find("~")         # (not split: no copy of the row's rest)
-            out(shell.fold("  %-7s %s" % (t[:i], t[i + 1:t.find("~", i + 1)]), 10))
+            if shell.here(t[:i]):
+                builtin += 1
+                out(shell.fold("  %-7s %s" % (t[:i], t[i + 1:t.find("~", i + 1)]), 10))
         for n in shell.names()[builtin:]:
             s = shell.find(n)
             if s is not None:

@@ -11,7 +11,10 @@ server's name (ai/loop.py tool_name), a local one never does (a command
 whose name would put "__" in it, or has a character a provider refuses, is
 not offered), so the two can never be the same, whatever a server is
 named. Running one captures the command's output (plain text, bounded by
-shell._MAX_CAPTURE) from /, as the MCP server does.
+shell._MAX_CAPTURE) from /, as the MCP server does; a command that made a
+file for the model (the camera's picture: shell.attach) gives {"content":
+its output, "files": [flash paths]}, which ai.run shows to a model that
+takes pictures.
 """
 import shell
 import store
@@ -112,9 +115,13 @@ def _runner(spec, lv):
         if lv != "all" and writes(spec, ws):
             raise ValueError("the board's owner lets models read only (ai.tools.local = %s; "
                              "all lets them change things, each call asked)" % lv)
+        del shell.made[:]
         text, failed = shell.capture(cmd, True)
         if failed:
             raise ValueError(text)
+        if shell.made:      # files it made for the model (the camera's picture)
+            text = {"content": text, "files": shell.made[:]}
+            del shell.made[:]
         return text
     return run_
 

@@ -9,6 +9,11 @@
     i2c scan [BUS]        the 7-bit addresses that answer on a bus
     i2c buses             the board's I2C buses and their pins
     temp                  the chip's temperature
+    camera [PATH] [-s SIZE]  a JPEG from the board's camera saved to flash
+                          (PATH: the profile's, /camera.jpg; SIZE: one of
+                          its frame sizes); only on a board whose profile
+                          lists a camera; as a tool (board_camera) it reads:
+                          a path makes it a write
 
 Which pins and buses exist, and which pins may be set at all, is data: the
 board profile's "hw" part (boards/<BOARD>/profile.json, frozen into the
@@ -18,9 +23,15 @@ firmware as the module boardprofile: compat.board()):
      "adc": [...],         pins with an analog input
      "i2c": [[id, scl, sda], ...],
      "labels": {"2": "LED", ...}}
-A pin that is not listed is refused with the list. The hardware is the
-machine module (esp32 for the temperature); on the unix port make sim and
-the tests put a stand-in in its place (host_tests/scenarios/boardhw.py).
+A pin that is not listed is refused with the list. The profile's
+"camera" part: {"sensor", "pins": {"data": [D0..D7], "vsync", "href",
+"pclk", "xclk", "sda", "scl", "pwdn", "reset"}, "xclk_freq",
+"frame_sizes": ["QVGA", ...], "size", "quality", "path"}. The hardware is
+the machine module (esp32 for the temperature; the camera module of
+cnadler86/micropython-camera-API for the camera: its capture() is a
+memoryview of the frame buffer, in PSRAM, written to flash in slices and
+given back before anything else runs); on the unix port make sim and the
+tests put a stand-in in its place (host_tests/scenarios/boardhw.py).
 """
 import shell
 from shell import out, Error
@@ -135,3 +146,50 @@ def temp(args):
             raise Error("temp: this chip has no temperature sensor MicroPython reads")
         c = (f() - 32) * 5 // 9
     out("chip temperature: %d C" % c)
+
+
+def camera(args):
+    """camera [PATH] [-s SIZE]: a JPEG from the board's camera saved to
+    flash; a command run as a tool hands it to the model (shell.attach)."""
+    from compat import board
+    cam = board().get("camera")
+    if not cam:
+        raise Error("camera: this board's profile lists no camera (boards/<BOARD>/profile.json, camera)")
+    path = args[0] if args and args[0] else cam.get("path") or "/camera.jpg"
+    size = args[1] if len(args) > 1 else cam.get("size") or "VGA"
+    sizes = cam.get("frame_sizes") or ()
+    if size not in sizes:
+        raise Error("camera: %s is not a frame size of this camera: %s" % (size, " ".join(sizes)))
+    shown = shell.show(shell.resolve(path))
+    if shell.private(shown):
+        raise Error("camera: %s is private to the board" % shown)
+    try:
+        import camera as mod
+    except ImportError:
+        raise Error("camera: this firmware has no camera module (build it with "
+                    "cnadler86/micropython-camera-API: make firmware CAMERA_DIR=...)")
+    p = cam.get("pins") or {}
+    c = mod.Camera(data_pins=p.get("data"), vsync_pin=p.get("vsync"), href_pin=p.get("href"),
+                   sda_pin=p.get("sda"), scl_pin=p.get("scl"), pclk_pin=p.get("pclk"),
+                   xclk_pin=p.get("xclk"), xclk_freq=cam.get("xclk_freq") or 20000000,
+                   powerdown_pin=p.get("pwdn", -1), reset_pin=p.get("reset", -1),
+                   pixel_format=mod.PixelFormat.JPEG, frame_size=getattr(mod.FrameSize, size),
+                   jpeg_quality=cam.get("quality") or 85, fb_count=1,
+                   grab_mode=mod.GrabMode.WHEN_EMPTY)
+    try:
+        img = c.capture()       # (the frame buffer itself: outside the GC heap)
+        if not img:
+            raise Error("camera: the camera gave no picture")
+        n = len(img)
+        host = shell.resolve(path)
+        with open(host, "wb") as f:
+            for a in range(0, n, 4096):
+                f.write(img[a:a + 4096])
+        img = None
+        c.free_buffer()
+    finally:
+        c.deinit()          # (the driver's buffers go back before anything is sent)
+    from ai.files import size_text
+    out("saved %s (%s, a %s JPEG from the %s)" % (shown, size_text(n), size,
+                                                 cam.get("sensor") or "camera"))
+    shell.attach(shown)

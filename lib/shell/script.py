@@ -76,6 +76,6 @@ def shadowed(args):
         return
     for t in shell.TABLE:
         n = t[:t.find("~")]
-        if n + ".py" in bins:
+        if n + ".py" in bins and shell.here(n):
             shell.out("/bin/%s.py is not a command: the built-in %s has that name "
                       "(rename the script)" % (n, n), shell.DIM)

@@ -604,7 +604,7 @@ def secret(line):
 def complete(before):
     """Completion for the console line: command names in the first word, then
     by the argument's type (commands, settings, MCP servers, sub-commands,
-    choices), file names otherwise. -> (start, candidates)."""
+    choices), file names otherwise (and after -f). -> (start, candidates)."""
     if before.startswith("?"):
         return 0, []
     i = before.rfind(" ")
@@ -615,6 +615,7 @@ def complete(before):
         words = before.split()
         spec = shell.find(words[0])
         idx = len(words) - 1 if word else len(words)
+        prev = words[idx - 1]       # (the word before the one completed)
         typ = "path"
         if spec is not None:
             argspec = spec["args"]
@@ -630,6 +631,8 @@ def complete(before):
                 typ = argspec[idx - 1][1]
             elif argspec and argspec[-1][2] in ("*", "+"):
                 typ = argspec[-1][1]
+            if prev == "-f":        # (ai -f FILE: a file)
+                typ = "path"
     if typ == "cmd":
         return start, _match(shell.names(), word)
     if typ == "key":

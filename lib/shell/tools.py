@@ -43,8 +43,10 @@ import store
 # a setting and without asking.
 READ_ONLY = ("help", "ls", "cat", "pwd", "free", "df", "ps", "date", "get",
              "adc", "i2c", "temp", "wifi")
-# Commands that read unless given their write argument (name:argument)
-MIXED = ("pin:value",)
+# Commands that read unless given their write argument (name:argument):
+# pin PIN reads a pin; camera saves its picture where the profile says
+# (a path of the model's choosing would be a write)
+MIXED = ("pin:value", "camera:path")
 NEVER = ("py", "exit", "reboot", "?", "ai", "mcp")     # console-only
 # settings no tool may change: what grants tools (and every secret)
 _GUARDED = ("ai.tools.", "mcp.serve.")
@@ -87,7 +89,7 @@ def writes(spec, ws):
         return not read_only(spec)
     for i, arg in enumerate(spec["args"]):
         if arg[0] == a:
-            return len(ws) > i
+            return len(ws) > i and ws[i] is not None
     return True
 
 
@@ -107,7 +109,7 @@ def refused(spec, line):
     for i, a in enumerate(spec["args"] if not spec.get("subs") else ()):
         if a[1] in ("path", "file", "dir") and i < len(ws):
             for w in (ws[i:] if a[2] in ("*", "+") else ws[i:i + 1]):
-                if shell.private(shell.show(shell.resolve("/" + w))):
+                if w is not None and shell.private(shell.show(shell.resolve("/" + w))):
                     return "%s: %s is private to the board" % (n, w)
     return None
 
@@ -190,7 +192,9 @@ def line(spec, args):
             gap = name
             continue
         if gap:
-            raise ValueError("%s needs %s before it" % (name, gap))
+            if count != "?" or a is not spec["args"][-1] or "[-%s " % name[0] not in spec["usage"]:
+                raise ValueError("%s needs %s before it" % (name, gap))
+            out.append("-" + name[0])       # (camera -s VGA: see shell.parse)
         if typ == "text":
             if not isinstance(v, str):
                 raise ValueError("%s must be a string" % name)

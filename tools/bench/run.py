@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from common import Ctx  # noqa: E402
 
-BENCHMARKS = ["json", "chat", "socket", "escapes", "write", "mem", "server", "stream", "aio"]
+BENCHMARKS = ["json", "chat", "socket", "escapes", "write", "mem", "server", "stream", "aio", "files"]
 
 
 def main(argv):

@@ -20,6 +20,12 @@ Wire format spoken here (anthropic-version 2023-06-01):
 
   Blocks: {"type":"text","text"}, {"type":"tool_use","id","name","input":{}},
   {"type":"tool_result","tool_use_id","content","is_error"?},
+  files (ai/files.py), each after a text block "[file /photo.jpg, 48 KB,
+  image/jpeg]": {"type":"image","source":{"type":"base64","media_type",
+  "data"}}, {"type":"document","source":{...base64...}} (PDF),
+  {"type":"document","source":{"type":"text","media_type":"text/plain",
+  "data"}} (a text file); a user message's before its text, a tool
+  result's in its content list after its text,
   {"type":"thinking","thinking","signature"}, {"type":"redacted_thinking",
   "data"}. Roles must alternate, so consecutive internal messages of one
   wire role are merged into one message: tool results (internal role
@@ -107,7 +113,7 @@ def request(cfg, history, tools, stream):
         headers["accept"] = "text/event-stream"
     chk = [0]       # see _input
     body = {"model": cfg["model"],
-            "messages": Array(lambda: _messages(history, chk))}
+            "messages": Array(lambda: _messages(cfg, history, chk))}
     system = _system(cfg, history)
     if system:
         body["system"] = system
@@ -187,7 +193,7 @@ def _input(args, chk=None):
     return Raw(s) if s.startswith("{") and json_ok(s, chk) else {}
 
 
-def _messages(history, chk):
+def _messages(cfg, history, chk):
     """Yields wire messages: internal messages merged per wire role."""
     chk[0] = 0
     role = None
@@ -206,6 +212,8 @@ def _messages(history, chk):
             block = {"type": "tool_result", "tool_use_id": _tid(m.get("tool_call_id"))}
             if m.get("content"):
                 block["content"] = _str(m["content"])
+            if m.get("files"):      # (a tool's picture: in its result)
+                block["content"] = file_blocks(cfg, m, m.get("content"))
             if m.get("is_error"):
                 block["is_error"] = True
         else:                   # user, or a system message mid-history
@@ -214,6 +222,8 @@ def _messages(history, chk):
             new = [{"type": "text", "text": _str(c)}] if c else None
             if new and r == "system":
                 new[0]["text"] = "[system] " + as_str(c)
+            if m.get("files"):
+                new = file_blocks(cfg, m, c)
         if r != "tool" and not new:
             continue            # the service refuses empty text blocks
         if wire != role and (results or blocks):
@@ -226,6 +236,26 @@ def _messages(history, chk):
             blocks.extend(new)
     if results or blocks:
         yield {"role": role, "content": results + blocks}
+
+
+def file_blocks(cfg, m, text=None):
+    """The blocks of message m's files (ai/files.py: a label, then the
+    picture, PDF or text document), then text: the one place that writes
+    them."""
+    from ai import files
+    out = []
+    for label, _, mime, v in files.parts(cfg, m):
+        out.append({"type": "text", "text": label})
+        if v is None:
+            continue
+        if mime == files.TEXT:
+            src = {"type": "text", "media_type": mime, "data": v}
+        else:
+            src = {"type": "base64", "media_type": mime, "data": v}
+        out.append({"type": "image" if mime.startswith("image/") else "document", "source": src})
+    if text:
+        out.append({"type": "text", "text": _str(text)})
+    return out
 
 
 def _assistant_blocks(m, chk):

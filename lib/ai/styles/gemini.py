@@ -16,8 +16,13 @@ Wire format spoken here (Gemini API v1beta; /v1 bases work the same):
 
   Parts: {"text"}, {"text", "thought": true} (thinking summary),
   {"functionCall": {"name", "args": {object}, "id"?}},
-  {"functionResponse": {"name", "id"?, "response": {"output"|"error": text}}};
-  any part may carry "thoughtSignature" (opaque, echoed byte for byte).
+  {"functionResponse": {"name", "id"?, "response": {"output"|"error": text}}},
+  {"inlineData": {"mimeType", "data": base64}}; any part may carry
+  "thoughtSignature" (opaque, echoed byte for byte). Files (ai/files.py):
+  per file a text part "[file /photo.jpg, 48 KB, image/jpeg]", then its
+  inlineData (a picture, a PDF) or a text part (a text file): a user
+  message's before its text, a tool result's after the round's
+  functionResponse parts.
 
   History -> contents: user -> user text part; assistant -> model content
   (thought parts that carried a signature, one text part, then one
@@ -137,7 +142,7 @@ def request(cfg, history, tools, stream):
         url += ":generateContent"
     three = _generation(cfg) == 3
     chk = [0]       # see _args
-    body = {"contents": jsonstream.Array(lambda: _contents(history, three, chk))}
+    body = {"contents": jsonstream.Array(lambda: _contents(cfg, history, three, chk))}
     system = _system(cfg, history)
     if system:
         body["systemInstruction"] = {"parts": [{"text": s} for s in system]}
@@ -378,9 +383,27 @@ def _model_parts(m, three, chk):
     return parts
 
 
-def _results(tools, names, real):
-    """ONE user content with a functionResponse part per tool result."""
+def file_parts(cfg, m, text=None):
+    """The parts of message m's files (ai/files.py: a label, then the
+    picture or PDF as inlineData, a text file as text), then text: the one
+    place that writes them."""
+    from ai import files
+    out = []
+    for label, _, mime, v in files.parts(cfg, m):
+        out.append({"text": label})
+        if v is not None:
+            out.append({"text": v} if mime == files.TEXT else
+                       {"inlineData": {"mimeType": mime, "data": v}})
+    if text:
+        out.append({"text": text})
+    return out
+
+
+def _results(cfg, tools, names, real):
+    """ONE user content with a functionResponse part per tool result (and
+    after them the files of those that have some)."""
     parts = []
+    shown = []
     for t in tools:
         cid = t.get("tool_call_id")
         name = t.get("name") or names.get(cid) or "tool"
@@ -391,10 +414,14 @@ def _results(tools, names, real):
         if real and cid:
             fr["id"] = cid
         parts.append({"functionResponse": fr})
+        if t.get("files"):
+            shown.append(t)
+    for t in shown:
+        parts.extend(file_parts(cfg, t))
     return {"role": "user", "parts": parts}
 
 
-def _contents(history, three, chk):
+def _contents(cfg, history, three, chk):
     """Yields wire contents; consecutive tool results are grouped."""
     chk[0] = 0
     pending = []     # tool messages of the current round (references)
@@ -407,7 +434,7 @@ def _contents(history, three, chk):
             pending.append(m)
             continue
         if pending:
-            yield _results(pending, names, real)
+            yield _results(cfg, pending, names, real)
             pending = []
         if r == "system" and lead:
             continue            # went to systemInstruction
@@ -425,9 +452,9 @@ def _contents(history, three, chk):
             text = _str(m.get("content") or "")
             if r == "system":
                 text = "[system] " + _text(text)
-            yield {"role": "user", "parts": [{"text": text}]}
+            yield {"role": "user", "parts": file_parts(cfg, m, text) if m.get("files") else [{"text": text}]}
     if pending:
-        yield _results(pending, names, real)
+        yield _results(cfg, pending, names, real)
 
 
 # ---------------------------------------------------------------- replies

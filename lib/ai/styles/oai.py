@@ -59,3 +59,4 @@ def tool_output(m):
             out = "Error: " + out
     return out
 
+

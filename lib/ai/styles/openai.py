@@ -8,7 +8,7 @@ Wire format (what this module writes and reads):
    "messages": [
      {"role": "system", "content": s},            cfg system + a leading
                                                   history system, merged
-     {"role": "user", "content": s},
+     {"role": "user", "content": s | [part, ...]},  parts with files (below)
      {"role": "assistant", "content": s | null,   null when only calls
       "tool_calls": [{"id", "type": "function",
                       "function": {"name", "arguments": "<JSON text>"}}],
@@ -63,6 +63,16 @@ kept in turn["_echo"] = {"style": "openai", "provider": id,
 OpenAI-shaped services may refuse the unknown field).
 
 Tool results with is_error get an "Error: " prefix (the wire has no flag).
+
+Files (ai/files.py): a user message with files has content parts, per
+file {"type": "text", "text": "[file /photo.jpg, 48 KB, image/jpeg]"},
+then {"type": "image_url", "image_url": {"url": "data:image/jpeg;base64,..."}},
+{"type": "file", "file": {"filename", "file_data": "data:application/pdf;
+base64,..."}} (PDF) or {"type": "text", "text": <the file's text>}, then
+the question's {"type": "text"}. Tool messages are text only: the files
+of a round's tool results follow them as one user message of such parts.
+Copilot (quirk vision_request): Copilot-Vision-Request: true on a request
+with a picture.
 """
 import jsonstream
 from ai.styles import HELD, Out, StyleError, blocking, output, reply as _reply, as_str, tokens
@@ -125,6 +135,7 @@ def _messages(cfg, history, headers):
     system = cfg.get("system")
     first = True
     m = None
+    shown = None    # tool results of this round with files: their pictures follow them
     for m in history:
         if first:
             first = False
@@ -136,11 +147,35 @@ def _messages(cfg, history, headers):
                 continue
             if system:
                 yield {"role": "system", "content": system}
+        if shown and m.get("role") != "tool":
+            yield {"role": "user", "content": _content(cfg, shown)}
+            shown = None
         yield _message(cfg, m)
+        if m.get("role") == "tool" and m.get("files"):
+            shown = (shown or []) + [m]
+    if shown:
+        yield {"role": "user", "content": _content(cfg, shown)}
     if first and system:
         yield {"role": "system", "content": system}
     if "X-Initiator" in headers:
         headers["X-Initiator"] = "agent" if m and m.get("role") == "tool" else "user"
+    if cfg.get("_files") and "vision_request" in cfg["quirks"]:
+        from ai import files
+        if files.images(cfg):
+            headers["Copilot-Vision-Request"] = "true"
+
+
+def _content(cfg, ms, text=None):
+    """The content parts of the files of the messages ms, then text
+    (ai/files.py content), in chat completions' shapes."""
+    def part(kind, name, v):
+        if kind == "text":
+            return {"type": "text", "text": v}
+        if kind == "pdf":
+            return {"type": "file", "file": {"filename": name, "file_data": v}}
+        return {"type": "image_url", "image_url": {"url": v}}
+    from ai.files import content
+    return content(cfg, ms, part, text)
 
 
 def _message(cfg, m):
@@ -149,7 +184,8 @@ def _message(cfg, m):
         return {"role": "tool", "tool_call_id": _tid(cfg, m.get("tool_call_id") or ""),
                 "content": tool_output(m)}
     if role != "assistant":
-        return {"role": role, "content": m.get("content") or ""}
+        c = m.get("content") or ""
+        return {"role": role, "content": _content(cfg, (m,), c) if m.get("files") else c}
     out = {"role": "assistant", "content": m.get("content") or ""}
     calls = m.get("tool_calls")
     if calls:

@@ -25,7 +25,13 @@ Wire format (POST {base}/responses, Authorization: Bearer <key>):
   (when there is text), then {"type": "function_call", "call_id", "name",
   "arguments"} per call, or its echoed output items (below); tool ->
   {"type": "function_call_output", "call_id", "output"} ("Error: " prefix
-  for is_error).
+  for is_error). A message with files (ai/files.py) has content parts: per
+  file {"type": "input_text", "text": "[file /photo.jpg, 48 KB, image/jpeg]"},
+  then {"type": "input_image", "image_url": "data:image/jpeg;base64,..."},
+  {"type": "input_file", "filename", "file_data": "data:application/pdf;
+  base64,..."} (PDF) or {"type": "input_text", "text": <the file's text>},
+  then the question's input_text; the files of a round's tool results
+  follow its function_call_output items as one user item of such parts.
 
   Reply: {"status": completed|incomplete|failed|..., "error": {"code",
   "message"}?, "incomplete_details": {"reason"}?, "output": [item, ...],
@@ -147,19 +153,41 @@ def _tools(tools):
 def _input(cfg, history):
     """The input items, one history message at a time."""
     lead = True
+    shown = []      # tool results of this round with files: their pictures follow them
     for m in history:
         role = m.get("role")
         if role == "system" and lead:
             continue                    # in the instructions
         lead = False
+        if shown and role != "tool":
+            yield {"role": "user", "content": _content(cfg, shown)}
+            shown = []
         if role == "tool":
             yield {"type": "function_call_output", "call_id": m.get("tool_call_id") or "",
                    "output": tool_output(m)}
+            if m.get("files"):
+                shown.append(m)
         elif role == "assistant":
             for item in _assistant(cfg, m):
                 yield item
         else:
-            yield {"role": role, "content": m.get("content") or ""}
+            c = m.get("content") or ""
+            yield {"role": role, "content": _content(cfg, (m,), c) if m.get("files") else c}
+    if shown:
+        yield {"role": "user", "content": _content(cfg, shown)}
+
+
+def _content(cfg, ms, text=None):
+    """The input parts of the files of the messages ms, then text
+    (ai/files.py content), in Responses' shapes."""
+    def part(kind, name, v):
+        if kind == "text":
+            return {"type": "input_text", "text": v}
+        if kind == "pdf":
+            return {"type": "input_file", "filename": name, "file_data": v}
+        return {"type": "input_image", "image_url": v}
+    from ai.files import content
+    return content(cfg, ms, part, text)
 
 
 def _assistant(cfg, m):

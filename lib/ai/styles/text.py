@@ -13,11 +13,11 @@ fence starts a line and is labelled tool_call, the closing ``` is a line of
 its own, the JSON is an object with "name" (text) and "arguments" (an
 object) and nothing else. A call quoted in prose, a json or unlabelled
 fence, "args" instead of "arguments", a block inside another fence: text,
-never run. In the history sent to the model,
-assistant tool calls become those blocks again and tool results become plain
-user text, "Tool result for <name> (<id>): <text>", consecutive results
-joined into one user message. This wraps any wire style; the wire style
-sends no tools field at all.
+never run. In the history sent to the model, assistant tool calls become
+those blocks again and tool results become plain user text, "Tool result
+for <name> (<id>): <text>", consecutive results joined into one user
+message (with their files: pictures a tool saved). This wraps any wire
+style; the wire style sends no tools field at all.
 """
 import jsonstream
 from ai.styles import Reply, assistant_turn, as_str as _text
@@ -62,22 +62,31 @@ class History:
 
     def __iter__(self):
         results = []
+        files = []      # the tool results' files (pictures a tool saved)
         for m in self.history:
             role = m["role"]
             if role == "tool":
                 results.append("Tool result for %s (%s): %s" % (
                     m.get("name", "tool"), m.get("tool_call_id", ""), _text(m.get("content"))))
+                files.extend(m.get("files") or ())
                 continue
             if results:
-                yield {"role": "user", "content": "\n\n".join(results)}
-                results = []
+                yield _results(results, files)
+                results, files = [], []
             if role == "assistant" and m.get("tool_calls"):
                 parts = [_text(m.get("content"))] + [_call_block(c) for c in m["tool_calls"]]
                 yield {"role": "assistant", "content": "\n".join(p for p in parts if p)}
             else:
                 yield m
         if results:
-            yield {"role": "user", "content": "\n\n".join(results)}
+            yield _results(results, files)
+
+
+def _results(results, files):
+    m = {"role": "user", "content": "\n\n".join(results)}
+    if files:
+        m["files"] = files
+    return m
 
 
 def parse(reply):

@@ -74,7 +74,7 @@ BIG_RUN_CAP = "48K"
 # ai.run(mcps=) offering a 49-tool server listed over five pages
 PAGES_CAP = "41K"
 # mcp.call of a 2 KB or 300 KB picture, decoded to flash
-PICTURE_CAP = "64K"
+PICTURE_CAP = "36K"
 # bytes of a tool result kept: the default of mcp.max_result (a program's
 # str) and ai.max_tool_result (a chat's), the note after a cut one
 LIMIT = mcp.MAX_RESULT

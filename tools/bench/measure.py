@@ -175,7 +175,7 @@ def render(records, bench, date, rev, frozen=None):
                         (mpybuild.BUDGET - total) / 1024.0,
                         ", ".join("%s %s" % (m, "{:,}".format(n)) for m, n in big)))
     found = tables(records)
-    if "heap" in found:
+    if any(figs.get("goal") for _, figs in found.get("heap", ())):
         lines += product(found["heap"])
     for name, rows in found.items():
         if name == "heap":

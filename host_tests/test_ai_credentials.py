@@ -13,6 +13,7 @@ import ai
 import store
 from ai import catalog, config, copilot
 from fakes import FakeAnthropic, FakeGemini, FakeGitHub, FakeOpenAI, FakeResponses, Text
+from mpyrun import GOAL
 
 GROQ_KEY, ANT_KEY, GEM_KEY, LOGIN = "gsk_chat_1234567890", "sk-ant-general-123", "AIza-typed-456", None
 
@@ -246,7 +247,7 @@ def test_micropython_resolves_the_same(mpy, tmp_path):
                 "ai.chat.base_url": "https://proxy.example/v1", "ai.code.model": "claude-haiku",
                 "ai.general.provider": "anthropic", "ai.general.key": "sk-ant-g"}
     (tmp_path / "settings.json").write_text(json.dumps(settings))
-    r = mpy.run("ai_resolve", heap="64K", args=[tmp_path],
+    r = mpy.run("ai_resolve", heap=GOAL, args=[tmp_path],
                 input="".join(json.dumps(o) + "\n" for o, _ in PATHS))
     assert r.rc == 0, r
     got = r.out.strip().split("\n")

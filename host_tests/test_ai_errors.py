@@ -5,6 +5,7 @@ import pytest
 import ai
 import store
 from fakes import Blocked, Fail, FakeAnthropic, FakeGemini, FakeOpenAI, FakeResponses, Raw, Text
+from mpyrun import GOAL
 
 STYLES = {      # provider: its default style's fake (openai: Responses)
     "openai": (FakeResponses, "gpt-5-mini", "sk-test"),
@@ -222,7 +223,7 @@ def test_micropython_marks_a_reply_cut_short(mpy, tmp_path, provider, fake, mode
     kw = {"flavor": "groq"} if fake is FakeOpenAI else {}
     with fake(key=key, models=[model], **kw) as s:
         s.queue(*[Text("The beginning", finish=f) for f in ("length", "content_filter") * 2])
-        r = mpy.run("ai_cut", heap="64K", timeout=60,
+        r = mpy.run("ai_cut", heap=GOAL, timeout=60,
                     args=[provider, s.base_url, model, key, tmp_path] + ([style] if style else []))
     assert r.rc == 0, r
     cut = "ai.chat.max_tokens"

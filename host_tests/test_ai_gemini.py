@@ -722,24 +722,29 @@ def test_fetch_models_end_to_end(flash):
 # ---------------------------------------------------------------- MicroPython
 
 # `heap` is the heap left free once the emulated flash is in place (see
-# mpyrun). This heavy scenario (plain, streamed, a tool round with a 2 KB
-# thought signature) passed from about 55K, 57K once jsonstream bounded
-# items, 60K once the ai package took model tokens, Copilot and ai.edit
-# (+1.3 KB of imports on this port, where each long literal is a heap
-# object; a 2 KB signature must then find a contiguous block); the cap
-# keeps 2K of headroom for run-to-run variation. The 64K two-round budget
-# of the issue is asserted in test_ai_heap.py.
-HEAP = "62K"
+# mpyrun); make measure bisects what each scenario needs
+# (tools/bench/MEASUREMENTS.md). The two-round budget of the issue is
+# asserted in test_ai_heap.py.
+CHAT_HEAP = "37K"       # plain, streamed, a tool round with a 2 KB thought signature
+MODELS_HEAP = "29K"     # 2500 models over three pages, an error reply
 
-def test_micropython_chat_stream_and_tool_round(srv, mpy, tmp_path):
+
+def _chat_scenario(srv, mpy, tmp_path, heap):
     think = Think("Two cities.", size=2000)
+    srv.forget()        # (what a run that failed left)
     srv.options(chunked=True)
     srv.queue(Text("Hello from Gemini."),
               Text("A streamed answer in many small pieces."),
               Calls([("get_weather", {"city": "Rochdale"}),
                      ("get_weather", {"city": "Leeds"})], think=think))
-    r = mpy.run("ai_gemini_chat", heap=HEAP,
-                args=[srv.base_url, MODEL3, KEY, str(tmp_path)], timeout=60)
+    root = tmp_path / ("chat-%s" % heap)
+    root.mkdir()
+    return mpy.run("ai_gemini_chat", heap=heap, args=[srv.base_url, MODEL3, KEY, str(root)],
+                   timeout=60)
+
+
+def test_micropython_chat_stream_and_tool_round(srv, mpy, measure, tmp_path):
+    r = _chat_scenario(srv, mpy, tmp_path, CHAT_HEAP)
     assert r.rc == 0, r
     out = r.out
     assert "PLAIN 'Hello from Gemini.' None 2" in out
@@ -757,13 +762,29 @@ def test_micropython_chat_stream_and_tool_round(srv, mpy, tmp_path):
           % (r.baseline, r.peak, r.working))
     assert r.working < 40 * 1024
 
+    def passes(heap):
+        x = _chat_scenario(srv, mpy, tmp_path, heap)
+        return x.rc == 0 and "FOLLOWUP 'tool said: 12 C, drizzle; 12 C, drizzle' None 9" in x.out
+    measure.smallest("heap", "gemini: chat, stream, a tool round with a 2 KB thought signature",
+                     passes, CHAT_HEAP)
 
-def test_micropython_large_model_list(mpy):
+
+def _models(mpy, heap):
     with FakeGemini(models=2500) as s:
-        r = mpy.run("ai_gemini_models", heap=HEAP, args=[s.base_url, KEY], timeout=60)
+        return mpy.run("ai_gemini_models", heap=heap, args=[s.base_url, KEY], timeout=60)
+
+
+def test_micropython_large_model_list(mpy, measure):
+    r = _models(mpy, MODELS_HEAP)
     assert r.rc == 0, r
     assert "MODELS 2499 3 gemini-fake-02495" in r.out
     assert "ERROR 400 ('API key not valid. Please pass a valid API key.', None, 'key')" \
         in r.out, r.out
     print("gemini models: working %d B" % r.working)
     assert r.working < 24 * 1024
+
+    def passes(heap):
+        x = _models(mpy, heap)
+        return x.rc == 0 and "ERROR 400" in x.out and "MODELS 2499 3" in x.out
+    measure.smallest("heap", "gemini: a 2500-model list over three pages, an error", passes,
+                     MODELS_HEAP)

@@ -8,6 +8,7 @@ import ai
 import mcp
 import store
 from fakes import Calls, FakeAnthropic, FakeGemini, FakeResponses, FakeTextOnly
+from mpyrun import GOAL
 
 STYLES = [
     ("openai", FakeResponses, "gpt-5-mini", "sk-test", "native"),
@@ -89,7 +90,7 @@ def test_servers_that_fail_leave_the_others_tools_in_the_cache(flash, mpy):
         assert sorted(d["name"] for _, d in ai.tools_cache()) == ["a__one", "a__two"]
         root = flash / "mpy"
         root.mkdir()
-        r = mpy.run("ai_toolcache_build", heap="64K", timeout=60,
+        r = mpy.run("ai_toolcache_build", heap=GOAL, timeout=60,
                     args=[root, "a=" + up.url, "b=" + DOWN, "c=" + DOWN])
     assert r.rc == 0, r
     assert "BUILT 2 " in r.out and "CACHED ['a__one', 'a__two']" in r.out, r.out

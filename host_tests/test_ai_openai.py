@@ -3,7 +3,7 @@
 The style functions are driven the way lib/ai drives them (request ->
 encoded_len + dump through httpc -> read_reply / read_stream / error_info),
 then end to end through ai.ask, then under the MicroPython unix port in a
-small heap (HEAP below; scenarios ai_openai_*.py).
+small heap (CHAT_HEAP below; scenarios ai_openai_*.py).
 """
 import json
 
@@ -654,11 +654,11 @@ def test_fetch_models_end_to_end(flash):
 # `heap` is the heap left free once the emulated flash is in place (see
 # mpyrun). This heavy scenario (plain, streamed, a tool round and three
 # error replies, which import the style's and the driver's rare halves)
-# and the 20000-model list run at HEAP (make measure bisects their
-# smallest heaps from FLOOR). The two-round budget is asserted in
+# runs at CHAT_HEAP, the 20000-model list at MODELS_HEAP (make measure
+# bisects what each needs). The two-round budget is asserted in
 # test_ai_heap.py.
-HEAP = "58K"
-FLOOR = "48K"
+CHAT_HEAP = "39K"
+MODELS_HEAP = "35K"
 
 
 def _chat_lines(flavor):
@@ -697,7 +697,7 @@ def _chat(mpy, tmp_path, flavor, heap, live=False):
 
 @pytest.mark.parametrize("flavor", FLAVORS)
 def test_micropython_chat_stream_and_tool_round(flavor, mpy, measure, tmp_path):
-    r, requests = _chat(mpy, tmp_path, flavor, HEAP)
+    r, requests = _chat(mpy, tmp_path, flavor, CHAT_HEAP)
     assert r.rc == 0, r
     out = r.out
     for line in _chat_lines(flavor):
@@ -707,7 +707,7 @@ def test_micropython_chat_stream_and_tool_round(flavor, mpy, measure, tmp_path):
     if flavor == "kimi":
         assert requests[3].json["messages"][5]["reasoning_content"] == \
             "Two cities, two calls."
-    live, _ = _chat(mpy, tmp_path, flavor, HEAP, live=True)
+    live, _ = _chat(mpy, tmp_path, flavor, CHAT_HEAP, live=True)
     assert live.rc == 0, live
     assert live.working < 24 * 1024
 
@@ -715,7 +715,7 @@ def test_micropython_chat_stream_and_tool_round(flavor, mpy, measure, tmp_path):
         x, _ = _chat(mpy, tmp_path, flavor, heap)
         return x.rc == 0 and all(line in x.out for line in _chat_lines(flavor))
     measure.smallest("heap", "%s: chat, stream, tool round, three errors" % flavor, passes,
-                     HEAP, FLOOR, imports=r.imports, working=live.working)
+                     CHAT_HEAP, imports=r.imports, working=live.working)
 
 
 def _models(mpy, tmp_path, n, heap, live=False):
@@ -729,17 +729,17 @@ def test_micropython_large_model_list(mpy, measure, tmp_path):
     only ids are materialized (the driver keeps the first 100 here)."""
     working = {}
     for n in (600, 20000):
-        r = _models(mpy, tmp_path, n, HEAP)
+        r = _models(mpy, tmp_path, n, MODELS_HEAP)
         assert r.rc == 0, r
         assert "MODELS 100 None 'fake-model-00095'" in r.out, r.out
-        live = _models(mpy, tmp_path, n, HEAP, live=True)
+        live = _models(mpy, tmp_path, n, MODELS_HEAP, live=True)
         assert live.rc == 0, live
         working[n] = live.working
 
     def passes(heap):
         x = _models(mpy, tmp_path, 20000, heap)
         return x.rc == 0 and "MODELS 100 None 'fake-model-00095'" in x.out
-    measure.smallest("heap", "openai: a 1.8 MB model list (20000 ids)", passes, HEAP, FLOOR,
+    measure.smallest("heap", "openai: a 1.8 MB model list (20000 ids)", passes, MODELS_HEAP,
                      working_600=working[600], working_20000=working[20000])
     assert working[20000] - working[600] < 2048
     assert working[20000] < 24 * 1024

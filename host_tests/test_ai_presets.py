@@ -9,6 +9,7 @@ from ai import catalog
 from ai.config import THINKING, ConfigError, parse_model, resolve
 from ai.styles import load
 from styletest import base_cfg, body_json
+from mpyrun import GOAL
 
 HI = [{"role": "user", "content": "hi"}]
 
@@ -289,7 +290,7 @@ def test_micropython_maps_the_same(mpy):
                                      ("gemini", ["gemini-3-pro-preview", "gemini-3-flash"]),
                                      ("kimi", ["kimi-k2"]), ("ollama", ["qwen3:4b"]))
              for m in ms for w in THINKING]
-    r = mpy.run("ai_efforts", heap="64K", input="".join("%s %s %s\n" % c for c in cases))
+    r = mpy.run("ai_efforts", heap=GOAL, input="".join("%s %s %s\n" % c for c in cases))
     assert r.rc == 0, r
     want = []
     for p, m, w in cases:

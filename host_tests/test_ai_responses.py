@@ -417,7 +417,7 @@ def test_fetch_models_and_errors_end_to_end(srv, flash):
 
 # ------------------------------------------------------------ MicroPython
 
-HEAP = "64K"
+HEAP = "35K"
 
 
 def _scenario(mpy, tmp_path, heap, stream, live=False, data_only=False):
@@ -460,23 +460,36 @@ def test_micropython_chat_with_a_tool_round(mpy, measure, tmp_path, stream, data
 # of encrypted content, as the console's chat with tools does: a local
 # tool costs no MCP client, a streamed reply no more than a whole one but
 # its SSE reader (one pull parser, no rules compiled per reply)
-RUN_HEAP = "58K"
+RUN_HEAP = "37K"
 
 
-@pytest.mark.parametrize("stream,data_only", [(False, False), (True, False), (True, True)],
-                         ids=["whole", "stream", "stream-data-only"])
-def test_micropython_run_with_a_reasoning_item(mpy, tmp_path, stream, data_only):
+def _run_scenario(mpy, tmp_path, heap, stream, data_only):
     with FakeResponses(models=["gpt-5-mini"]) as s:
         s.data_only = data_only
         s.options(chunked=True)
         s.queue(Calls([("get_weather", {"city": "Rochdale"})], think=Think(size=2000)))
-        r = mpy.run("ai_run_responses", heap=RUN_HEAP, timeout=60,
-                    args=[s.base_url, "gpt-5-mini", "sk-test", tmp_path,
+        root = tmp_path / ("run-%s" % heap)
+        root.mkdir()
+        r = mpy.run("ai_run_responses", heap=heap, timeout=60,
+                    args=[s.base_url, "gpt-5-mini", "sk-test", root,
                           "stream" if stream else "whole"])
-        replayed = s.last.json["input"]
+        return r, s.last.json["input"] if s.requests else None
+
+
+@pytest.mark.parametrize("stream,data_only", [(False, False), (True, False), (True, True)],
+                         ids=["whole", "stream", "stream-data-only"])
+def test_micropython_run_with_a_reasoning_item(mpy, measure, tmp_path, stream, data_only):
+    r, replayed = _run_scenario(mpy, tmp_path, RUN_HEAP, stream, data_only)
     assert r.rc == 0, r
     assert ("RUN 'tool said: 12 C, drizzle in Rochdale' None "
             "['user', 'assistant', 'tool', 'assistant']") in r.out, r.out
     assert "ECHO ['reasoning', 'function_call']" in r.out
     rs = [it for it in replayed if it.get("type") == "reasoning"]
     assert len(rs) == 1 and len(rs[0]["encrypted_content"]) > 2700
+
+    def passes(heap):
+        x = _run_scenario(mpy, tmp_path, heap, stream, data_only)[0]
+        return x.rc == 0 and "RUN 'tool said: 12 C, drizzle in Rochdale' None" in x.out
+    measure.smallest("heap", "responses %s%s: ai.run replaying a 2.7 KB reasoning item"
+                     % ("stream" if stream else "whole", " data-only" if data_only else ""),
+                     passes, RUN_HEAP)

@@ -36,7 +36,7 @@ STYLES = [
     ("gemini", FakeGemini, "gemini-2.5-flash", "AIza-test", {}),
     ("ollama", lambda **k: FakeOpenAI(flavor="ollama", **k), "llama3.2", "-", {}),
 ]
-CHAT_CAP = "48K"        # (being measured)
+CHAT_CAP = "46K"        # every style's blocking and awaited calls, one after the other
 TICK_BOUND = 20         # ms: the worst gap of a 10 ms ticker while a reply streams
 LONG = 64 * 1024
 
@@ -128,18 +128,24 @@ def test_aio_gives_what_the_blocking_calls_give(provider, fake, model, key, extr
     assert httpc.pool_stats()["sockets"] == 0
 
 
-@pytest.mark.parametrize("provider,fake,model,key,extra", STYLES[:4], ids=[s[0] for s in STYLES[:4]])
-def test_micropython_aio_gives_what_the_blocking_calls_give(mpy, tmp_path, provider, fake, model,
-                                                            key, extra):
+def _same(mpy, tmp_path, heap, provider, fake, model, key):
     with fake(key=key, models=[model]) as srv:
         srv.options(chunked=True)
         queue_round(srv)
         queue_round(srv)
+        root = tmp_path / ("same-%s" % heap)
+        root.mkdir()
         args = ["same", "openai" if provider == "responses" else provider, srv.base_url, model,
-                key, tmp_path]
+                key, root]
         if provider == "responses":
             args.append("responses")
-        r = mpy.run("aio_chat", heap=CHAT_CAP, args=args, timeout=60)
+        return mpy.run("aio_chat", heap=heap, args=args, timeout=60)
+
+
+@pytest.mark.parametrize("provider,fake,model,key,extra", STYLES[:4], ids=[s[0] for s in STYLES[:4]])
+def test_micropython_aio_gives_what_the_blocking_calls_give(mpy, measure, tmp_path, provider, fake,
+                                                            model, key, extra):
+    r = _same(mpy, tmp_path, CHAT_CAP, provider, fake, model, key)
     assert r.rc == 0, r
     lines = dict((ln[:ln.index(" ", ln.index(" ") + 1)], ln[ln.index(" ", ln.index(" ") + 1):])
                  for ln in r.out.splitlines() if ln[:4] in ("ASK ", "STRE", "RUN "))
@@ -150,6 +156,12 @@ def test_micropython_aio_gives_what_the_blocking_calls_give(mpy, tmp_path, provi
         else:
             assert b.replace("call_", "x") == a.replace("call_", "x"), (b, a)
     assert "'Hello from the fake.'" in lines["ASK A"] and "The sum is 5." in lines["RUN A"]
+
+    def passes(heap):
+        x = _same(mpy, tmp_path, heap, provider, fake, model, key)
+        return x.rc == 0 and "The sum is 5." in x.out.split("RUN A", 1)[-1]
+    measure.smallest("heap", "%s: ai.ask, a stream and ai.run, blocking then awaited (ai.aio)"
+                     % provider, passes, CHAT_CAP)
 
 
 def long_text():
@@ -436,7 +448,7 @@ def test_micropython_concurrent_calls_wait_for_the_boards_tls_budget(mpy, tmp_pa
         srv.options(chunked=True, delay=0.3)
         srv.queue(Text("one"), Text("two"), Text("three"))
         with TLSFront(srv.base_url, local) as front:
-            r = mpy.run("aio_chat", heap="48K", args=["budget", "openai", front.base + "/v1",
+            r = mpy.run("aio_chat", heap=CHAT_CAP, args=["budget", "openai", front.base + "/v1",
                                                       "gpt-4o-mini", "sk-test", tmp_path],
                         timeout=60, ca=local.der)
             peak, total = front.peak, front.total
@@ -496,7 +508,7 @@ def test_micropython_heap_of_an_awaited_stream(mpy, tmp_path):
         with FakeOpenAI(key="sk-test", models=["gpt-4o-mini"]) as srv:
             srv.options(chunked=True)
             srv.queue(*[Text(text)] * replies)
-            r = mpy.working("aio_chat", heap="48K", args=[mode, "openai", srv.base_url,
+            r = mpy.working("aio_chat", heap=CHAT_CAP, args=[mode, "openai", srv.base_url,
                                                           "gpt-4o-mini", "sk-test", tmp_path],
                             timeout=60)
         assert "MEM" in r.out and "None" in r.out, r.out
@@ -575,12 +587,13 @@ def test_aio_run_with_an_mcp_server(flash, sdk_server):
     assert offered[0] == offered[-1] and "sdk__get_weather" in offered[0], offered
 
 
-MCP_CAP = "36K"         # the SDK server's six calls need 27K (test_mcp), +asyncio
+MCP_CAP = "36K"         # the SDK server's calls, blocking then awaited (mcp.aio)
 EXAMPLE_HEAP = "64K"    # the example: the board's server (the console's commands) and a chat
 
 
-def test_micropython_mcp_aio_gives_what_the_blocking_calls_give(mpy, sdk_server):
-    r = mpy.run("aio_mcp", heap=MCP_CAP, args=[sdk_server()], timeout=60)
+def test_micropython_mcp_aio_gives_what_the_blocking_calls_give(mpy, measure, sdk_server):
+    url = sdk_server()
+    r = mpy.run("aio_mcp", heap=MCP_CAP, args=[url], timeout=60)
     assert r.rc == 0, r
     lines = {}
     for ln in r.out.splitlines():
@@ -591,24 +604,25 @@ def test_micropython_mcp_aio_gives_what_the_blocking_calls_give(mpy, sdk_server)
         assert lines[(what, "A")] == lines[(what, "B")], (what, r.out)
     assert lines[("CALL", "A")] == "('Rochdale: 12 C, drizzle', None)", r.out
 
+    def passes(heap):
+        x = mpy.run("aio_mcp", heap=heap, args=[url], timeout=60)
+        return x.rc == 0 and "CALL A ('Rochdale: 12 C, drizzle', None)" in x.out
+    measure.smallest("heap", "mcp: the Python SDK server's calls, blocking then awaited (mcp.aio)",
+                     passes, MCP_CAP)
+
 
 # ---------------------------------------------------------------- the example
 
-def test_the_documented_example_serves_mcp_beside_a_sensor_and_a_chat(mpy, tmp_path):
-    """lib/README.md's example program (scenarios/aio_example.py, the same
-    text: test_docs) in EXAMPLE_HEAP: while its chat streams and runs
-    the model's tool call, the official SDK client lists and calls the
-    board's tools on its MCP server, and no task of the loop waits more
-    than TICK_BOUND while the chat streams (from its first piece, on the
-    process's CPU clock, as the ticker test); the server task answers a
-    request in one go, which holds the loop for that request, and before
-    the first piece the connection and the requests' writes hold it
-    (both printed: lib/README.md says so)."""
+def _example(mpy, tmp_path, heap):
+    """The example program at heap with the SDK client calling it -> (its
+    exit status, stdout, stderr, the client's list and call, the tool
+    messages the model got)."""
     import json
+    import os
     import subprocess
     from boardserve import TOKEN
-    from test_mcp_server import sdk, text_of
-    flash = tmp_path / "flash"
+    from test_mcp_server import sdk
+    flash = tmp_path / ("flash-%s-%d" % (heap, len(os.listdir(str(tmp_path)))))
     flash.mkdir()
     with socket.socket() as so:
         so.bind(("127.0.0.1", 0))
@@ -621,7 +635,7 @@ def test_the_documented_example_serves_mcp_beside_a_sensor_and_a_chat(mpy, tmp_p
             "ai.general.provider": "ollama", "ai.general.base_url": srv.base_url,
             "ai.general.model": "llama3.2", "mcp.serve.token": TOKEN}))
         env = mpy.env({"ANTOS_ARGV": "\x1f%s\x1f%d" % (flash, port)})
-        p = subprocess.Popen(mpy.cmd("aio_example_run", EXAMPLE_HEAP), env=env, stdout=subprocess.PIPE,
+        p = subprocess.Popen(mpy.cmd("aio_example_run", heap), env=env, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True, preexec_fn=mpyrun_ahead())
         try:
             url = "http://127.0.0.1:%d/mcp" % port
@@ -638,18 +652,47 @@ def test_the_documented_example_serves_mcp_beside_a_sensor_and_a_chat(mpy, tmp_p
         finally:
             if p.poll() is None:
                 p.kill()
-    assert p.returncode == 0, out + err
+        tool_msgs = [m for m in srv.requests[-1].json["messages"] if m["role"] == "tool"]
+    return p.returncode, out, err, listed, called, tool_msgs
+
+
+def _example_ok(rc, out, err, listed, called, tool_msgs):
+    from test_mcp_server import text_of
+    assert rc == 0, out + err
     assert "The sensor reads what the tool said." in out and "the sensor waited" in out, out
     assert "pwd" in [t["name"] for t in listed["tools"]], listed
     assert text_of(called).strip() == "/", called
-    tool_msgs = [m for m in srv.requests[-1].json["messages"] if m["role"] == "tool"]
     assert tool_msgs and tool_msgs[0]["content"].startswith("the sensor reads "), tool_msgs
+
+
+def test_the_documented_example_serves_mcp_beside_a_sensor_and_a_chat(mpy, measure, tmp_path):
+    """lib/README.md's example program (scenarios/aio_example.py, the same
+    text: test_docs) in EXAMPLE_HEAP: while its chat streams and runs
+    the model's tool call, the official SDK client lists and calls the
+    board's tools on its MCP server, and no task of the loop waits more
+    than TICK_BOUND while the chat streams (from its first piece, on the
+    process's CPU clock, as the ticker test); the server task answers a
+    request in one go, which holds the loop for that request, and before
+    the first piece the connection and the requests' writes hold it
+    (both printed: lib/README.md says so)."""
+    got = _example(mpy, tmp_path, EXAMPLE_HEAP)
+    _example_ok(*got)
+    out = got[1]
     probe, serving, before = [int(x) for x in out.split("PROBE ")[1].split()[:3]]
     print("example: longest wait on the CPU clock %d ms while the chat streamed, %d ms in "
           "which the server answered a request, %d ms before the first piece (connections, "
           "the requests); the sensor's own line: %s"
           % (probe, serving, before, out.split("the sensor waited")[1].split("\n")[0]))
     assert probe <= TICK_BOUND, out
+
+    def passes(heap):       # (what it does; the loop's timing is the test's)
+        try:
+            _example_ok(*_example(mpy, tmp_path, heap))
+        except AssertionError:
+            return False
+        return True
+    measure.smallest("heap", "the asyncio example: the board's MCP server, a sensor and a chat",
+                     passes, EXAMPLE_HEAP)
 
 
 def mpyrun_ahead():

@@ -17,6 +17,7 @@ from httpserver import Server
 
 import cacerts
 from toolrun import load, run
+from mpyrun import GOAL
 
 cabundle = load("cabundle")
 
@@ -196,7 +197,7 @@ def test_bundle_verifies_a_tls_server_under_micropython(mpy, pki, bundles):
     certificate), reusing the httpc TLS scenario of test_httpc."""
     good, bad = bundles
     with Server(ok_handler, tls=pki["ctx"]) as srv:
-        r = mpy.run("http_tls", heap="64K", args=[srv.port, good, bad, pki["src"]],
+        r = mpy.run("http_tls", heap=GOAL, args=[srv.port, good, bad, pki["src"]],
                     timeout=60)
     out = [ln for ln in r.out.splitlines() if not ln.startswith("HEAPMON")]
     assert r.rc == 0, r
@@ -384,7 +385,7 @@ def test_micropython_default_roots_are_the_bundle(mpy, pki):
     test CA's server; ca=<test CA file> replaces the bundle and works. A
     broken or missing bundle is a clear "TLS:" error."""
     with Server(ok_handler, tls=pki["ctx"]) as srv:
-        r = mpy.run("http_ca", heap="64K", args=[srv.port, pki["a"]], timeout=60)
+        r = mpy.run("http_ca", heap=GOAL, args=[srv.port, pki["a"]], timeout=60)
     assert r.rc == 0, r
     out = r.out.splitlines()
     refused = "bundle tls TLS: certificate not trusted for localhost (unknown CA)"

@@ -12,6 +12,7 @@ import trustme
 import compat
 import httpc
 from httpserver import Server
+from mpyrun import GOAL
 
 
 @pytest.fixture(autouse=True)
@@ -242,7 +243,7 @@ def test_a_request_written_in_pieces_does_not_wait_for_nagle():
 
 def test_mpy_a_request_written_in_pieces_does_not_wait_for_nagle(mpy):
     with Server(echo) as srv:
-        r = mpy.run("http_nodelay", heap="64K", args=[srv.port], timeout=60)
+        r = mpy.run("http_nodelay", heap=GOAL, args=[srv.port], timeout=60)
         assert r.rc == 0, r
         ms = float(r.out.split("post-ms ")[1].split()[0])
         assert srv.accepts == 1
@@ -775,7 +776,7 @@ def mp_lines(r):
 @pytest.mark.smoke
 def test_mpy_http_basic(mpy):
     with Server(echo) as srv:
-        r = mpy.run("http_basic", heap="64K", args=[srv.port, free_port()],
+        r = mpy.run("http_basic", heap=GOAL, args=[srv.port, free_port()],
                     timeout=60)
         out = mp_lines(r)
         assert out[-1] == "DONE", r
@@ -802,27 +803,30 @@ def test_mpy_http_basic(mpy):
         assert moved[0].headers["x-ok"] == "1"
         ka = [q.conn for q in srv.requests if q.path.endswith("/ka")]
         assert len(ka) == 10 and len(set(ka)) == 1
-        live = mpy.working("http_basic", heap="64K", args=[srv.port, free_port()], timeout=60)
+        live = mpy.working("http_basic", heap=GOAL, args=[srv.port, free_port()], timeout=60)
         print("http_basic working heap:", live.working)
         assert live.working < 12000, live.working
 
 
 # The heap a 16 KB read() needs is about twice the body (pieces, then the
-# result): 48K for each framing, where the doubling buffer it replaced
-# failed for chunked and close-delimited bodies even at 64K.
-READ_HEAP = "56K"
+# result); make measure bisects it.
+READ_HEAP = "46K"
 
 
-def test_mpy_read_whole_bodies(mpy):
+def test_mpy_read_whole_bodies(mpy, measure):
     paths = ["/len/1000", "/chunked/1000", "/len/16000", "/chunked/16000",
              "/close/16000"]
+    want = ["%s %d %d" % (p, int(p.split("/")[2]), sum(body_of(int(p.split("/")[2]))))
+            for p in paths]
     with Server(echo) as srv:
         r = mpy.run("http_read", heap=READ_HEAP, args=[srv.port] + paths,
                     timeout=60)
         live = mpy.working("http_read", heap=READ_HEAP, args=[srv.port] + paths, timeout=60)
-    assert mp_lines(r) == ["%s %d %d" % (p, int(p.split("/")[2]),
-                                         sum(body_of(int(p.split("/")[2]))))
-                           for p in paths], r
+        assert mp_lines(r) == want, r
+        measure.smallest("heap", "httpc: read() of 16 KB bodies whole (length, chunked, close)",
+                         lambda heap: mpy.run("http_read", heap=heap, args=[srv.port] + paths,
+                                              timeout=60).out.splitlines()[:len(want)] == want,
+                         READ_HEAP)
     print("read() of 16 KB bodies, working heap:", live.working)
     assert live.working < 40000, live.working
 
@@ -830,7 +834,7 @@ def test_mpy_read_whole_bodies(mpy):
 def test_mpy_http_tls(mpy, pki):
     ctx, p = pki
     with Server(ok_handler, tls=ctx) as srv:
-        r = mpy.run("http_tls", heap="64K", args=[srv.port, p["good"], p["bad"],
+        r = mpy.run("http_tls", heap=GOAL, args=[srv.port, p["good"], p["bad"],
                                                    p["pem"]], timeout=60)
         out = mp_lines(r)
         assert out == [

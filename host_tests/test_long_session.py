@@ -1,16 +1,19 @@
-"""A long session at the console, as `make sim` runs it: tools/sim.py as
-the ANTOS_ESP32 board (frozen code emulated, the profile's GC heap, the
-firmware's GC setting, the profile's network budget), stdin and stdout
-pipes, against a loopback fake provider and the official Python SDK MCP
-server. 300 commands of what a person types in an evening: help, `?`,
-set/get, ls/cat/df/free, `ai` questions with 1, 16 and 64 KB replies,
-tool calls approved at the console, `ai history`, `ai -tools`, `ai tools
-list`, `mcp add/test/tools/read/call`, `ai edit`/`ai undo`, `mcp serve`
-started and stopped, Ctrl-C in the middle of a reply. The session ends
-with no out-of-memory line and no traceback, and the heap in use after a
-collect (a /bin command that prints it) comes back, after every round of
-commands, within 2 KB of where it was after the first round (what the
-first round imports stays imported, as frozen modules do on the board)."""
+"""A long session at the console, as `make sim` runs it: tools/sim.py as the
+ANTOS_ESP32 board (frozen code emulated, the firmware's GC setting, the
+profile's network budget) with SESSION_CAP of heap free (the project's
+goal is GOAL: the board keeps 64K of its 112K GC heap for a program of the
+user's own; this session does not fit it yet, MEASUREMENTS.md says why;
+`make sim` alone gives the console all 112K), stdin and stdout pipes,
+against a loopback fake provider and the official Python SDK MCP server.
+300 commands of what a person types in an evening: help, `?`, set/get,
+ls/cat/df/free, `ai` questions with 1, 16 and 64 KB replies, tool calls
+approved at the console, `ai history`, `ai -tools`, `ai tools list`, `mcp
+add/test/tools/read/call`, `ai edit`/`ai undo`, `mcp serve` started and
+stopped, Ctrl-C in the middle of a reply. The session ends with no
+out-of-memory line and no traceback, and the heap in use after a collect
+(a /bin command that prints it) comes back, after every round of commands,
+within 2 KB of where it was after the first round (what the first round
+imports stays imported, as frozen modules do on the board)."""
 import json
 import os
 import re
@@ -21,15 +24,20 @@ import subprocess
 import sys
 import time
 
-import boardprofile
 from fakes import Calls, FakeOpenAI, Text
+from mpyrun import GOAL, parse_size
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIM = os.path.join(ROOT, "tools", "sim.py")
 PAT = "0123456789abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ.,;\n"
 COMMANDS = 300
 SLACK = 2048
-BOARD_HEAP = boardprofile.load("ANTOS_ESP32")["figures"]["gc_heap"]
+# what the session needs, plus 4K: over the goal (a 16 KB `mcp read` at
+# the console is one str in a heap the session's 64 KB replies fragment;
+# its tool round needs what test_mem's with cached tools does)
+SESSION_CAP = "84K"
+SESSION_WHY = ("mcp read of a 16 KB resource, one str, beside the ~21 KB the console keeps, "
+               "late in the session; its tool round as the console's with cached tools")
 
 HEAPNOW = '''"""heapnow: the heap in use after a collect, in bytes (a test's probe)."""
 SPEC = {"desc": "heap in use after a collect", "usage": "heapnow", "args": ()}
@@ -58,9 +66,9 @@ class Session:
     """tools/sim.py on pipes: a line in, the output up to the next prompt
     (or a question) out."""
 
-    def __init__(self, flash):
+    def __init__(self, flash, heap):
         self.p = subprocess.Popen(
-            [sys.executable, SIM, "--board", "ANTOS_ESP32", "--flash", str(flash)],
+            [sys.executable, SIM, "--board", "ANTOS_ESP32", "--flash", str(flash), "--heap", heap],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             cwd=ROOT, start_new_session=True)
         self.raw = b""
@@ -138,9 +146,10 @@ class Session:
                 self.p.wait()
 
 
-def test_a_300_command_session_on_the_esp32_profile(tmp_path, sdk_server):
-    mcp_url = sdk_server(big=True)
-    flash = tmp_path / "flash"
+def _session(tmp_path, mcp_url, heap):
+    """The 300 commands at heap (free once the emulated flash is in place);
+    AssertionError at the first thing that goes wrong."""
+    flash = tmp_path / ("flash-%s" % heap)
     (flash / "bin").mkdir(parents=True)
     (flash / "bin" / "heapnow.py").write_text(HEAPNOW)
     (flash / "notes.txt").write_text("first line\nsecond line\n")
@@ -150,7 +159,7 @@ def test_a_300_command_session_on_the_esp32_profile(tmp_path, sdk_server):
         (flash / "settings.json").write_text(json.dumps({
             "ai.general.provider": "ollama", "ai.general.base_url": srv.base_url,
             "ai.general.model": "llama3.2"}))
-        s = Session(flash)
+        s = Session(flash, heap)
         try:
             heaps = []
             s.line("mcp add sdk " + mcp_url)
@@ -168,7 +177,7 @@ def test_a_300_command_session_on_the_esp32_profile(tmp_path, sdk_server):
                 assert "second line" in s.line("cat notes.txt")
                 s.line("df")
                 m = re.search(r"heap: .* used, .* free, (\d+) KB total", s.line("free"))
-                assert m and abs(int(m.group(1)) - BOARD_HEAP // 1024) <= 2, m   # the board's figures
+                assert m and abs(int(m.group(1)) - parse_size(heap) // 1024) <= 2, m   # as the board's
                 srv.queue(Text(text_of(size)))
                 out = s.line("ai write me %d characters" % size, timeout=120)
                 assert "0123456789abcdef" in out, out[-500:]
@@ -212,3 +221,17 @@ def test_a_300_command_session_on_the_esp32_profile(tmp_path, sdk_server):
         out = s.raw.decode("utf-8", "replace")
         assert "out of memory" not in out and "Traceback" not in out, out[-3000:]
         assert "NETBUDGET" not in out
+
+
+def test_a_300_command_session_on_the_esp32_profile(tmp_path, sdk_server, measure):
+    mcp_url = sdk_server(big=True)
+    _session(tmp_path, mcp_url, SESSION_CAP)
+
+    def passes(heap):
+        try:
+            _session(tmp_path, mcp_url, heap)
+        except AssertionError:
+            return False
+        return True
+    measure.smallest("heap", "the console: a 300-command session (make sim, ANTOS_ESP32)",
+                     passes, SESSION_CAP, goal=GOAL, why=SESSION_WHY)

@@ -20,8 +20,8 @@ import mcp
 import store
 from mcp import client, items
 from mcpfake import McpFake as Fake, reply, sse, text_result
-import mpyrun
 import peers
+from mpyrun import GOAL
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CONF_CLIENT = os.path.join(HERE, "mcp_conformance_client.py")
@@ -257,16 +257,16 @@ def mpy_conf_cmd(mpy, tmp_path_factory):
 
 
 # The client connects as the console does (mcp.connect_named: the settings
-# and the registry in RAM). Each scenario runs at a cap within the 64K goal
-# (free heap, see mpyrun) with the firmware's GC and the ANTOS_ESP32 board's
-# network budget; make measure bisects the smallest heaps.
-@pytest.mark.parametrize("scenario,heap", [("initialize", "44K"), ("tools_call", "49K"),
-                                           ("sse-retry", "57K"),
-                                           ("elicitation-sep1034-client-defaults", "63K"),
-                                           ("auth/metadata-default", "54K"),
-                                           ("auth/scope-step-up", "60K"),
-                                           ("auth/pre-registration", "56K"),
-                                           ("auth/client-credentials-basic", "56K")])
+# and the registry in RAM). Each scenario runs at its cap (free heap, see
+# mpyrun) with the firmware's GC and the ANTOS_ESP32 board's network
+# budget; make measure bisects the smallest heaps.
+@pytest.mark.parametrize("scenario,heap", [("initialize", "26K"), ("tools_call", "28K"),
+                                           ("sse-retry", "33K"),
+                                           ("elicitation-sep1034-client-defaults", "35K"),
+                                           ("auth/metadata-default", "32K"),
+                                           ("auth/scope-step-up", "34K"),
+                                           ("auth/pre-registration", "32K"),
+                                           ("auth/client-credentials-basic", "32K")])
 def test_conformance_micropython(conformance, mpy, measure, mpy_conf_cmd, scenario, heap):
     rc, out = conformance(scenario, mpy_conf_cmd(heap), timeout=60)
     conformance_passed(rc, out, scenario)
@@ -274,15 +274,16 @@ def test_conformance_micropython(conformance, mpy, measure, mpy_conf_cmd, scenar
     def passes(h):
         rc, out = conformance(scenario, mpy_conf_cmd(h), timeout=60)
         return rc == 0 and "OVERALL: PASSED" in out
-    measure.smallest("heap", "MCP conformance %s" % scenario, passes, heap,
-                     "%dK" % (mpyrun.parse_size(heap) // 1024 - 12))
+    measure.smallest("heap", "MCP conformance %s" % scenario, passes, heap)
 
 
 # ------------------------------------------------------------ MicroPython
 
-# mcp_sdk and mcp_everything run at the 64K goal (free heap, see mpyrun; the
+# mcp_sdk and mcp_everything run at their caps (free heap, see mpyrun; the
 # store module, which mcp.call spools a result in, is in their baseline as
 # on the board); their working sets are measured in live=True runs.
+SDK_HEAP = "31K"
+EVERYTHING_HEAP = "38K"
 SDK_LINES = ["connect None 2025-11-25", "tools None add,echo,fail,get_weather,slow_count",
              "add ('5', None)", "weather ('Rochdale: 12 C, drizzle', None)",
              "fail (None, 'tool error: Error executing tool fail: nope') True",
@@ -295,14 +296,14 @@ def _sdk_ok(r):
 
 def test_micropython_sdk(mpy, measure, sdk_server):
     url = sdk_server()
-    r = mpy.run("mcp_sdk", heap="64K", args=[url], timeout=60)
+    r = mpy.run("mcp_sdk", heap=SDK_HEAP, args=[url], timeout=60)
     assert r.rc == 0, r
     for line in SDK_LINES:
         assert line in r.out, r.out
-    live = mpy.working("mcp_sdk", heap="64K", args=[url], timeout=60)
+    live = mpy.working("mcp_sdk", heap=SDK_HEAP, args=[url], timeout=60)
     measure.smallest("heap", "mcp: the Python SDK server, six calls",
                      lambda heap: _sdk_ok(mpy.run("mcp_sdk", heap=heap, args=[url], timeout=60)),
-                     "64K", "32K", imports=r.imports, working=live.working)
+                     SDK_HEAP, imports=r.imports, working=live.working)
     assert live.working < 20000, live.working
 
 
@@ -318,14 +319,15 @@ def _everything_misses(r, size):
 
 def test_micropython_everything(mpy, measure, everything_server, tmp_path):
     size = len(raw_image(everything_server))
-    r = mpy.run("mcp_everything", heap="64K", args=[everything_server], timeout=60, cwd=tmp_path)
+    r = mpy.run("mcp_everything", heap=EVERYTHING_HEAP, args=[everything_server], timeout=60,
+                cwd=tmp_path)
     assert not _everything_misses(r, size), r
-    live = mpy.working("mcp_everything", heap="64K", args=[everything_server], timeout=60,
+    live = mpy.working("mcp_everything", heap=EVERYTHING_HEAP, args=[everything_server], timeout=60,
                        cwd=tmp_path)
     measure.smallest("heap", "mcp: the reference everything server", lambda heap: not
                      _everything_misses(mpy.run("mcp_everything", heap=heap, cwd=tmp_path,
                                                 args=[everything_server], timeout=60), size),
-                     "64K", "32K", imports=r.imports, working=live.working)
+                     EVERYTHING_HEAP, imports=r.imports, working=live.working)
     # 13+ tools are kept + buffers, and during each call the server's GET
     # stream (a second connection with its buffers and mcp/listen.py)
     assert live.working < 34000, live.working
@@ -381,7 +383,7 @@ def test_a_url_that_is_not_mcp_says_what_came_back(mpy):
             want.append("x: %s does not look like an MCP endpoint: it answered initialize "
                         "with HTTP 200, %s, %s" % (url, ct or "no content type", shown))
             assert mcp.connect(url, name="x") == (None, want[-1])
-        r = mpy.run("mcp_connect", heap="64K", args=urls)
+        r = mpy.run("mcp_connect", heap=GOAL, args=urls)
     assert r.rc == 0, r
     assert r.out.split("\n")[:len(urls)] == ["CONNECT " + repr(w) for w in want], r.out
 

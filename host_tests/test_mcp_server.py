@@ -33,6 +33,7 @@ import pytest
 import compat
 import peers
 from boardserve import HEAP, TOKEN, Board, init, make_flash, raw, rpc
+from mpyrun import GOAL, parse_size
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SDK_CLIENT = os.path.join(HERE, "peers", "sdk_client.py")
@@ -208,22 +209,52 @@ def _served(b):
     return int(re.search(r"requests: (\d+)", out).group(1))
 
 
-def test_twenty_sdk_sessions_in_a_row_at_the_servers_cap(board):
+# 20 Python SDK sessions in a row (the product's scenario, issue 40: an AI
+# on a PC connecting again and again), within the goal
+SESSIONS_CAP = "41K"
+
+
+def _twenty_sessions(mpy, tmp_path, heap):
+    """20 SDK sessions in a row against a board serving at heap -> (board,
+    the sessions' results, the board's measurements); AssertionError at the
+    first thing that goes wrong."""
+    folder = tmp_path / ("twenty-%s-%d" % (heap, len(os.listdir(str(tmp_path)))))
+    folder.mkdir()
+    b = Board(mpy, make_flash(folder), heap)
+    try:
+        with open(os.path.join(b.flash, "bin", "probe.py"), "w") as f:
+            f.write(PROBE)
+        runs = sdk(b.url, SESSION, sessions=20, timeout=300)
+        served = _served(b)
+        return b, runs, served, b.close()
+    finally:
+        b.kill()
+
+
+def test_twenty_sdk_sessions_in_a_row_at_the_servers_cap(mpy, measure, tmp_path):
     """An AI on a PC connects again and again: 20 Python SDK sessions in a
     row (one client process), each listing the tools and calling them, at
-    the server's heap cap with the firmware's GC. What a session loaded is
-    gone before the next one, so the last is served as the first was."""
-    b = board()
-    with open(os.path.join(b.flash, "bin", "probe.py"), "w") as f:
-        f.write(PROBE)
-    runs = sdk(b.url, SESSION, sessions=20, timeout=300)
+    SESSIONS_CAP with the firmware's GC. What a session loaded is gone
+    before the next one, so the last is served as the first was."""
+    assert parse_size(SESSIONS_CAP) <= parse_size(GOAL)
+    b, runs, served, m = _twenty_sessions(mpy, tmp_path, SESSIONS_CAP)
     for first, r in runs:
         assert first == {"server": "antos", "version": "2025-11-25"}
         _session_ok(r)
-    assert _served(b) >= 20 * (len(SESSION) + 3)
-    m = b.close()
+    assert served >= 20 * (len(SESSION) + 3)
     assert "out of memory" not in b.text
     assert m["idle"] < IDLE_BUDGET and m["peak"] < CALL_BUDGET
+
+    def passes(heap):
+        try:
+            x, xruns, _, _ = _twenty_sessions(mpy, tmp_path, heap)
+            for _, r in xruns:
+                _session_ok(r)
+        except AssertionError:
+            return False
+        return "out of memory" not in x.text
+    measure.smallest("heap", "the board's MCP server, 20 SDK sessions in a row", passes,
+                     SESSIONS_CAP, goal=GOAL)
 
 
 def test_sessions_in_a_row_leave_the_heap_as_they_found_it(board):
@@ -294,6 +325,85 @@ def test_typescript_sdk_client(board):
     assert "sessions: 0\n" in b.line("mcp serve status", "allowed beyond")
     m = b.close()
     assert m["idle"] < IDLE_BUDGET and m["peak"] < CALL_BUDGET
+
+
+# ---------------------------------------------------------------- two clients at once
+
+# The product's scenario (issue 40): the board serving two AIs on PCs at
+# once, the Python SDK client and the TypeScript one, each in a session of
+# its own, while the console waits at its prompt; at the goal heap.
+TWO_CLIENTS_CAP = "41K"
+SDK_STEPS = [{"op": "tools"},
+             {"op": "call", "name": "ls", "args": {}},
+             {"op": "call", "name": "cat", "args": {"file": "/boot.py"}},
+             {"op": "level", "level": "info"},
+             {"op": "call", "name": "probe", "args": {"count": 2}, "progress": True},
+             {"op": "call", "name": "free", "args": {}},
+             {"op": "tools"}]
+
+
+def _two_clients(mpy, tmp_path, heap):
+    """The Python SDK client and the TypeScript one at once against a board
+    serving at heap -> (board, {"sdk": steps' results or the failure, "ts":
+    ...}, the board's measurements or the failure)."""
+    folder = tmp_path / ("two-%s-%d" % (heap, len(os.listdir(str(tmp_path)))))
+    folder.mkdir()
+    b = Board(mpy, make_flash(folder), heap)
+    try:
+        with open(os.path.join(b.flash, "bin", "probe.py"), "w") as f:
+            f.write(PROBE)
+        got = {}
+
+        def client(name, run):
+            try:
+                got[name] = run()
+            except AssertionError as e:
+                got[name] = e
+        threads = [threading.Thread(target=client, args=("sdk", lambda: sdk(b.url, SDK_STEPS)[1])),
+                   threading.Thread(target=client, args=("ts", lambda: ts_client(b.url)))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(300)
+        try:
+            m = b.close()
+        except AssertionError as e:
+            m = e
+        return b, got, m
+    finally:
+        b.kill()
+
+
+def _two_clients_ok(b, got, m):
+    r, ts = got.get("sdk"), got.get("ts")
+    return (isinstance(r, list) and isinstance(ts, dict) and isinstance(m, dict)
+            and "out of memory" not in b.text
+            and not [x for x in r if "error" in x] and r[0] == r[6]
+            and text_of(r[2]) == "# boot.py of the test flash\nprint('booted')"
+            and text_of(r[4]) == "step 1 of 2\nstep 2 of 2\ncount=2 words=[]"
+            and text_of(r[5]).startswith("heap:")
+            and text_of(ts["probe"]) == "step 1 of 2\nstep 2 of 2\ncount=2 words=[]"
+            and ts["read"][0]["text"] == "# boot.py of the test flash\nprint('booted')\n")
+
+
+def test_two_clients_at_once_at_the_goal_heap(mpy, measure, tmp_path):
+    """The Python SDK client and the TypeScript SDK client, each listing
+    and calling (an event stream with progress too), at once: both get
+    every answer, at TWO_CLIENTS_CAP (within the goal)."""
+    assert parse_size(TWO_CLIENTS_CAP) <= parse_size(GOAL)
+    b, got, m = _two_clients(mpy, tmp_path, TWO_CLIENTS_CAP)
+    assert isinstance(got.get("sdk"), list), got.get("sdk")
+    assert isinstance(got.get("ts"), dict), got.get("ts")
+    assert isinstance(m, dict), m
+    assert _two_clients_ok(b, got, m), (got, b.text[-3000:])
+    assert m["n"] >= len(SDK_STEPS) + 8        # both sessions' requests
+    def passes(heap):
+        try:
+            return _two_clients_ok(*_two_clients(mpy, tmp_path, heap))
+        except AssertionError:      # (the board out of memory at its start)
+            return False
+    measure.smallest("heap", "the board's MCP server, two clients at once (SDK and TypeScript)",
+                     passes, TWO_CLIENTS_CAP, goal=GOAL)
 
 
 # ---------------------------------------------------------------- conformance suite

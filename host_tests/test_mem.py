@@ -8,34 +8,37 @@ live data). `make measure` bisects the smallest heaps
 (tools/bench/MEASUREMENTS.md).
 
 - ai.ask / ai.run, every style (openai, anthropic, gemini, the text
-  fallback), streamed and not, 2 KB and 16 KB replies at 64K: the reply is
-  recorded into a conversation on flash as it arrives (keep=False,
-  ai.history turn), which is what the console does. A str returned to an
-  API caller is one block of RAM: 1 KB and 16 KB at 64K too.
-- A 300 KB streamed reply at 64K: the clean "longer than" error.
+  fallback), streamed and not, 2 KB and 16 KB replies at FLASH_CAP: the
+  reply is recorded into a conversation on flash as it arrives
+  (keep=False, ai.history turn), which is what the console does. A str
+  returned to an API caller is one block of RAM: 1 KB and 16 KB at STR_CAP.
+- A 300 KB streamed reply at FLASH_CAP: the clean "longer than" error.
 - The console (`ai QUESTION`, every module of that path imported, markdown
-  on): 1/16/64 KB replies at CONSOLE_CAP (the goal is 80K), the reply in
-  the history file byte for byte, `ai history` to its end and a follow-up
-  round at the same heap, the 64 KB round's peak within 2 KB of the 1 KB
-  round's.
+  on): 1/16/64 KB replies at CONSOLE_CAP, the reply in the history file
+  byte for byte, `ai history` to its end and a follow-up round at the same
+  heap, the 64 KB round's peak within 2 KB of the 1 KB round's; with 101
+  cached tools offered, a 64 KB reply and a tool round (the product's
+  scenarios, issue 40).
 - A chat offering a tools cache of 10/50/200 tools (schemas ~800 bytes)
-  at 64K, peaks within 2 KB.
+  at TOOLS_CACHE_CAP, peaks within 2 KB.
 - MCP: a 1 MB tool result of the Python SDK server (with and without the
   duplicate structuredContent) cut to the board's mcp.max_result while
-  read; a 49-tool server listed over five pages at 64K.
+  read, or written whole into a file; ai.run on it; a 49-tool server
+  listed over five pages.
 - No MemoryError leaves a public function: each is called with almost no
   heap left.
 """
 import json
 import os
 import re
+import shutil
 
 import pytest
 
 from fakes import Calls, FakeAnthropic, FakeGemini, FakeOpenAI, FakeTextOnly, Text
 from mcpfake import McpFake, reply, sse
 import mcp
-from mpyrun import parse_size
+from mpyrun import GOAL, parse_size
 
 PAT = "0123456789abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ.,;\n"
 STYLES = {
@@ -44,27 +47,38 @@ STYLES = {
     "gemini": (FakeGemini, "gemini", "gemini-2.5-flash", "AIza-test"),
     "fallback": (FakeTextOnly, "openai", "text-model-1", "sk-test"),
 }
-CAP = "64K"
+# Each scenario runs at its cap: the heap free once the emulated flash is
+# in place, the smallest at which it passes (make measure bisects it) plus
+# 3-4K. The product's scenarios (issue 40) have the project's goal, GOAL:
+# the board keeps 64K of its 112K GC heap for a program of the user's own.
+# ai.ask / ai.run of 2 and 16 KB replies into a conversation on flash, and
+# a 300 KB one refused
+FLASH_CAP = "37K"
+# a 16 KB reply as one str
+STR_CAP = "50K"
 # the console's rounds (every module of `ai QUESTION` imported, markdown on,
 # the board's read-only commands offered as tools: ai.tools.local's default)
-CONSOLE_CAP = "78K"
-CONSOLE_GOAL = "80K"
-# ai.run(mcps=) offering a 49-tool server, and an MCP result read into a str
-RESULT_CAP = CAP
-# ai.run on a 1 MB tool result: the model's reply after it ran out of
-# memory at 64K ("out of memory after 279 characters of the reply"; the
-# result itself goes from the socket to flash, never whole in RAM)
-BIG_RUN_CAP = "68K"
-# the project's goal for the library (the board keeps 64K of its 112K for
-# the program's own), and mcp.call(..., into=) of a 1 MB result: it passes
-# at 26K (the imports included)
-GOAL = "48K"
-INTO_CAP = "30K"
+CONSOLE_CAP = "48K"
+TABLE_CAP = "49K"
+IN_A_ROW_CAP = "52K"
+# a chat offering a tools cache of 10, 50 or 200 tools
+TOOLS_CACHE_CAP = "34K"
+# an MCP result of 1 MB read into a str, cut to mcp.max_result
+RESULT_CAP = "46K"
+BARE_CAP = "46K"
+# mcp.call(..., into=) of a 1 MB result
+INTO_CAP = "33K"
+# ai.run on a 1 MB tool result (the result goes from the socket to flash,
+# never whole in RAM)
+BIG_RUN_CAP = "48K"
+# ai.run(mcps=) offering a 49-tool server listed over five pages
+PAGES_CAP = "41K"
+# mcp.call of a 2 KB or 300 KB picture, decoded to flash
+PICTURE_CAP = "36K"
 # bytes of a tool result kept: the default of mcp.max_result (a program's
 # str) and ai.max_tool_result (a chat's), the note after a cut one
 LIMIT = mcp.MAX_RESULT
 CUT_1MB = LIMIT + len("\n... (truncated, 1048576 bytes)")
-MCP_RUN_CAP = CAP
 
 
 def judged_and_working(run):
@@ -81,7 +95,7 @@ def text_of(size):
     return (PAT * (size // len(PAT) + 1))[:size]
 
 
-def _long(mpy, tmp_path, style, how, size, keep, heap=CAP, tag="", live=False):
+def _long(mpy, tmp_path, style, how, size, keep, heap=FLASH_CAP, tag="", live=False):
     fake, provider, model, key = STYLES[style]
     with fake(key=key, models=[model]) as srv:
         srv.options(chunked=True)
@@ -99,9 +113,9 @@ def _long(mpy, tmp_path, style, how, size, keep, heap=CAP, tag="", live=False):
 
 @pytest.mark.parametrize("how", ["ask", "ask-stream", "run", "run-stream"])
 @pytest.mark.parametrize("style", list(STYLES))
-def test_long_replies_on_flash_at_64k(mpy, tmp_path, style, how):
+def test_long_replies_on_flash(mpy, measure, tmp_path, style, how):
     """2 KB and 16 KB through ai.ask / ai.run into a conversation on flash:
-    both pass at 64K, the text read back from the file is the reply, and
+    both pass at FLASH_CAP, the text read back from the file is the reply, and
     the 16 KB working set is within 2 KB of the 2 KB one. Both are past
     the part of a store.Spool kept in RAM (SPOOL_RAM), so both pay for
     the spool's open file: the comparison is of growth with size, not of
@@ -116,27 +130,33 @@ def test_long_replies_on_flash_at_64k(mpy, tmp_path, style, how):
             assert line.endswith(" %d" % size) and int(line.split()[4]) >= pieces, line
         peaks.append(max(_long(mpy, tmp_path, style, how, size, "flash", tag=t, live=True)[0]
                          .working for t in ("live1", "live2")))
-    print("%s %s: working %d B (2 KB) %d B (16 KB) at %s" % (style, how, peaks[0], peaks[1], CAP))
+    print("%s %s: working %d B (2 KB) %d B (16 KB) at %s" % (style, how, peaks[0], peaks[1], FLASH_CAP))
     assert peaks[1] - peaks[0] < 2048, peaks
+
+    def passes(heap):
+        x, ln = _long(mpy, tmp_path, style, how, 16384, "flash", heap)
+        return x.rc == 0 and ln.startswith("LONG 16384 None True ")
+    measure.smallest("heap", "a 16 KB reply into a conversation on flash (%s, %s)" % (style, how),
+                     passes, FLASH_CAP, shared=True)
 
 
 @pytest.mark.parametrize("style", list(STYLES))
 def test_api_str_reply_sizes(mpy, measure, tmp_path, style):
     """The str API callers get is one block of RAM: 1 KB and 16 KB pass at
-    64K. The 16 KB needs one free block that large once the response is
+    STR_CAP. The 16 KB needs one free block that large once the response is
     closed: it is read back from flash (store.Spool) after a collect, and
     the style's code, loaded on first use, was put low in the heap (a
     collect first) instead of into that free top."""
-    r, line = _long(mpy, tmp_path, style, "ask-stream", 1024, "str")
+    r, line = _long(mpy, tmp_path, style, "ask-stream", 1024, "str", STR_CAP)
     assert r.rc == 0 and line.startswith("LONG 1024 None True"), line
-    r, line = _long(mpy, tmp_path, style, "ask", 16384, "str")
+    r, line = _long(mpy, tmp_path, style, "ask", 16384, "str", STR_CAP)
     assert r.rc == 0 and line.startswith("LONG 16384 None True"), line
 
     def passes(heap):
         x, ln = _long(mpy, tmp_path, style, "ask", 16384, "str", heap)
         return x.rc == 0 and ln.startswith("LONG 16384 None True")
-    if style == "openai":
-        measure.smallest("heap", "a 16 KB reply as a str (ai.ask, openai)", passes, CAP, "48K")
+    measure.smallest("heap", "a 16 KB reply as a str (ai.ask, %s)" % style, passes, STR_CAP,
+                     shared=True)
 
 
 def test_300k_streamed_reply_is_a_clean_error(mpy, tmp_path):
@@ -173,7 +193,6 @@ def _history(flash):
 
 
 def test_console_long_replies(mpy, measure, tmp_path):
-    assert parse_size(CONSOLE_CAP) <= parse_size(CONSOLE_GOAL)
     peaks = {}
     for size in (1024, 16384, 65536):
         flash = tmp_path / ("flash%d" % size)
@@ -218,7 +237,7 @@ def test_console_long_replies(mpy, measure, tmp_path):
                     return _console_ok(_console_run(mpy, f, ["ai", "write", "a", "long", "text"],
                                                     heap))
                 measure.smallest("heap", "the console's `ai QUESTION` with a 64 KB reply",
-                                 passes, CONSOLE_CAP, "64K", goal=CONSOLE_GOAL)
+                                 passes, CONSOLE_CAP)
         print("console %d B reply: working set %d B" % (size, peaks[size]))
     measure.record("working", "the console's `ai QUESTION`, 1/16/64 KB replies",
                    **{"%d B" % k: v for k, v in peaks.items()})
@@ -265,7 +284,7 @@ def test_console_table_replies(mpy, measure, tmp_path):
             live = run("96K", live=True)
             assert _console_ok(live), (live.out[-2000:], live.err)
             peaks[size] = live.working
-            r = run(CONSOLE_GOAL)
+            r = run(TABLE_CAP)
             assert _console_ok(r), (r.out[-2000:], r.err)
             if size == 512:
                 def passes(heap):
@@ -273,7 +292,7 @@ def test_console_table_replies(mpy, measure, tmp_path):
                     got = run(heap)
                     return _console_ok(got) and len(set(map(len, _table_rows(got)))) == 1
                 measure.smallest("heap", "the console's `ai QUESTION` with a 512 B table, aligned",
-                                 passes, CONSOLE_GOAL, "64K", goal=CONSOLE_GOAL)
+                                 passes, TABLE_CAP)
         rows = _table_rows(r)
         assert len(rows) == text.count("\n") - 1, (len(rows), r.out[-500:])
         assert rows[0] == ("\u2502 n  \u2502 city       \u2502 weather                 \u2502"
@@ -286,13 +305,11 @@ def test_console_table_replies(mpy, measure, tmp_path):
     assert abs(peaks[65536] - peaks[16384]) < 2048, peaks
 
 
-def test_console_long_replies_in_a_row(mpy, tmp_path):
-    """One console, three questions whose replies are 1, 16 and 64 KB, then
-    `ai history`, at the console's goal heap: what one reply leaves behind
-    does not keep the next from fitting."""
-    flash = tmp_path / "flash"
+def _in_a_row(mpy, tmp_path, heap, texts):
+    """One console, `ai one ; ai two ; ai three ; ai history` on a fresh
+    flash -> (result, the questions the model got, the flash)."""
+    flash = tmp_path / ("row-%s" % heap)
     flash.mkdir()
-    texts = [text_of(n) for n in (1024, 16384, 65536)]
     with FakeOpenAI(flavor="ollama") as srv:
         srv.options(chunked=True)
         srv.delta_size = 32
@@ -301,11 +318,19 @@ def test_console_long_replies_in_a_row(mpy, tmp_path):
             "ai.general.provider": "ollama", "ai.general.base_url": srv.base_url,
             "ai.general.model": "llama3.2"}))
         cmd = "ai one ; ai two ; ai three ; ai history".split()
-        r = mpy.run("aicmd_long", heap=CONSOLE_GOAL, args=[flash] + cmd, timeout=300,
-                    input="")
-        assert _console_ok(r), (r.out[-2000:], r.err)
-        assert [q.json["messages"][-1]["content"] for q in srv.requests] == [
-            "one", "two", "three"]
+        r = mpy.run("aicmd_long", heap=heap, args=[flash] + cmd, timeout=300, input="")
+        # (a request cut short by the board's MemoryError has no JSON)
+        return r, [q.json["messages"][-1]["content"] for q in srv.requests if q.json], flash
+
+
+def test_console_long_replies_in_a_row(mpy, measure, tmp_path):
+    """One console, three questions whose replies are 1, 16 and 64 KB, then
+    `ai history`, at IN_A_ROW_CAP: what one reply leaves behind does not
+    keep the next from fitting."""
+    texts = [text_of(n) for n in (1024, 16384, 65536)]
+    r, asked, flash = _in_a_row(mpy, tmp_path, IN_A_ROW_CAP, texts)
+    assert _console_ok(r), (r.out[-2000:], r.err)
+    assert asked == ["one", "two", "three"]
     # the conversation on flash (trimmed to ai.history.bytes) ends with the
     # 64 KB reply byte for byte
     msgs = _history(flash)
@@ -314,6 +339,111 @@ def test_console_long_replies_in_a_row(mpy, tmp_path):
     for t in texts:
         assert t.rstrip("\n") in out                      # each streamed to the screen
     assert out.count(texts[2].rstrip("\n")) == 2         # and the last in ai history too
+
+    def passes(heap):
+        x, _, _ = _in_a_row(mpy, tmp_path, heap, texts)
+        return _console_ok(x) and CSI.sub("", x.out).count(texts[2].rstrip("\n")) == 2
+    measure.smallest("heap", "the console: 1, 16 and 64 KB replies in a row, then ai history",
+                     passes, IN_A_ROW_CAP)
+
+
+# ---------------------------------------------------------------- the console with cached tools
+
+# The product's console scenarios at the goal (issue 40): `ai QUESTION`
+# offering a tools cache of CACHED tools (as `ai -tools` writes it: the
+# Python SDK server's six and fillers of ~800-byte schemas) beside the
+# board's read-only commands, with a 64 KB reply; and the same question
+# answered after a tool round (the model calls one of the cached tools on
+# the SDK server, approved by the setting).
+CACHED = 101
+CACHED_REPLY_CAP = GOAL
+# over the goal: the tool round (the MCP call and the follow-up) on top of
+# the console; why it takes 10K more than a 64 KB reply is not known yet
+CACHED_ROUND_CAP = "62K"
+CACHED_ROUND_WHY = ("the console's tool round: 55K without the cache (test_shell_ai), a "
+                    "64 KB reply with the cache 46K; not yet analysed")
+
+
+def _cached_flash(tmp_path, name, settings, sdk):
+    """A flash with settings and a tools cache of CACHED tools: the SDK
+    server's, listed as `ai -tools` lists them (here, on CPython), then
+    fillers of a server that is not configured."""
+    import ai
+    import store
+    flash = tmp_path / name
+    flash.mkdir()
+    (flash / "settings.json").write_text(json.dumps(dict(settings, **{"mcp.sdk.url": sdk})))
+    store.set_root(str(flash))
+    try:
+        n, err = ai.tools_cache_build()
+    finally:
+        store.set_root(None)
+    assert err is None and n == 6, (n, err)
+    with open(flash / "tools.jsonl", "a") as f:
+        for i in range(CACHED - n):
+            f.write(json.dumps({"server": "fill", "name": "fill__t%d" % i, "remote": "t%d" % i,
+                                "description": "Tool %d of the filler server." % i,
+                                "parameters": _schema(i)}) + "\n")
+    return flash
+
+
+def _cached_round(mpy, tmp_path, sdk, heap, queue, question):
+    """One console `ai QUESTION` on a fresh flash with the tools cache ->
+    (result, screen text, the first request's tool names)."""
+    with FakeOpenAI(flavor="ollama") as srv:
+        srv.options(chunked=True)
+        srv.delta_size = 32
+        srv.queue(*queue)
+        flash = _cached_flash(tmp_path, "cached-%s-%d" % (heap, len(os.listdir(str(tmp_path)))), {
+            "ai.general.provider": "ollama", "ai.general.base_url": srv.base_url,
+            "ai.general.model": "llama3.2", "ai.tools.approve": "always"}, sdk)
+        r = _console_run(mpy, flash, question.split(), heap)
+        offered = [t["function"]["name"] for t in srv.requests[0].json["tools"]] \
+            if srv.requests else []
+    return r, CSI.sub("", r.out).replace("\r", ""), offered
+
+
+def test_console_question_with_cached_tools_and_a_64kb_reply(mpy, measure, tmp_path, sdk_server):
+    """`ai QUESTION` at the console offering 101 cached tools and the
+    board's read-only commands, answered with 64 KB: streamed to the screen
+    and into the history, at CACHED_REPLY_CAP."""
+    assert parse_size(CACHED_REPLY_CAP) <= parse_size(GOAL)
+    sdk = sdk_server()
+    text = text_of(65536)
+    r, out, offered = _cached_round(mpy, tmp_path, sdk, CACHED_REPLY_CAP, [Text(text)],
+                                    "ai write a long text")
+    assert _console_ok(r), (r.out[-2000:], r.err)
+    assert text.rstrip("\n") in out
+    cached = [n for n in offered if n.startswith(("sdk__", "fill__"))]
+    assert len(cached) == CACHED and "fill__t94" in cached and "sdk__get_weather" in cached
+    assert len(offered) > CACHED            # the board's commands too
+
+    def passes(heap):
+        x, o, _ = _cached_round(mpy, tmp_path, sdk, heap, [Text(text)], "ai write a long text")
+        return _console_ok(x) and text.rstrip("\n") in o
+    measure.smallest("heap", "the console's `ai QUESTION`, 101 cached tools, a 64 KB reply",
+                     passes, CACHED_REPLY_CAP, goal=GOAL)
+
+
+def test_console_tool_round_with_101_cached_tools(mpy, measure, tmp_path, sdk_server):
+    """`ai QUESTION` at the console offering 101 cached tools; the model
+    calls the SDK server's get_weather among them (approved by the
+    setting), the result goes back, the model answers: at
+    CACHED_ROUND_CAP."""
+    sdk = sdk_server()
+    call = Calls([("sdk__get_weather", {"city": "Rochdale"})])
+    r, out, offered = _cached_round(mpy, tmp_path, sdk, CACHED_ROUND_CAP, [call],
+                                    "ai what is the weather in Rochdale?")
+    assert _console_ok(r), (r.out[-2000:], r.err)
+    assert len([n for n in offered if n.startswith(("sdk__", "fill__"))]) == CACHED
+    assert "tool said: Rochdale: 12 C, drizzle" in out, out[-2000:]
+
+    def passes(heap):
+        x, o, _ = _cached_round(mpy, tmp_path, sdk, heap, [call],
+                                "ai what is the weather in Rochdale?")
+        return _console_ok(x) and "tool said: Rochdale: 12 C, drizzle" in o
+    measure.smallest("heap", "the console's tool round with 101 cached tools (MCP SDK server)",
+                     passes, CACHED_ROUND_CAP, goal=GOAL, why=CACHED_ROUND_WHY)
 
 
 # ---------------------------------------------------------------- tools cache
@@ -327,7 +457,7 @@ def _schema(i):
 
 
 @pytest.mark.parametrize("style", ["openai", "anthropic", "gemini"])
-def test_chat_with_a_tools_cache_of_any_size(mpy, tmp_path, style):
+def test_chat_with_a_tools_cache_of_any_size(mpy, measure, tmp_path, style):
     fake, provider, model, key = STYLES[style]
     peaks = {}
     for n in (10, 50, 200):
@@ -341,13 +471,22 @@ def test_chat_with_a_tools_cache_of_any_size(mpy, tmp_path, style):
         with fake(key=key, models=[model]) as srv:
             srv.options(chunked=True)
 
-            def run(live=False):
-                return mpy.run("ai_toolcache", heap=CAP, timeout=120, live=live,
-                               args=[provider, srv.base_url, model, key, root])
+            def run(live=False, heap=TOOLS_CACHE_CAP, at=root):
+                return mpy.run("ai_toolcache", heap=heap, timeout=120, live=live,
+                               args=[provider, srv.base_url, model, key, at])
             r, peak = judged_and_working(run)
             assert r.rc == 0, r
             assert "RUN '' None" in r.out and "ROLES ['user', 'assistant']" in r.out, r.out
             body = srv.requests[0].json
+            if n == 200:
+                def passes(heap):
+                    at = tmp_path / ("%s%d-%s" % (style, n, heap))
+                    at.mkdir()
+                    shutil.copy(str(root / "tools.jsonl"), str(at / "tools.jsonl"))
+                    x = run(heap=heap, at=at)
+                    return x.rc == 0 and "RUN '' None" in x.out
+                measure.smallest("heap", "a chat offering a tools cache of 200 tools (%s)" % style,
+                                 passes, TOOLS_CACHE_CAP)
         if style == "gemini":
             offered = body["tools"][0]["functionDeclarations"]
             assert offered[n - 1]["parameters"]["required"] == ["field_%d_0" % (n - 1)]
@@ -359,7 +498,7 @@ def test_chat_with_a_tools_cache_of_any_size(mpy, tmp_path, style):
             assert offered[n - 1]["function"]["parameters"] == _schema(n - 1)
         assert len(offered) == n
         peaks[n] = peak
-    print("%s chat offering 10/50/200 cached tools: working %s at %s" % (style, peaks, CAP))
+    print("%s chat offering 10/50/200 cached tools: working %s at %s" % (style, peaks, TOOLS_CACHE_CAP))
     assert max(peaks.values()) - min(peaks.values()) < 2048, peaks
 
 
@@ -394,7 +533,7 @@ def test_mcp_call_cuts_a_1mb_result_while_reading(mpy, measure, tmp_path, big_se
         x = run(heap)
         return x.rc == 0 and x.out.count("None True '\\n... (truncated, %d bytes)'" % BIG) == 2
     measure.smallest("heap", "mcp.call of a 1 MB result (cut to the board's mcp.max_result, a str)", passes,
-                     CAP, "48K")
+                     RESULT_CAP)
 
 
 def test_mcp_call_into_a_file_takes_a_1mb_result_at_the_goal_heap(mpy, measure, tmp_path,
@@ -416,7 +555,7 @@ def test_mcp_call_into_a_file_takes_a_1mb_result_at_the_goal_heap(mpy, measure, 
     def passes(heap):
         x = run(heap)
         return x.rc == 0 and x.out.count("None True %d" % BIG) == 2
-    measure.smallest("heap", "mcp.call of a 1 MB result into a file", passes, INTO_CAP, "16K")
+    measure.smallest("heap", "mcp.call of a 1 MB result into a file", passes, INTO_CAP)
 
 
 def test_an_mcp_picture_goes_to_flash_while_it_is_read(mpy, measure, tmp_path, big_server):
@@ -432,14 +571,14 @@ def test_an_mcp_picture_goes_to_flash_while_it_is_read(mpy, measure, tmp_path, b
     for size in (2048, 300 * 1024):
         root = tmp_path / ("pic%d" % size)
         root.mkdir()
-        r = mpy.run("mcp_picture", heap=CAP, args=[root, big_server, size], timeout=120)
+        r = mpy.run("mcp_picture", heap=PICTURE_CAP, args=[root, big_server, size], timeout=120)
         assert r.rc == 0, r
         data = picture_bytes(size)
         name = "/mcp/%s.png" % hashlib.sha256(data).hexdigest()[:16]
         assert "PICTURE None '[image image/png, %d bytes: %s]' ['%s']" % (size, name, name) in r.out, \
             r.out
         assert "SAVED %s %d %s" % (name, size, hashlib.sha256(data).hexdigest()) in r.out, r.out
-        working[size] = sorted(mpy.working("mcp_picture", heap=CAP, args=[root, big_server, size],
+        working[size] = sorted(mpy.working("mcp_picture", heap=PICTURE_CAP, args=[root, big_server, size],
                                            timeout=120).working for _ in range(3))[1]
     print("mcp.call of a 2 KB / 300 KB picture: working heap %r" % working)
     assert abs(working[300 * 1024] - working[2048]) < 1024, working
@@ -449,7 +588,7 @@ def test_an_mcp_picture_goes_to_flash_while_it_is_read(mpy, measure, tmp_path, b
     def passes(heap):
         return "PICTURE None" in mpy.run("mcp_picture", heap=heap, timeout=120,
                                          args=[tmp_path / "pic307200", big_server, 300 * 1024]).out
-    measure.smallest("heap", "mcp.call of a 300 KB picture (decoded to flash)", passes, CAP, "32K")
+    measure.smallest("heap", "mcp.call of a 300 KB picture (decoded to flash)", passes, PICTURE_CAP)
 
 
 def test_mcp_call_of_a_python_caller_without_the_store_module(mpy, measure, tmp_path,
@@ -462,7 +601,7 @@ def test_mcp_call_of_a_python_caller_without_the_store_module(mpy, measure, tmp_
     def run(heap):
         return mpy.run("mcp_big", heap=heap, args=[tmp_path, big_server, BIG, "bare"],
                        timeout=300, cwd=str(tmp_path))
-    r = run(CAP)
+    r = run(BARE_CAP)
     assert r.rc == 0, r
     for tool in ("big", "big_text"):
         assert "CALL %s %d None True '\\n... (truncated, %d bytes)'" % (tool, CUT_1MB, BIG) in r.out, \
@@ -473,7 +612,7 @@ def test_mcp_call_of_a_python_caller_without_the_store_module(mpy, measure, tmp_
         x = run(heap)
         return x.rc == 0 and x.out.count("None True '\\n... (truncated, %d bytes)'" % BIG) == 2
     measure.smallest("heap", "mcp.call of a 1 MB result, a program without store", passes,
-                     CAP, "48K")
+                     BARE_CAP)
 
 
 def test_ai_run_with_a_1mb_tool_result(mpy, measure, tmp_path, big_server):
@@ -514,19 +653,20 @@ def test_ai_run_with_a_1mb_tool_result(mpy, measure, tmp_path, big_server):
             return x.rc == 0 and "TOOL %d True" % min(size, LIMIT) in x.out
         return at
     measure.smallest("heap", "ai.run round on a 1 MB tool result (on flash)", passes(BIG),
-                     BIG_RUN_CAP, "52K")
+                     BIG_RUN_CAP, goal=GOAL)
     measure.smallest("heap", "ai.run round on a 1 KB tool result (on flash)", passes(1024),
-                     BIG_RUN_CAP, "52K")
+                     BIG_RUN_CAP)
 
 
 def test_ai_run_below_the_heap_it_needs_says_what_to_make_smaller(mpy, tmp_path, big_server):
-    """The 1 MB round at every heap from 56K to the one it needs: it passes,
+    """The 1 MB round at every heap from 12K below its cap to the cap: it passes,
     or the call and the round end in a line that says the memory ran out
     (a MemoryError half way through once left a closed socket behind that
     the next look reported as "network error (stream operation not
     supported)"). Outcomes vary with timing at one heap: this samples."""
     seen = set()
-    for k in range(56, parse_size(BIG_RUN_CAP) // 1024 - 1):
+    top = parse_size(BIG_RUN_CAP) // 1024
+    for k in range(top - 12, top - 1):
         with FakeOpenAI(key="sk-test", models=["gpt-4o-mini"]) as srv:
             srv.options(chunked=True)
             srv.queue(Calls([("sdk__big", {"size": BIG})]))
@@ -543,7 +683,7 @@ def test_ai_run_below_the_heap_it_needs_says_what_to_make_smaller(mpy, tmp_path,
         for x in failed:
             assert "out of memory" in x, (k, x)
         seen.add("passed" if run[0] == "RUN '' None" and not failed else "out of memory")
-    print("ai.run with a 1 MB result from 56K to %s: %s" % (BIG_RUN_CAP, sorted(seen)))
+    print("ai.run with a 1 MB result from %dK to %s: %s" % (top - 12, BIG_RUN_CAP, sorted(seen)))
 
 
 PAGE, TOOLS = 10, 49
@@ -569,7 +709,7 @@ def _paged_tools(f, msg, req, w):
 def test_a_49_tool_server_over_five_pages(mpy, measure, tmp_path):
     with McpFake(_paged_tools) as f:
         f.asked = []
-        r = mpy.run("mcp_pages", heap=CAP, args=[tmp_path, f.url, "list"], timeout=120)
+        r = mpy.run("mcp_pages", heap=PAGES_CAP, args=[tmp_path, f.url, "list"], timeout=120)
         assert r.rc == 0, r
         assert "LIST 49 None ['tool_00', 'tool_48']" in r.out, r.out
         assert f.asked == [0, 10, 20, 30, 40]
@@ -578,11 +718,11 @@ def test_a_49_tool_server_over_five_pages(mpy, measure, tmp_path):
                 return mpy.run("mcp_pages", heap=heap, args=[
                     tmp_path, f.url, "run", "openai", srv.base_url, "gpt-4o-mini", "sk-test"],
                     timeout=120)
-            run = run_at(MCP_RUN_CAP)
+            run = run_at(PAGES_CAP)
             assert run.rc == 0 and "RUN '' None" in run.out, run
             offered = [t["function"]["name"] for t in srv.requests[0].json["tools"]]
             measure.smallest("heap", "ai.run(mcps=) offering a 49-tool server (5 pages)",
-                             lambda h: "RUN '' None" in run_at(h).out, MCP_RUN_CAP, "48K")
+                             lambda h: "RUN '' None" in run_at(h).out, PAGES_CAP)
         assert offered == ["pages__tool_%02d" % i for i in range(TOOLS)]
 
 
@@ -621,7 +761,7 @@ def test_the_gc_collects_early_while_the_library_works(mpy, tmp_path, sdk_server
     with FakeOpenAI(key="sk-test", models=["gpt-4o-mini"]) as srv:
         srv.options(chunked=True)
         srv.queue(*[Text("a streamed reply, long enough to arrive in pieces " * 4)] * 4)
-        r = mpy.run("gc_threshold", heap=CAP, timeout=120,
+        r = mpy.run("gc_threshold", heap=GOAL, timeout=120,
                     args=[tmp_path, srv.base_url, "gpt-4o-mini", "sk-test", url])
     assert r.rc == 0, r
     seen = {}
@@ -640,7 +780,7 @@ def test_the_gc_collects_early_while_the_library_works(mpy, tmp_path, sdk_server
     for name, before in (("ai.ask", -1), ("ai.ask", 10 ** 8), ("ai.ask-kept", -1), ("ai.run", -1)):
         during, _after, _outcome, streaming = seen[(name, before)]
         during = int(during.split("=")[1])
-        assert 1024 <= during <= parse_size(CAP) // 4, (name, before, seen)
+        assert 1024 <= during <= parse_size(GOAL) // 4, (name, before, seen)
         assert streaming == ("-1" if name == "ai.ask" else str(during)), (name, before, seen)
     assert seen[("ai.ask", 512)][0] == "during=512" and seen[("ai.ask", 512)][3] == "512"
     assert set(seen) == {("ai.ask", -1), ("ai.ask", 512), ("ai.ask", 10 ** 8), ("ai.ask-kept", -1),

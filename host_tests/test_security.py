@@ -27,6 +27,7 @@ from fakes import Calls, Fail, FakeOpenAI, FakeTextOnly, Text
 # the pty console harness and the raw MCP server are shared, not copied
 from test_shell_ai import console, ollama_settings, read_lines, read_settings  # noqa: F401
 from test_mcp import Fake, reply, text_result
+from mpyrun import GOAL
 
 # ---------------------------------------------------------------- payloads
 
@@ -529,7 +530,7 @@ def test_security_functions_match_under_micropython(mpy, tmp_path):
                   "tool_name": loop.tool_name,
                   "lines": lambda t, j, w: list(approve.lines(t, j, w))}[a[0]]
             want.append(json.loads(json.dumps(fn(*a[1:]))))
-        r = mpy.run("security_units", heap="64K", args=[tmp_path],
+        r = mpy.run("security_units", heap=GOAL, args=[tmp_path],
                     input="".join(json.dumps(a, ensure_ascii=False) + "\n" for a in calls))
         assert r.rc == 0, r
         got = [json.loads(line) for line in r.out.splitlines() if line.strip()]

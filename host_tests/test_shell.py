@@ -583,7 +583,7 @@ def test_registry_parse_and_history_bound():
 
 # ---- memory ---------------------------------------------------------------------------
 
-SESSION_HEAP = "42K"
+SESSION_HEAP = "28K"
 
 
 def test_console_session_heap_under_unix_port(mpy, measure, tmp_path):

@@ -858,15 +858,16 @@ def test_spinner_turns_and_ctrl_c_works_while_the_provider_is_silent(console):
 
 # ---------------------------------------------------------------- memory
 
-def _mem_round(mpy, tmp_path, url, bare, live=False):
-    flash = tmp_path / ("%s%s" % ("bare" if bare else "console", "-live" if live else ""))
+def _mem_round(mpy, tmp_path, url, bare, live=False, heap=None):
+    flash = tmp_path / ("%s%s%s" % ("bare" if bare else "console", "-live" if live else "",
+                                    "-" + heap if heap else ""))
     flash.mkdir()
     with FakeOpenAI(flavor="ollama") as srv:
         srv.options(chunked=True)
         srv.queue(Calls([("sdk__get_weather", {"city": "Rochdale"})]))
         (flash / "settings.json").write_text(json.dumps(ollama_settings(
             srv, **{"mcp.sdk.url": url, "ai.tools.approve": "always"})))
-        r = mpy.run("aicmd_mem", heap=MEM_HEAP, args=[flash] + (["bare"] if bare else []),
+        r = mpy.run("aicmd_mem", heap=heap or MEM_HEAP, args=[flash] + (["bare"] if bare else []),
                     timeout=60, live=live)
     assert r.rc == 0, r
     assert "CACHE 6 None" in r.out, r.out      # the SDK's 5 tools and read_resource
@@ -875,12 +876,13 @@ def _mem_round(mpy, tmp_path, url, bare, live=False):
 
 
 # free once the emulated flash is in place (see mpyrun), with every module
-# imported (mcpcmd with login and serve, the registry with OAuth state)
-MEM_HEAP = "108K"
+# imported (mcpcmd with login and serve, the registry with OAuth state);
+# make measure bisects what the console's round needs
+MEM_HEAP = "59K"
 
 
 @pytest.fixture(scope="module")
-def mem_rounds(mpy, tmp_path_factory, sdk_server):
+def mem_rounds(mpy, measure, tmp_path_factory, sdk_server):
     """One ai round with an MCP tool call through the console, and the same
     round through ai.run alone, each run with the firmware's GC and then
     measured (live=True): (console working set, bare working set, console
@@ -891,6 +893,15 @@ def mem_rounds(mpy, tmp_path_factory, sdk_server):
     _mem_round(mpy, tmp, url, True)
     console_w = _mem_round(mpy, tmp, url, False, live=True)[0].working
     bare_w = _mem_round(mpy, tmp, url, True, live=True)[0].working
+
+    def passes(heap):
+        try:
+            _mem_round(mpy, tmp, url, False, heap=heap)
+        except AssertionError:
+            return False
+        return True
+    measure.smallest("heap", "the console's tool round (an MCP tool), every module imported",
+                     passes, MEM_HEAP)
     print("\nai round with an MCP tool call (unix port, all modules imported, no pooled "
           "connection): console %d B, ai.run alone %d B, console share %d B; budget %d B"
           % (console_w, bare_w, console_w - bare_w, BUDGET))

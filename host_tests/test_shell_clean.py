@@ -4,6 +4,7 @@ the MicroPython unix port in scenarios/shell_clean.py."""
 import pytest
 
 import shell
+from mpyrun import GOAL
 
 CASES = [
     ("plain text\twith tab\nand newline", "plain text\twith tab\nand newline"),
@@ -55,7 +56,7 @@ def test_clean_matches_under_micropython(mpy):
     import binascii
     import json
     texts = [t for t, _ in CASES if t]
-    r = mpy.run("shell_clean", heap="64K",
+    r = mpy.run("shell_clean", heap=GOAL,
                 input="".join(json.dumps(t, ensure_ascii=False) + "\n" for t in texts))
     assert r.rc == 0, r
     want = [binascii.hexlify(shell.clean(t).encode()).decode() for t in texts]

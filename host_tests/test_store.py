@@ -9,6 +9,7 @@ import pytest
 
 import store
 import mpyrun
+from mpyrun import GOAL
 
 
 def test_set_get_persist_and_delete(flash):
@@ -96,7 +97,7 @@ def test_killed_cpython_writer_leaves_readable_store(tmp_path):
 def test_killed_micropython_writer_leaves_readable_store(mpy, tmp_path):
     # the folder goes in the environment, as mpy.run() passes arguments:
     # argv is interned as names, which the heap cap's calibration never saw
-    kill_writer_repeatedly(mpy.cmd("store_writer", "64K"),
+    kill_writer_repeatedly(mpy.cmd("store_writer", GOAL),
                            mpy.env({"ANTOS_ARGV": "\x1f" + str(tmp_path)}), tmp_path, 15)
 
 

@@ -25,25 +25,45 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 OUT = os.path.join(HERE, "MEASUREMENTS.md")
 RECORDS = os.path.join(ROOT, "build", "measure", "records.jsonl")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "host_tests"))
+import boardprofile  # noqa: E402
 import mpybuild  # noqa: E402
+from mpyrun import GOAL, PROGRAM, STRETCH, parse_size  # noqa: E402
+
+BOARD_HEAP = boardprofile.load()["figures"]["gc_heap"]
 
 INTRO = """# Measurements
 
 Written by `make measure` (tools/bench/measure.py) on {date}, from the tree
-at git {rev}, on the MicroPython unix port ({machine}): do not edit by
-hand, run it again. How the tests measure, and why these figures are
-upper bounds of the ESP32's (64-bit objects, each function's loader
-record in the heap): [the test suite](../../host_tests/README.md).
+at git {rev}, on the MicroPython unix port: do not edit by hand, run it
+again. The MicroPython is v1.28.0 built for 32 bits ({machine} host) and
+configured like the ESP32 port (tools/mpunix.py), so objects, pointers and
+GC blocks are the board's size: these are the ESP32's figures, a little
+above them where the unix port still keeps in the heap what the board
+keeps in flash (each function's loader record, constant tuples and bytes).
+How the tests measure: [the test suite](../../host_tests/README.md).
 
 Every heap below is the heap left free once the emulated flash is in
 place, with the GC as the firmware sets it (`compat.gc_policy`: a
 collection each time a quarter of the free heap has been allocated) and
-the ANTOS_ESP32 board's network budget (one TLS connection, four sockets
-at once). *smallest* is the smallest heap at which the scenario passes
-(bisected in 1K steps), *cap* the heap its test asserts, *goal* the budget
-the project promises; *imports* is the heap a scenario's imports keep and
-*working* its working set, live data measured in a run of its own whose
-sampler collects every 1 KB (a heap is never judged that way).
+the ANTOS_ESP32 board's network budget (one TLS connection moving data,
+four sockets at once). *needs* is the smallest heap at which the scenario
+passes (bisected in 1K steps; it moves by 1-2K from run to run on a busy
+machine), *cap* the heap its test asserts (needs plus 3-4K), *left* what
+the scenario leaves of the ANTOS_ESP32's {board} GC heap for a program of
+the user's own (the board's heap less what it needs), *goal* the budget
+the project promises; *imports* is the heap
+a scenario's imports keep and *working* its working set, live data
+measured in a run of its own whose sampler collects every 1 KB (a heap is
+never judged that way).
+"""
+
+PRODUCT = """## The board's budget
+
+The ANTOS_ESP32 has {board} of GC heap; the board keeps {program} of it for
+the user's own program, so each of the product's scenarios must run
+within {goal} (the stretch goal: {stretch}). Each scenario's test runs it
+at its cap and `make measure` bisects what it needs:
 """
 
 TITLES = {
@@ -92,6 +112,10 @@ def cell(v):
     return str(v)
 
 
+def kb(n):
+    return "%dK" % (n // 1024)
+
+
 def tables(records):
     """{table: [(row, {figure: value})]} in the order first seen, rows
     sorted by name (the tests run in parallel)."""
@@ -101,8 +125,46 @@ def tables(records):
     return {t: sorted(rows.items()) for t, rows in out.items()}
 
 
+def heap_figures(figs):
+    """A heap row's figures in the table's order: needs, cap, left for a
+    program, goal, then the rest as recorded (a reason last)."""
+    out = {}
+    if "smallest" in figs:
+        out["needs"] = figs["smallest"]
+        out["cap"] = figs.get("cap", "")
+        out["left"] = kb(BOARD_HEAP - parse_size(figs["smallest"]))
+        out["goal"] = figs.get("goal", "")
+    for k, v in figs.items():
+        if k not in ("smallest", "cap", "goal", "why"):
+            out[k] = v
+    if figs.get("why"):
+        out["why"] = figs["why"]
+    return out
+
+
+def product(rows):
+    """The table of the product's scenarios (heap rows with a goal): what
+    each needs against the goal and the stretch goal."""
+    lines = [PRODUCT.format(board=kb(BOARD_HEAP), program=kb(PROGRAM), goal=GOAL,
+                            stretch=STRETCH)]
+    lines.append("| scenario | needs | left for a program | within %s | within %s | cap | why |"
+                 % (GOAL, STRETCH))
+    lines.append("|---|---|---|---|---|---|---|")
+    for row, figs in rows:
+        if not figs.get("goal") or "smallest" not in figs:
+            continue
+        need = parse_size(figs["smallest"])
+        lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            row, figs["smallest"], kb(BOARD_HEAP - need),
+            "yes" if need <= parse_size(figs["goal"]) else "**no**",
+            "yes" if need <= parse_size(STRETCH) else "no", figs.get("cap", ""),
+            figs.get("why", "")))
+    lines.append("")
+    return lines
+
+
 def render(records, bench, date, rev, frozen=None):
-    lines = [INTRO.format(date=date, rev=rev, machine=platform.machine())]
+    lines = [INTRO.format(date=date, rev=rev, machine=platform.machine(), board=kb(BOARD_HEAP))]
     if frozen:
         total = sum(n for _, n in frozen)
         big = sorted(frozen, key=lambda r: -r[1])[:5]
@@ -112,12 +174,20 @@ def render(records, bench, date, rev, frozen=None):
                      % (mpybuild.OPT, "{:,}".format(total), len(frozen), "{:,}".format(mpybuild.BUDGET),
                         (mpybuild.BUDGET - total) / 1024.0,
                         ", ".join("%s %s" % (m, "{:,}".format(n)) for m, n in big)))
-    for name, rows in tables(records).items():
+    found = tables(records)
+    if any(figs.get("goal") for _, figs in found.get("heap", ())):
+        lines += product(found["heap"])
+    for name, rows in found.items():
+        if name == "heap":
+            rows = [(row, heap_figures(figs)) for row, figs in rows]
         cols = []
         for _, figs in rows:
             for k in figs:
                 if k not in cols:
                     cols.append(k)
+        if "why" in cols:       # (the reasons last)
+            cols.remove("why")
+            cols.append("why")
         lines.append("## %s\n" % TITLES.get(name, name))
         lines.append("| scenario | " + " | ".join(cols) + " |")
         lines.append("|---|" + "---|" * len(cols))

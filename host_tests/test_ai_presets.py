@@ -282,6 +282,9 @@ def test_every_files_row_names_its_source():
         w = row.split()
         assert w[0] in set(catalog.ids()) and len(w) == 5, row
         assert key == " ".join(w[:2]) and len(source.strip()) > 8, (row, key, source)
+    # every provider says what its models take (without a row: no pictures)
+    for p in catalog.ids():
+        assert any(r.startswith(p + " * ") for r in rows), p
 
 
 def test_micropython_maps_the_same(mpy):

@@ -296,6 +296,14 @@ gemini * minimal low medium high"""
 #   gemini *: ai.google.dev/gemini-api/docs/image-understanding: 20 MB inline
 #   anthropic *: Anthropic vision guide: 5 MB an image, 32 MB a request
 #   copilot *: Copilot's models list says per model (capabilities.supports.vision)
+#   mistral *: docs.mistral.ai/capabilities/vision: the vision models (Pixtral, Mistral Small and Medium)
+#   deepseek *: api-docs.deepseek.com: the chat API takes text only
+#   openrouter *: openrouter.ai/docs/features/multimodal/images: the model's own input modalities
+#   xai *: docs.x.ai/docs/guides/image-understanding: jpg and png, the vision models
+#   cerebras *: inference-docs.cerebras.ai: text models only
+#   together *: docs.together.ai/docs/vision-overview: the vision models
+#   lmstudio *: lmstudio.ai/docs: images for a vision model loaded (the server answers)
+#   llamacpp *: github.com/ggml-org/llama.cpp/tree/master/tools/server: images with --mmproj
 FILES = """openai gpt-3.5 - - -
 openai * jpeg,png,gif,webp,pdf 20971520 52428800
 groq meta-llama/llama-4 jpeg,png,gif,webp - 4194304
@@ -310,7 +318,15 @@ kimi kimi-k2.7 jpeg,png,webp - -
 kimi * - - -
 gemini * jpeg,png,webp,pdf - 20971520
 anthropic * jpeg,png,gif,webp,pdf 5242880 33554432
-copilot * ?jpeg,png,gif,webp - -"""
+copilot * ?jpeg,png,gif,webp - -
+mistral * ?jpeg,png,gif,webp - -
+deepseek * - - -
+openrouter * ?jpeg,png,gif,webp - -
+xai * ?jpeg,png - -
+cerebras * - - -
+together * ?jpeg,png,webp - -
+lmstudio * ?jpeg,png,webp - -
+llamacpp * ?jpeg,png,webp - -"""
 
 
 def efforts(provider, model, table=EFFORTS):

@@ -1129,4 +1129,4 @@ def test_ai_with_files_at_the_console(console):
         c.clear()
         c.line("help ai")
         assert "ai [-u TYPE] [-new] [-f FILE]... QUESTION" in c.flat()
-        assert "files and pictures too: -f FILE" in c.flat()
+        assert "chat with the AI (files too: -f FILE)" in c.flat()

@@ -146,8 +146,8 @@ TABLE = (
     "py~leave to the Python REPL (shell.run() comes back)~~~system python",
     "reboot~restart the board (the simulator ends)~~~system",
     "exit~leave the console (the simulator ends)~~~system",
-    "ai~chat with the AI model (files and pictures too: -f FILE); chat mode, status, config,"
-    " models, presets, login, edit, history, tools"
+    "ai~chat with the AI (files too: -f FILE); chat mode, status, config, models, presets,"
+    " login, edit, history, tools"
     "~ai [-u TYPE] [-new] [-f FILE]... QUESTION | ai [-u TYPE] chat | ai -m MODEL QUESTION"
     " | ai -schema SCHEMA QUESTION | ai -schema-multi SCHEMA QUESTION | ai status"
     " | ai history | ai config [TYPE] | ai models [PROVIDER] | ai presets | ai login copilot"

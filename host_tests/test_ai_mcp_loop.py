@@ -132,7 +132,7 @@ def test_an_mcp_picture_reaches_a_model_that_sees(flash, everything_server, mode
         else:
             reply, err = ai.run(hist, mcps=["everything"])
         assert err is None, err
-        m = re.search(r"\[image image/png, (\d+) bytes: (/mcp/[0-9a-f]{16}\.png)\]", hist[2]["content"])
+        m = re.search(r"\[image image/png, (\d+) bytes: (/mcp-files/[0-9a-f]{16}\.png)\]", hist[2]["content"])
         assert m, hist[2]
         saved = (flash / m.group(2)[1:]).read_bytes()
         assert len(saved) == int(m.group(1))

@@ -211,3 +211,49 @@ def test_the_circle_check_finds_each_form():
 def test_no_module_takes_a_private_name_from_one_that_imports_it_back():
     circles = private_circles()
     assert not circles, "\n".join(circles)
+
+
+# what MicroPython's esp32 port freezes beside lib/ (its boards/manifest.py)
+PORT_FROZEN = {"asyncio", "requests", "ntptime", "mip", "upysh", "webrepl", "dht", "ds18x20",
+               "onewire", "neopixel", "espnow", "inisetup", "_boot", "flashbdev", "apa106",
+               "urequests", "umqtt", "aioespnow"}
+
+
+def _flash_roots():
+    """(module, name) for each name store.path() is given first in lib/: a
+    file or folder the library makes at the flash's root."""
+    found = []
+    for dirpath, _, files in os.walk(LIB):
+        for f in files:
+            if not f.endswith(".py"):
+                continue
+            path = os.path.join(dirpath, f)
+            with open(path, encoding="utf-8") as fh:
+                tree = ast.parse(fh.read())
+            consts = {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign)
+                      for t in n.targets if isinstance(t, ast.Name)
+                      and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str)}
+            for node in ast.walk(tree):
+                if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                        and node.func.attr == "path" and isinstance(node.func.value, ast.Name)
+                        and node.func.value.id == "store" and node.args):
+                    a = node.args[0]
+                    name = a.value if isinstance(a, ast.Constant) else consts.get(getattr(a, "id", None))
+                    if isinstance(name, str):
+                        found.append((os.path.relpath(path, LIB), name))
+    return found
+
+
+def test_no_file_on_flash_shadows_a_frozen_module():
+    """On the board sys.path is ['', '.frozen', '/lib'] with '' the flash's
+    root: a folder /mcp (or a file /mcp.py) there would be imported before
+    the frozen mcp package, on every boot after. So nothing the library
+    makes at the root is named like a module of lib/ or of the port's
+    frozen set."""
+    tops = {n[:-3] if n.endswith(".py") else n for n in os.listdir(LIB)
+            if n.endswith(".py") or os.path.isdir(os.path.join(LIB, n))}
+    roots = _flash_roots()
+    assert {"mcp/items.py", "ai/history.py"} <= {m for m, _ in roots}, roots
+    for module, name in roots:
+        base = name.split("/")[0].split(".")[0]
+        assert base not in tops | PORT_FROZEN, (module, name)

@@ -157,7 +157,7 @@ def test_everything_server(everything_server, flash):
     img = ok(mcp.call(conn, "get-tiny-image", {}))
     raw = raw_image(everything_server)
     # decoded to flash while it was read (mcp/items.py): the line says where
-    m = re.search(r"\[image image/png, %d bytes: (/mcp/[0-9a-f]{16}\.png)\]" % len(raw), img)
+    m = re.search(r"\[image image/png, %d bytes: (/mcp-files/[0-9a-f]{16}\.png)\]" % len(raw), img)
     assert m and img.startswith("Here's the image you requested:\n[image"), img
     assert (flash / m.group(1)[1:]).read_bytes() == raw and conn.last_files == [m.group(1)]
     links = ok(mcp.call(conn, "get-resource-links", {"count": 2}))
@@ -313,7 +313,7 @@ def _everything_misses(r, size):
     checks = [("rc 0", r.rc == 0), ("13+ tools", m and int(m.group(1)) >= 13)]
     checks += [(s, s in r.out) for s in (
         "echo,get-annotated-message,", "echo ('Echo: hi from micropython', None)",
-        "[image image/png, %d bytes: /mcp/" % size, "long ('Long running operation completed.")]
+        "[image image/png, %d bytes: /mcp-files/" % size, "long ('Long running operation completed.")]
     return [name for name, ok in checks if not ok]
 
 
@@ -614,8 +614,8 @@ def test_result_flattening_and_bounds(flash):
         lines = text.split("\n")
         assert lines[0] == "a"
         # an image or audio is decoded to flash as it is read, named by its hash
-        png = "/mcp/%s.png" % hashlib.sha256(base64.b64decode(PAYLOAD)).hexdigest()[:16]
-        wav = "/mcp/%s.wav" % hashlib.sha256(b"RIFF").hexdigest()[:16]
+        png = "/mcp-files/%s.png" % hashlib.sha256(base64.b64decode(PAYLOAD)).hexdigest()[:16]
+        wav = "/mcp-files/%s.wav" % hashlib.sha256(b"RIFF").hexdigest()[:16]
         assert lines[1] == "[image image/png, 6144 bytes: %s]" % png
         assert lines[2] == "[audio audio/wav, 4 bytes: %s]" % wav
         assert conn.last_files == [png, wav]

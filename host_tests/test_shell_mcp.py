@@ -179,9 +179,9 @@ def test_mcp_call_says_where_a_picture_went(console, sdk_server):  # noqa: F811
     url = sdk_server(big=True)
     c = console({"mcp.sdk.url": url})
     c.line('mcp call sdk picture {"size": 3000}')
-    m = re.search(r"\[image image/png, 3000 bytes: (/mcp/[0-9a-f]{16}\.png)\]", c.text())
+    m = re.search(r"\[image image/png, 3000 bytes: (/mcp-files/[0-9a-f]{16}\.png)\]", c.text())
     assert m, c.text()
     with open(c.flash + m.group(1), "rb") as f:
         data = f.read()
     want = (b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 12)[:3000]
-    assert data == want and m.group(1)[5:21] == hashlib.sha256(want).hexdigest()[:16]
+    assert data == want and m.group(1)[11:27] == hashlib.sha256(want).hexdigest()[:16]

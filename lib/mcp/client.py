@@ -223,7 +223,7 @@ class _Call(PassBytes):
     """Flattens a tools/call result into text for a model while it streams:
     text items joined with "\n" (appended as they arrive), images/audio
     decoded to flash as they are read and worded "[image image/png, 1234
-    bytes: /mcp/<hash>.png]" (their flash paths in files), blobs as "[blob
+    bytes: /mcp-files/<hash>.png]" (their flash paths in files), blobs as "[blob
     ..., 1234 bytes]" (size counted from the base64 stream), resource_link
     as "name <uri>", embedded text resources inline up to MAX_RESOURCE
     chars, structuredContent as compact JSON only when no text

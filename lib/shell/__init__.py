@@ -1100,31 +1100,37 @@ def run(banner=True):
     hooks.spinner = term.spinner
     try:
         while True:
-            p = _cwd + "> "
+            # (a Ctrl-C the VM raises between two commands, where the loop
+            # jumps back outside the inner try, lands here: the prompt again)
             try:
-                line = term.readline(p, history, term.complete, style=BOLD_GREEN,
-                                     serve=True)
-                if line == "\x01":     # mpremote wants the raw REPL: step aside
-                    out("(Python REPL for mpremote; shell.run() comes back)")
-                    left = "repl"
-                    return
-                if line is None:       # Ctrl-D on an empty line / end of input
-                    left = "exit"
-                    if tty():
-                        out("(Python REPL; shell.run() comes back)")
-                        left = "repl"
-                    return
-                dispatch(line)
+                while True:
+                    p = _cwd + "> "
+                    try:
+                        line = term.readline(p, history, term.complete, style=BOLD_GREEN,
+                                             serve=True)
+                        if line == "\x01":     # mpremote wants the raw REPL: step aside
+                            out("(Python REPL for mpremote; shell.run() comes back)")
+                            left = "repl"
+                            return
+                        if line is None:       # Ctrl-D on an empty line / end of input
+                            left = "exit"
+                            if tty():
+                                out("(Python REPL; shell.run() comes back)")
+                                left = "repl"
+                            return
+                        dispatch(line)
+                    except KeyboardInterrupt:
+                        # the line's own ^C, or one just after a command (a host
+                        # terminal's SIGINT, the board's UART): the prompt again
+                        continue
+                    except MemoryError:
+                        collect()
+                        err("out of memory reading the line")
+                    except Leave as e:
+                        left = e.args[0] if e.args else "repl"
+                        return
             except KeyboardInterrupt:
-                # the line's own ^C, or one just after a command (a host
-                # terminal's SIGINT, the board's UART): the prompt again
                 continue
-            except MemoryError:
-                collect()
-                err("out of memory reading the line")
-            except Leave as e:
-                left = e.args[0] if e.args else "repl"
-                return
     finally:
         _tasks.remove(t)
         hooks.ask = hooks.spinner = None

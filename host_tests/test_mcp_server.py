@@ -284,8 +284,9 @@ def test_sessions_in_a_row_leave_the_heap_as_they_found_it(board):
     assert max(abs(a) for a in after) < 512, after
     assert abs(after[-1] - after[0]) < 128, after
     # (a peak may read low, when the sampler thread wakes too late: the
-    # highest of five sessions is their real one)
-    assert abs(max(peak[5:]) - max(peak[:5])) < 512, peak
+    # highest of five sessions is their real one; the first sessions may
+    # need more, for what is made once: 608 B more once on a fresh clone)
+    assert max(peak[5:]) - max(peak[:5]) < 512, peak
     assert m["idle"] < IDLE_BUDGET and m["peak"] < CALL_BUDGET
 
 

@@ -159,7 +159,7 @@ def test_everything_server(everything_server, flash):
     # decoded to flash while it was read (mcp/items.py): the line says where
     m = re.search(r"\[image image/png, %d bytes: (/mcp-files/[0-9a-f]{16}\.png)\]" % len(raw), img)
     assert m and img.startswith("Here's the image you requested:\n[image"), img
-    assert (flash / m.group(1)[1:]).read_bytes() == raw and conn.last_files == [m.group(1)]
+    assert (flash / m.group(1)[1:]).read_bytes() == raw and conn.last_files == (m.group(1),)
     links = ok(mcp.call(conn, "get-resource-links", {"count": 2}))
     assert re.search(r"\n\S.* <demo://resource/\S+>\n\S.* <demo://resource/\S+>$", links), links
     text = ok(mcp.call(conn, "get-resource-reference", {"resourceType": "Text", "resourceId": 1}))
@@ -618,7 +618,7 @@ def test_result_flattening_and_bounds(flash):
         wav = "/mcp-files/%s.wav" % hashlib.sha256(b"RIFF").hexdigest()[:16]
         assert lines[1] == "[image image/png, 6144 bytes: %s]" % png
         assert lines[2] == "[audio audio/wav, 4 bytes: %s]" % wav
-        assert conn.last_files == [png, wav]
+        assert conn.last_files == (png, wav)
         assert (flash / png[1:]).read_bytes() == base64.b64decode(PAYLOAD)
         assert lines[3] == "X file <file:///x>"
         assert lines[4] == "[resource mem://t]"
@@ -658,7 +658,7 @@ def test_an_awaited_call_decodes_pictures_to_flash_too(flash):
         assert (flash / files[0][1:]).read_bytes() == base64.b64decode(PAYLOAD)
         assert (flash / files[1][1:]).read_bytes() == b"RIFF"
         ok(asyncio.run(maio.call(conn, "structured", {})))
-        assert conn.last_files == []
+        assert conn.last_files == ()
         mcp.close(conn)
 
 

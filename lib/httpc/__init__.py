@@ -117,6 +117,10 @@ pooled = {}     # idle kept-alive connections by key (scheme, host, port)
 # never grown: giving a buffer back allocates nothing (a close that ran
 # out of memory would leave its socket open)
 _spare = [bytearray(_BUF)]
+try:
+    from uctypes import addressof as _addr     # where a buffer's bytes are
+except ImportError:
+    _addr = id
 counts = {"opened": 0, "reused": 0, "sockets": 0, "tls": 0}   # (the last two: open now)
 # every connection open now, pooled or busy: close_all() reaches those of
 # a loop that was abandoned (a KeyboardInterrupt skips its tasks' finally)
@@ -244,9 +248,15 @@ class _Conn:
         self.wmv = self.rmv[0:_WCHUNK]
 
     def detach(self):
-        if self.rbuf is not None:
-            if _spare[0] is None:
-                _spare[0] = self.rbuf
+        b = self.rbuf
+        if b is not None:
+            # the lower of two is kept: one made while a second connection
+            # was open sits where the heap's frontier was, and kept there
+            # across calls it splits the free top (MCP results in a row,
+            # each needing one block, ran out that way)
+            s = _spare[0]
+            if s is None or _addr(b) < _addr(s):
+                _spare[0] = b
             self.rbuf = self.rmv = self.wmv = None
 
     def set_timeout(self, ms):

@@ -493,7 +493,9 @@ def _call(conn, name, args, dest, limit, opener=None):
     yield from pending(conn, "tools/call", params, acc, opener)
     acc.finish()
     conn.last_is_error = acc.is_error
-    conn.last_files = acc.files
+    # (a list made mid-call that outlived it would sit wherever the heap's
+    # frontier was, splitting the block the result's str needs)
+    conn.last_files = tuple(acc.files) if acc.files else ()
     return acc.total
 
 

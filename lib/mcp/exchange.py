@@ -65,7 +65,7 @@ class Conn:
     """One MCP session. Attributes useful to callers: name (label used in
     errors: the registry name, else host:port), url, session, version
     (negotiated), server (serverInfo.name), last_is_error (True when the
-    last call's result had isError), last_files (the flash paths of the
+    last call's result had isError), last_files (a tuple: the flash paths of the
     images and audio the last call's result carried, saved as they were
     read: mcp/items.py), authorize (fn(url) -> the address the
     browser was sent to, or the code: OAuth logins with a person), caps

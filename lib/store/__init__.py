@@ -146,6 +146,7 @@ class Spool:
         self.path = path("tmp", name)
         self.spill = spill      # False: RAM only (short text, no file)
         self.f = None
+        self.parts = []
         self.drop()
 
     def add(self, s):
@@ -174,7 +175,7 @@ class Spool:
             self.f = open(self.path, "wb")
         for s in parts:
             self.f.write(s.encode())
-        self.parts = []
+        del parts[:]
         self.k = 0
 
     def text(self):
@@ -229,7 +230,9 @@ class Spool:
                 self.f.close()
             self.f = None
             remove(self.path)
-        self.parts = []
+        # the same list, emptied: a spool kept across calls keeps nothing
+        # a call made (a new one would sit wherever the heap's frontier was)
+        del self.parts[:]
         self.size = self.held = self.k = 0
 
 

@@ -662,13 +662,14 @@ def test_an_awaited_call_decodes_pictures_to_flash_too(flash):
         mcp.close(conn)
 
 
-def test_a_result_into_a_file_is_whole_and_flattened_the_same(tmp_path):
+def test_a_result_into_a_file_is_whole_and_flattened_the_same(flash, tmp_path):
     """mcp.call(..., into=PATH): the whole text (no cut) in the file as it
     is read, flattened as the str is (items, structuredContent, escapes and
     \\u escapes of a JSON or SSE reply), and its size in bytes; a tool
     error's text goes there and its start into err; a result that came in
     a message that was not ours is forgotten; a file that cannot be written
-    is said so."""
+    is said so. (flash: its pictures go to the test's flash, not the
+    working folder.)"""
     sizes = {}
 
     def on(f, msg, req, w):

@@ -586,7 +586,7 @@ def test_an_mcp_picture_goes_to_flash_while_it_is_read(mpy, measure, tmp_path, b
         assert r.rc == 0, r
         data = picture_bytes(size)
         name = "/mcp-files/%s.png" % hashlib.sha256(data).hexdigest()[:16]
-        assert "PICTURE None '[image image/png, %d bytes: %s]' ['%s']" % (size, name, name) in r.out, \
+        assert "PICTURE None '[image image/png, %d bytes: %s]' ('%s',)" % (size, name, name) in r.out, \
             r.out
         assert "SAVED %s %d %s" % (name, size, hashlib.sha256(data).hexdigest()) in r.out, r.out
         working[size] = sorted(mpy.working("mcp_picture", heap=PICTURE_CAP, args=[root, big_server, size],

@@ -185,3 +185,20 @@ def test_mcp_call_says_where_a_picture_went(console, sdk_server):  # noqa: F811
         data = f.read()
     want = (b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 12)[:3000]
     assert data == want and m.group(1)[11:27] == hashlib.sha256(want).hexdigest()[:16]
+
+
+def test_mcp_call_and_read_show_the_start_and_count_the_rest(console, sdk_server):  # noqa: F811
+    """`mcp call` and `mcp read` print a result's first 4000 characters and
+    count the rest, taking it in pieces as it is read (the console never
+    holds it as one str of mcp.max_result): the count includes the cut's
+    note."""
+    url = sdk_server(big=True)
+    c = console({"mcp.sdk.url": url})
+    note = "\n... (truncated, 20000 bytes)"
+    out = c.line('mcp call sdk big_text {"size": 20000}', timeout=60)
+    assert "... (%d more characters)" % (16384 + len(note) - 4000) in out, out
+    assert "0123456789abcdefghijklmnopqrstuvwxyz" in out, out
+    out = c.line("mcp read sdk big://5000", timeout=60)
+    assert "... (1000 more characters)" in out, out
+    out = c.line("mcp read sdk big://300", timeout=60)
+    assert "more characters" not in out and out.count("0123456789") == 5, out

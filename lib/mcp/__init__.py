@@ -19,11 +19,15 @@
 #       conn.last_is_error is True; JSON-RPC errors: "<server>: msg (code N)"
 #   size, err = mcp.call(conn, name, args, into=path)   # the whole text
 #       written to the file as it is read (no str made): its size in bytes
+#   _, err = mcp.call(conn, name, args, out=obj)   # the text, cut as above,
+#       to obj.add(piece) as it is read ("" back; a failed tool's err is
+#       just "tool error"; obj.drop(): forget what came, it was not ours)
 #   n, err = mcp.resources(conn, each=fn)  # fn({uri, name, title?, mimeType?,
 #                                         #     size?, description?}) per resource
 #   text, err = mcp.read(conn, uri)       # text items (cut as call's), blobs
 #                                         # described: mcp/resource.py
 #   size, err = mcp.read(conn, uri, into=path)   # whole, to a file
+#   _, err = mcp.read(conn, uri, out=obj)         # to obj.add(), as call's
 #   mcp.close(conn)
 #   mcp.servers() / mcp.add(name, url, token=None) / mcp.remove(name)
 #   info, err = mcp.test(name)            # {"tools": n, "ms": t, "names": [...]}
@@ -129,12 +133,12 @@ def max_result(key="mcp.max_result"):
     return n if n > 0 else MAX_RESULT
 
 
-def call(conn, name, args=None, into=None):
+def call(conn, name, args=None, into=None, out=None):
     from mcp import client
     try:
         if into is not None:
             return client.call(conn, name, args, into=into)
-        return client.call(conn, name, args, None, limit())
+        return client.call(conn, name, args, out, limit())
     except MemoryError:
         return None, _oom()
 
@@ -156,7 +160,7 @@ def resources(conn, each):
         return None, _oom()
 
 
-def read(conn, uri, into=None):
+def read(conn, uri, into=None, out=None):
     """(text, err): a resource's text (cut at mcp.max_result, like a tool
     result); a binary one as "[blob URI MIME, N bytes]". With into (a file
     path): the whole text written there, (its size in bytes, err)."""
@@ -170,7 +174,7 @@ def read(conn, uri, into=None):
         from mcp import resource as r
         if into is not None:
             return r.read(conn, uri, into=into)
-        return r.read(conn, uri, None, max_result())
+        return r.read(conn, uri, out, max_result())
     except MemoryError:
         return None, _oom()
 

@@ -156,11 +156,8 @@ def _call(name, tool, text):
         args = {}
     from compat import ticks_ms, ticks_diff
     t0 = ticks_ms()
-    result, err = busy_session(name, "calling %s on %s" % (tool, name), mcp.call, tool, args)
-    if err:
-        raise Error(err)
     from shell import mcplist
-    mcplist.show(result)
+    mcplist.result(name, "calling %s on %s" % (tool, name), mcp.call, tool, args)
     if shell.tty():
         out("(%d ms)" % ticks_diff(ticks_ms(), t0), shell.DIM)
 

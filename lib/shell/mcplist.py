@@ -106,22 +106,55 @@ def resources(name):
     out(count(n, "resource") if n else "%s lists no resources" % name)
 
 
-def read(name, uri):
-    text, err = mcpcmd.busy_session(name, "reading %s on %s" % (uri, name), mcp.read, uri)
+class Shown:
+    """What the console shows of a result, kept as it is read (the `out`
+    of mcp's call and read): its first _MAX_SHOW characters and a margin
+    past them (scrubbed with them, so that a secret across the cut is
+    masked whole), the rest only counted. The console never holds a result
+    as one str of mcp.max_result (16 KB: the largest block a console
+    session needed, and the heap did not always have one free)."""
+
+    def __init__(self):
+        self.drop()
+
+    def add(self, s):
+        self.n += len(s)
+        room = _MAX_SHOW + _SECRET_MAX - self.kept
+        if room > 0:
+            s = s[:room]
+            self.parts.append(s)
+            self.kept += len(s)
+
+    def drop(self):
+        self.parts = []
+        self.kept = self.n = 0
+
+    def text(self):
+        return "".join(self.parts)
+
+
+def result(name, doing, fn, *args):
+    """Run fn(conn, *args, None, shown) on a session with server name
+    (mcp.call or mcp.read: into=None, out=shown) and show the result; a
+    failed tool's text is its error."""
+    shown = Shown()
+    _, err = mcpcmd.busy_session(name, doing, fn, *(args + (None, shown)))
+    if err == "tool error":
+        err += ": " + (_scrubbed(shown) or "(no details)")
     if err:
         raise Error(err)
-    show(text)
+    show(shown)
 
 
-def show(result):
-    # cut first: a result may be mcp.max_result long, and scrubbing it whole
-    # would copy it all again. Scrubbed with a margin past the cut, so that
-    # a secret across it is masked whole (a token may echo a setting's).
-    n = len(result)
-    if n > _MAX_SHOW:
-        result = store.scrub(result[:_MAX_SHOW + _SECRET_MAX])[:_MAX_SHOW]
-    else:
-        result = store.scrub(result)
-    out(result or "(empty)")
-    if n > _MAX_SHOW:
-        out("... (%d more characters)" % (n - _MAX_SHOW))
+def read(name, uri):
+    result(name, "reading %s on %s" % (uri, name), mcp.read, uri)
+
+
+def _scrubbed(shown):
+    return store.scrub(shown.text())[:_MAX_SHOW]
+
+
+def show(shown):
+    out(_scrubbed(shown) or "(empty)")
+    if shown.n > _MAX_SHOW:
+        out("... (%d more characters)" % (shown.n - _MAX_SHOW))

@@ -806,12 +806,10 @@ def test_rawfile_micropython_64k_under_small_heap(mpy, tmp_path):
         n, b1, b2, piece, digest = r.out.split("rawfile: ")[1].split()
         assert int(n) == int(b1) == int(b2) == len(want) and int(piece) <= 256
         assert digest == hashlib.sha256(want).hexdigest()
-        # the middle of three runs: on a busy machine the sampler thread is
-        # off by up to 2 KB in one run, either way (test_mem.judged_and_working)
-        working[size] = sorted(mpy.working("js_rawfile", heap="16K", args=[f, 30, len(enc)]).working
-                               for _ in range(3))[1]
+        # (the scenario samples at each piece after a collect: one run is exact)
+        working[size] = mpy.working("js_rawfile", heap="16K", args=[f, 30, len(enc)]).working
         print("RawFile of %d bytes under a 16K heap: working heap %d bytes" % (len(enc), working[size]))
-    assert working[64 * 1024] < 8000 and abs(working[64 * 1024] - working[1024]) < 1500, working
+    assert working[64 * 1024] < 4096 and abs(working[64 * 1024] - working[1024]) < 256, working
     r = mpy.run("js_rawfile", heap="16K", args=[f, 30, len(enc) + 10])
     assert r.rc == 0 and "rawfile: JSONError JSON: %s ends before byte %d" % (f, 30 + len(enc) + 10) in r.out, r
 
@@ -860,7 +858,7 @@ def test_rawfile_string_micropython_same_bytes_and_flat_heap(mpy, tmp_path):
     """Base64 of 1 byte to 300 KB (n % 3 = 0, 1, 2) and text with every
     kind of character across the read pieces: the bytes CPython writes,
     encoded_len equal to what is written, pieces bounded, and the working
-    heap of 300 KB within 1 KB of 2 KB's."""
+    heap of 300 KB within 256 B of 2 KB's (the issue asks 1 KB)."""
     import hashlib
     working = {}
     cases = [("b64", n) for n in (1, 767, 768, 769, 2048, 300 * 1024)] + [("text", 0)]
@@ -881,10 +879,10 @@ def test_rawfile_string_micropython_same_bytes_and_flat_heap(mpy, tmp_path):
         assert int(got) == int(b1) == int(b2) == len(want), (mode, n)
         assert int(piece) <= 1024 and digest == hashlib.sha256(want).hexdigest(), (mode, n)
         if n in (2048, 300 * 1024):
-            working[n] = sorted(mpy.working("js_rawfile", heap="16K", args=[f, mode, n]).working
-                                for _ in range(3))[1]
+            # (sampled at each piece after a collect: one run is exact)
+            working[n] = mpy.working("js_rawfile", heap="16K", args=[f, mode, n]).working
     print("a file as base64 under a 16K heap: working heap %r" % working)
-    assert abs(working[300 * 1024] - working[2048]) < 1024, working
+    assert abs(working[300 * 1024] - working[2048]) < 256, working
     r = mpy.run("js_rawfile", heap="16K", args=[f, "text", n + 3])
     assert r.rc == 0 and "rawfile: JSONError JSON: %s ends before byte %d" % (f, n + 3) in r.out, r
 

@@ -47,13 +47,15 @@ def _sample():
     _state["run"] = None
 
 
-def start():
+def start(sampler=True):
+    """Take the baseline and start sampling; sampler=False: only explicit
+    sample() calls sample (a scenario that knows where its peak is)."""
     gc.collect()
     _state["base"] = _state["peak"] = gc.mem_alloc()
     if LIVE:
         _state["gc"] = gc.threshold()
         gc.threshold(1024)
-    if _thread:
+    if _thread and sampler:
         _state["run"] = True
         _thread.start_new_thread(_sample, ())
         time.sleep_ms(2)
@@ -72,4 +74,5 @@ def report():
         gc.threshold(_state["gc"])
     print("HEAPMON baseline=%d peak=%d heap=%d sampler=%s gc=%s"
           % (_state["base"], _state["peak"], gc.mem_alloc() + gc.mem_free(),
-             "thread" if _thread else "none", "live" if LIVE else "firmware"))
+             "thread" if _thread and _state["run"] is not False else "none",
+             "live" if LIVE else "firmware"))

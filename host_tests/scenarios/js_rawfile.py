@@ -5,7 +5,13 @@
 # encoded_len() and then dump() twice (a retried request, view=True as the
 # driver writes) into a hashing sink; prints "rawfile: <encoded_len>
 # <bytes> <bytes> <largest piece> <sha256 hex>" and HEAPMON. A file that
-# ends too soon prints its JSONError.
+# ends too soon prints its JSONError. A live run (the working set) samples
+# the heap at each piece the sink gets, after a collect, and nowhere else:
+# the dump's peak is there (its read buffer, that piece's base64, the
+# output buffer), and a sampler thread beside a collect every 1 KB read
+# whatever garbage it happened to catch (2 KB: 624 or 2,128 B; 300 KB,
+# with 400 pieces to catch it in: 3,088).
+import gc
 import sys
 import hashlib
 import binascii
@@ -15,11 +21,14 @@ import heapmon
 path = sys.argv[1]
 how = sys.argv[2]
 length = int(sys.argv[3])
-heapmon.start()
+heapmon.start(sampler=not heapmon.LIVE)
 state = [0, 0, None]
 
 
 def sink(piece):
+    if heapmon.LIVE:
+        gc.collect()
+        heapmon.sample()
     state[0] += len(piece)
     if len(piece) > state[1]:
         state[1] = len(piece)

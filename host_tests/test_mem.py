@@ -589,6 +589,8 @@ def test_an_mcp_picture_goes_to_flash_while_it_is_read(mpy, measure, tmp_path, b
         assert "PICTURE None '[image image/png, %d bytes: %s]' ('%s',)" % (size, name, name) in r.out, \
             r.out
         assert "SAVED %s %d %s" % (name, size, hashlib.sha256(data).hexdigest()) in r.out, r.out
+        # (live heap at each write to flash, where the call holds its most:
+        # the scenario says why not a sampler thread)
         working[size] = sorted(mpy.working("mcp_picture", heap=PICTURE_CAP, args=[root, big_server, size],
                                            timeout=120).working for _ in range(3))[1]
     print("mcp.call of a 2 KB / 300 KB picture: working heap %r" % working)

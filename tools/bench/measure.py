@@ -54,8 +54,10 @@ the scenario leaves of the ANTOS_ESP32's {board} GC heap for a program of
 the user's own (the board's heap less what it needs), *goal* the budget
 the project promises; *imports* is the heap
 a scenario's imports keep and *working* its working set, live data
-measured in a run of its own whose sampler collects every 1 KB (a heap is
-never judged that way).
+measured in a run of its own whose sampler collects every 1 KB, or, where
+a scenario knows where its peak is (a piece in hand: the MCP picture
+row), after a collect at each such point (a heap is never judged that
+way).
 """
 
 PRODUCT = """## The board's budget

@@ -134,6 +134,7 @@ def max_result(key="mcp.max_result"):
 
 
 def call(conn, name, args=None, into=None, out=None):
+    """(text, err): a tool's result (see the header: into, out)."""
     from mcp import client
     try:
         if into is not None:
@@ -163,7 +164,9 @@ def resources(conn, each):
 def read(conn, uri, into=None, out=None):
     """(text, err): a resource's text (cut at mcp.max_result, like a tool
     result); a binary one as "[blob URI MIME, N bytes]". With into (a file
-    path): the whole text written there, (its size in bytes, err)."""
+    path): the whole text written there, (its size in bytes, err). With
+    out: the text to out.add(piece) as it is read (cut as above), and
+    ("", err)."""
     try:
         import sys
         if "mcp.resource" not in sys.modules:

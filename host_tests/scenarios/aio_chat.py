@@ -19,7 +19,6 @@
 #            a busy machine that one missed a blocking call's peak and
 #            read the difference 1.9 KB where it is 1.3-1.7
 #   imports  a blocking ai.ask: does anything load asyncio?
-import gc
 import sys
 import time
 import aisteps
@@ -172,20 +171,11 @@ async def many(n):
     return out
 
 
-PROBE = mode.startswith("mem-") and heapmon.LIVE
-
-
-def probe():
-    if PROBE:
-        gc.collect()
-        heapmon.sample()
-
-
 class Count:
     n = 0
 
     def add(self, piece):
-        probe()
+        heapmon.probe()
         self.n += len(piece)
 
 
@@ -197,7 +187,7 @@ async def streams(n):
         k = 0
         async with aio.stream([{"role": "user", "content": "q%d" % i}], o) as s:
             async for p in s:
-                probe()
+                heapmon.probe()
                 k += len(p)
         return k, s.err
     # the first in the main task, each other in a task of its own: what a
@@ -209,7 +199,7 @@ async def streams(n):
     return out
 
 
-heapmon.start(sampler=not PROBE)
+heapmon.start(sampler=not heapmon.LIVE)
 if mode == "same":
     blocking()
     asyncio.run(asynchronous())

@@ -11,7 +11,6 @@
 # output buffer), and a sampler thread beside a collect every 1 KB read
 # whatever garbage it happened to catch (2 KB: 624 or 2,128 B; 300 KB,
 # with 400 pieces to catch it in: 3,088).
-import gc
 import sys
 import hashlib
 import binascii
@@ -26,9 +25,7 @@ state = [0, 0, None]
 
 
 def sink(piece):
-    if heapmon.LIVE:
-        gc.collect()
-        heapmon.sample()
+    heapmon.probe()
     state[0] += len(piece)
     if len(piece) > state[1]:
         state[1] = len(piece)

@@ -3,7 +3,6 @@
 # argv: store_root mcp_url size. mcp.call decodes the base64 to flash as
 # it reads it (mcp/items.py); prints PICTURE <err> <the line> <files> and
 # the saved file's size and SHA-256.
-import gc
 import sys
 import binascii
 import hashlib
@@ -24,8 +23,7 @@ class _Sampled:
         self.f = f
 
     def write(self, b):
-        gc.collect()
-        heapmon.sample()
+        heapmon.probe()
         return self.f.write(b)
 
     def close(self):

@@ -121,7 +121,8 @@ class Shown:
         self.n += len(s)
         room = _MAX_SHOW + _SECRET_MAX - self.kept
         if room > 0:
-            s = s[:room]
+            if len(s) > room:       # (a piece within room is kept as it is, no copy)
+                s = s[:room]
             self.parts.append(s)
             self.kept += len(s)
 
